@@ -1,0 +1,5 @@
+from django.apps import AppConfig
+
+
+class ModelhubConfig(AppConfig):
+    name = "configurator.modelhub"

@@ -1,0 +1,80 @@
+"""Shared pieces of the sizing commands (``size``, ``quote_pdf``, ``bundle``, ``verify``).
+
+Bad input ends the command with exit status 2 and one line naming the input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import types
+from typing import Any, NoReturn
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from sizing import catalog
+from sizing.errors import SizingError
+from sizing.plan import KV_DTYPES, Plan
+
+from configurator.planning.services import plan_create
+
+FLAG_FOR_FIELD = {
+    "model": "--model",
+    "context": "--context",
+    "users": "--users",
+    "gpu": "--gpu",
+    "gpus_per_node": "--gpus-per-node",
+    "kv_dtype": "--kv-dtype",
+    "new_conversations_per_day": "--new-conversations-per-day",
+}
+
+
+def _one_line_error(parser: CommandParser, message: str) -> NoReturn:
+    """Report a usage error in one line (no usage block) and exit with status 2."""
+    parser.exit(2, f"{parser.prog}: error: {message}\n")
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number (range checks belong to the sizing engine)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+class SizingCommand(BaseCommand):
+    """Base class of commands that take the sizing arguments of ``size``."""
+
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        # argparse prints a multi-line usage block before the error; one line names the input.
+        parser.error = types.MethodType(_one_line_error, parser)  # type: ignore[method-assign]
+        return parser
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--model", required=True, help="Hugging Face repo id")
+        parser.add_argument("--revision", default=None, help="Hub revision (branch, tag, commit)")
+        parser.add_argument("--context", type=positive_int, required=True,
+                            help="tokens per conversation")
+        parser.add_argument("--users", type=positive_int, required=True,
+                            help="conversations to keep, one per user")
+        parser.add_argument("--gpu", default="rtx-pro-6000-se",
+                            help=f"GPU slug, one of: {', '.join(sorted(catalog.gpus()))}")
+        parser.add_argument("--gpus-per-node", type=positive_int, default=4)
+        parser.add_argument("--kv-dtype", choices=KV_DTYPES, default="fp8")
+        parser.add_argument("--new-conversations-per-day", type=positive_int, default=0)
+
+    def plan_from_options(self, options: dict[str, Any]) -> Plan:
+        """Size the options' workload; a :class:`SizingError` becomes exit status 2."""
+        try:
+            return plan_create(
+                model_id=options["model"],
+                revision=options.get("revision"),
+                context_tokens=options["context"],
+                users=options["users"],
+                gpu_slug=options["gpu"],
+                gpus_per_node=options["gpus_per_node"],
+                kv_dtype=options["kv_dtype"],
+                new_conversations_per_day=options["new_conversations_per_day"],
+            )
+        except SizingError as exc:
+            flag = FLAG_FOR_FIELD.get(exc.field, exc.field)
+            raise CommandError(f"{flag}: {exc.message}", returncode=2) from exc

@@ -1,0 +1,38 @@
+"""``manage.py demo_setup``: load the bundled price list and benchmark data, and create
+a demo presales login for the embedded default. Safe to run repeatedly."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from configurator.catalog.services import pricelist_load_demo
+from configurator.verification.services import benchmarks_load_initial
+
+DEMO_USERNAME = "presales"
+
+
+class Command(BaseCommand):
+    help = "Load demo prices and benchmark data and create the demo presales login."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        User = get_user_model()
+        with transaction.atomic():
+            skus = pricelist_load_demo()
+            records = benchmarks_load_initial()
+            password = secrets.token_urlsafe(10)
+            user, _ = User.objects.get_or_create(username=DEMO_USERNAME,
+                                                 defaults={"email": "presales@localhost"})
+            user.is_staff = True
+            user.set_password(password)
+            user.save(update_fields=["is_staff", "password"])
+            group, _ = Group.objects.get_or_create(name="presales")
+            user.groups.add(group)
+        self.stdout.write(f"Price list: {skus} SKUs. Benchmark records: {records}.")
+        self.stdout.write(f"Demo presales login: user '{DEMO_USERNAME}', password '{password}' "
+                          "(new on every start) at http://127.0.0.1:8000/presales/")

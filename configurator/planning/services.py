@@ -1,0 +1,35 @@
+"""Workflows around the sizing engine: resolve the model, then plan."""
+
+from __future__ import annotations
+
+from sizing.plan import Plan, PlanRequest, make_plan
+
+from configurator.modelhub.services import model_resolve
+
+
+def plan_create(
+    *,
+    model_id: str,
+    context_tokens: int,
+    users: int,
+    gpu_slug: str = "rtx-pro-6000-se",
+    gpus_per_node: int = 4,
+    kv_dtype: str = "fp8",
+    new_conversations_per_day: int = 0,
+    revision: str | None = None,
+) -> Plan:
+    """Resolve ``model_id`` and size one node for the workload.
+
+    Raises:
+        sizing.errors.SizingError: naming the input that cannot be sized.
+    """
+    model = model_resolve(model_id, revision=revision)
+    return make_plan(PlanRequest(
+        model=model,
+        context_tokens=context_tokens,
+        users=users,
+        gpu_slug=gpu_slug,
+        gpus_per_node=gpus_per_node,
+        kv_dtype=kv_dtype,
+        new_conversations_per_day=new_conversations_per_day,
+    ))

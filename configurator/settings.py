@@ -1,0 +1,149 @@
+"""Settings for the configurator, read from the environment (see ``docs/operations.md``).
+
+With nothing set, the embedded default runs: SQLite in ``db.sqlite3`` and tasks executed
+in-process. ``DATABASE_URL`` switches to PostgreSQL, ``CELERY_BROKER_URL`` to a Celery
+worker on Redis. ``DJANGO_SECRET_KEY`` is required unless ``DJANGO_DEBUG`` is on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.management.utils import get_random_secret_key
+from django.utils.translation import gettext_lazy as _
+
+from configurator.env import env_bool, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+DEBUG = env_bool("DJANGO_DEBUG", False)
+SECRET_KEY = env_str("DJANGO_SECRET_KEY") or ""
+# Without a configured key, command-line use (sizing, PDFs, bundles) gets a random key
+# for the life of the process; the web server refuses to start on one (configurator.wsgi).
+SECRET_KEY_IS_EPHEMERAL = not SECRET_KEY
+if not SECRET_KEY:
+    SECRET_KEY = get_random_secret_key()
+
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.humanize",
+    "django_htmx",
+    "template_partials",
+    "import_export",
+    "configurator.planning",
+    "configurator.modelhub",
+    "configurator.catalog",
+    "configurator.inquiries",
+    "configurator.quotes",
+    "configurator.verification",
+    "configurator.deployments",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "configurator.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "configurator.wsgi.application"
+
+DATABASES = {
+    "default": dj_database_url.config(
+        env="DATABASE_URL",
+        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+        conn_max_age=60,
+    )
+}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "quotes:queue"
+LOGOUT_REDIRECT_URL = "inquiries:configurator"
+
+LANGUAGE_CODE = "de"
+LANGUAGES = [("de", _("German")), ("en", _("English"))]
+LOCALE_PATHS = [BASE_DIR / "configurator" / "locale"]
+TIME_ZONE = "Europe/Berlin"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+EMAIL_BACKEND = env_str("DJANGO_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "configurator@localhost")
+PRESALES_EMAIL = env_str("PRESALES_EMAIL", "presales@localhost")
+
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+_REDIS_CACHE_URL = env_str("REDIS_CACHE_URL")
+if _REDIS_CACHE_URL:
+    CACHES["default"] = {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                         "LOCATION": _REDIS_CACHE_URL}
+
+# Celery: a broker URL means a real worker; without one, tasks run in-process.
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or None
+CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND") or CELERY_BROKER_URL
+CELERY_TASK_ALWAYS_EAGER = CELERY_BROKER_URL is None
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_TIME_LIMIT = 120
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# Hugging Face Hub: the endpoint and token for gated models (see configurator.modelhub).
+HF_ENDPOINT = env_str("HF_ENDPOINT", "https://huggingface.co")
+HF_TOKEN = env_str("HF_TOKEN") or None
+HF_HUB_OFFLINE = env_bool("HF_HUB_OFFLINE", False)
+HF_TIMEOUT_SECONDS = 10.0
+
+# Presales: due time is one working day after receipt, in this region's holidays.
+HOLIDAY_COUNTRY = env_str("HOLIDAY_COUNTRY", "DE")
+HOLIDAY_SUBDIVISION = env_str("HOLIDAY_SUBDIVISION", "BY")
+BUSINESS_HOURS = (8, 17)
+VAT_RATE = "0.19"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("DJANGO_LOG_LEVEL", "WARNING")},
+}

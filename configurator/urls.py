@@ -1,0 +1,17 @@
+"""URL routes: the public configurator, the presales workspace, the API, the admin."""
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+urlpatterns = [
+    path("", include("configurator.inquiries.urls")),
+    path("presales/", include("configurator.quotes.urls")),
+    path("verification/", include("configurator.verification.urls")),
+    path("deployments/", include("configurator.deployments.urls")),
+    path("models/", include("configurator.modelhub.urls")),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("admin/", admin.site.urls),
+]

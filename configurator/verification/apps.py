@@ -1,0 +1,5 @@
+from django.apps import AppConfig
+
+
+class VerificationConfig(AppConfig):
+    name = "configurator.verification"

@@ -1,0 +1,162 @@
+"""Hardware specifications bundled with the engine: GPUs, platforms, DIMMs, NVMe, PCIe.
+
+The data file ``sizing/data/hardware.json`` is reviewed like code; each entry lists the
+datasheets and measurements it was taken from (NVIDIA and AMD product pages, nvidia-smi
+and torch readings from public engine logs, vendor drive briefs).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from sizing.errors import SizingError
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """One GPU model.
+
+    Attributes:
+        slug: the identifier used on the CLI and in forms (``rtx-pro-6000-se``).
+        name: the vendor's product name.
+        marketed_memory_gb: memory as sold, in GB (96 for the RTX PRO 6000).
+        reported_gib: total the driver reports (nvidia-smi), in GiB (95.59).
+        torch_total_gib: total CUDA/PyTorch report, in GiB, or ``None`` if unknown.
+        memory_bandwidth_gbps: HBM/GDDR bandwidth in GB/s.
+        bf16_dense_tflops: dense BF16 tensor throughput in TFLOPS.
+        fp8_dense_tflops: dense FP8 tensor throughput in TFLOPS, or ``None``.
+        pcie_gen: PCIe generation of the host link.
+        fp8_kv_cache: whether an FP8 KV cache is supported natively.
+        tdp_w: board power in W.
+    """
+
+    slug: str
+    name: str
+    marketed_memory_gb: float
+    reported_gib: float
+    torch_total_gib: float | None
+    memory_bandwidth_gbps: float | None
+    bf16_dense_tflops: float | None
+    fp8_dense_tflops: float | None
+    pcie_gen: int
+    fp8_kv_cache: bool
+    tdp_w: int | None
+
+
+@dataclass(frozen=True)
+class Platform:
+    """A dual-socket server platform's memory and I/O layout."""
+
+    slug: str
+    name: str
+    sockets: int
+    memory_channels_per_socket: int
+    max_dimms_per_channel: int
+    ddr5_mts_1dpc: int
+    peak_memory_bw_per_socket_gbs: float
+
+
+@dataclass(frozen=True)
+class NvmeDrive:
+    """An NVMe drive model at one capacity."""
+
+    slug: str
+    model: str
+    capacity_tb: float
+    dwpd: float
+    pcie_gen: int
+    seq_read_gbs: float
+    seq_write_gbs: float
+
+
+@cache
+def _data() -> dict[str, Any]:
+    text = resources.files("sizing").joinpath("data/hardware.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+@cache
+def gpus() -> dict[str, Gpu]:
+    """All GPUs with a reported memory figure, by slug."""
+    out: dict[str, Gpu] = {}
+    for g in _data()["gpus"]:
+        if g["reported_gib"] is None and g["torch_total_gib"] is None:
+            continue
+        out[g["slug"]] = Gpu(
+            slug=g["slug"],
+            name=g["name"],
+            marketed_memory_gb=float(g["marketed_memory_gb"]),
+            reported_gib=float(g["reported_gib"] or g["torch_total_gib"]),
+            torch_total_gib=g["torch_total_gib"],
+            memory_bandwidth_gbps=g["memory_bandwidth_gbps"],
+            bf16_dense_tflops=g["bf16_dense_tflops"],
+            fp8_dense_tflops=g["fp8_dense_tflops"],
+            pcie_gen=int(g["pcie_gen"] or 5),
+            fp8_kv_cache=g["fp8_kv_cache"] is True,
+            tdp_w=g["tdp_w"],
+        )
+    return out
+
+
+def gpu(slug: str) -> Gpu:
+    """The GPU with ``slug``.
+
+    Raises:
+        SizingError: on field ``gpu`` for an unknown slug, listing the known ones.
+    """
+    try:
+        return gpus()[slug]
+    except KeyError:
+        known = ", ".join(sorted(gpus()))
+        raise SizingError("gpu", f"unknown GPU '{slug}'; known GPUs: {known}") from None
+
+
+@cache
+def platform(slug: str = "epyc-9005-2s") -> Platform:
+    """The server platform with ``slug`` (default: dual AMD EPYC 9005).
+
+    Raises:
+        SizingError: on field ``platform`` for an unknown slug.
+    """
+    for p in _data()["platforms"]:
+        if p["slug"] == slug:
+            return Platform(
+                slug=p["slug"],
+                name=p["name"],
+                sockets=p["sockets"],
+                memory_channels_per_socket=p["memory_channels_per_socket"],
+                max_dimms_per_channel=p["max_dimms_per_channel"],
+                ddr5_mts_1dpc=p["ddr5_mts_1dpc"],
+                peak_memory_bw_per_socket_gbs=p["peak_memory_bw_per_socket_gbs"],
+            )
+    raise SizingError("platform", f"unknown platform '{slug}'")
+
+
+def dimm_sizes_gb() -> tuple[int, ...]:
+    """DDR5 RDIMM capacities offered by server OEMs, in GB, ascending."""
+    return tuple(sorted(_data()["dimm_sizes_gb"]))
+
+
+@cache
+def nvme_drives() -> tuple[NvmeDrive, ...]:
+    """Gen5 NVMe drives the BOM can contain, smallest first."""
+    return tuple(
+        NvmeDrive(**{k: d[k] for k in NvmeDrive.__dataclass_fields__})
+        for d in sorted(_data()["nvme_drives"], key=lambda d: d["capacity_tb"])
+    )
+
+
+def pcie_h2d_gbs(gen: int) -> float:
+    """Measured host-to-device bandwidth from pinned memory over an x16 link, in GB/s.
+
+    Source: nvbandwidth logs, H100 Gen5 copy-engine copy 55.37 GB/s; A100 Gen4 25.13 GB/s
+    (NVIDIA nvbandwidth issue #42).
+    """
+    pcie = _data()["pcie"]
+    key = "gen5_x16_h2d_pinned_measured_gbs" if gen >= 5 else "gen4_x16_h2d_pinned_measured_gbs"
+    return float(pcie[key])

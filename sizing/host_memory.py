@@ -1,0 +1,167 @@
+"""The CPU-memory offload tier, the host memory a node needs and its DIMM layout.
+
+Rules (seed document; DESIGN §3.3):
+
+- Conversations that are not resident on the GPUs rest between turns. Keeping every
+  user warm needs a CPU tier of ``users × conversation_gib`` (500 × 1 GiB = 500 GiB ≈
+  537 GB). With no resting conversation there is no tier to sell.
+- The tier belongs to one engine instance: each replica gets ``total / replicas`` of
+  pinned memory (125 GiB with four replicas). It must be larger than that instance's
+  GPU cache, else it only mirrors the GPU (vLLM offloading guide, quoted by the seed).
+- Pinned memory cannot be swapped, so the OS, containers, a RAG index and the page
+  cache need room beside it. Host RAM is at least the larger of twice the GPU memory
+  (the no-offload baseline: 4 × 96 GB → 768 GB) and the buffer plus a reserve equal to
+  the GPU memory (537 + 384 = 921 GB).
+- The layout is balanced: the same DIMM in every channel of both sockets, one DIMM per
+  channel first (24 DIMMs on 2 × 12 channels), the smallest size that reaches the need
+  (Dell and Cisco population rules in the hardware notes; 2 DIMMs per channel lowers
+  the memory clock, so it is only a fallback).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sizing.catalog import Platform, dimm_sizes_gb
+from sizing.errors import InfeasibleError
+from sizing.units import GB, GIB
+
+
+@dataclass(frozen=True)
+class CpuTier:
+    """The CPU-memory offload tier.
+
+    Attributes:
+        total_gib: pinned memory over all instances, GiB.
+        per_instance_gib: pinned memory of one engine instance, GiB.
+        gpu_cache_per_instance_gib: the instance's GPU KV cache, GiB, for comparison.
+    """
+
+    total_gib: float
+    per_instance_gib: float
+    gpu_cache_per_instance_gib: float
+
+    @property
+    def total_gb(self) -> float:
+        """The tier in GB (10^9 bytes)."""
+        return self.total_gib * GIB / GB
+
+    @property
+    def total_bytes(self) -> int:
+        """The tier in bytes."""
+        return round(self.total_gib * GIB)
+
+    @property
+    def exceeds_gpu_cache(self) -> bool:
+        """True when each instance's tier is larger than its GPU cache (else it mirrors)."""
+        return self.per_instance_gib > self.gpu_cache_per_instance_gib
+
+
+@dataclass(frozen=True)
+class HostMemory:
+    """Host memory of one node.
+
+    Attributes:
+        need_gb: the planning rule's minimum, GB.
+        baseline_gb: twice the node's GPU memory, GB (the no-offload baseline).
+        dimm_count: DIMMs in the node.
+        dimm_gb: capacity of each DIMM, GB.
+        dimms_per_channel: 1 or 2.
+        sockets: CPU sockets.
+        buffer_gb: pinned offload buffer on this node, GB.
+    """
+
+    need_gb: float
+    baseline_gb: float
+    dimm_count: int
+    dimm_gb: int
+    dimms_per_channel: int
+    sockets: int
+    buffer_gb: float
+
+    @property
+    def total_gb(self) -> int:
+        """Installed memory, GB."""
+        return self.dimm_count * self.dimm_gb
+
+    @property
+    def free_after_buffer_gb(self) -> float:
+        """Memory left beside the pinned buffer for OS, containers and page cache, GB."""
+        return self.total_gb - self.buffer_gb
+
+    @property
+    def dimms_per_socket(self) -> int:
+        """DIMMs on each socket."""
+        return self.dimm_count // self.sockets
+
+    @property
+    def gb_per_socket(self) -> int:
+        """Memory on each socket (NUMA node), GB."""
+        return self.dimms_per_socket * self.dimm_gb
+
+
+def cpu_tier(
+    *,
+    users: int,
+    conversation_gib: float,
+    resting_conversations: int,
+    instances: int,
+    gpu_cache_per_instance_gib: float,
+) -> CpuTier:
+    """Size the CPU tier that keeps every user's conversation warm.
+
+    Args:
+        users: conversations to keep (one per user).
+        conversation_gib: one full-length conversation, whole model, GiB.
+        resting_conversations: users that do not fit on the GPUs; 0 means no tier.
+        instances: engine instances (replicas) that each own a share of the tier.
+        gpu_cache_per_instance_gib: KV cache of one instance on its GPUs, GiB.
+
+    Raises:
+        ValueError: if ``instances`` is not positive.
+    """
+    if instances <= 0:
+        raise ValueError(f"instances must be positive, got {instances}")
+    total = users * conversation_gib if resting_conversations > 0 else 0.0
+    return CpuTier(
+        total_gib=total,
+        per_instance_gib=total / instances,
+        gpu_cache_per_instance_gib=gpu_cache_per_instance_gib,
+    )
+
+
+def host_memory(*, platform: Platform, gpu_memory_gb_total: float, buffer_gb: float) -> HostMemory:
+    """Choose the smallest balanced DIMM layout that meets the planning rule.
+
+    Args:
+        platform: sockets, channels and DIMMs per channel of the server.
+        gpu_memory_gb_total: marketed memory of all GPUs in the node, GB (4 × 96 = 384).
+        buffer_gb: pinned offload buffer on the node, GB (0 without a CPU tier).
+
+    Raises:
+        InfeasibleError: when even the largest DIMMs at 2 per channel are too small.
+    """
+    baseline = 2 * gpu_memory_gb_total
+    need = max(baseline, buffer_gb + gpu_memory_gb_total) if buffer_gb > 0 else baseline
+    channels = platform.sockets * platform.memory_channels_per_socket
+    for dpc in range(1, platform.max_dimms_per_channel + 1):
+        for size in dimm_sizes_gb():
+            if channels * dpc * size >= need:
+                return HostMemory(
+                    need_gb=need,
+                    baseline_gb=baseline,
+                    dimm_count=channels * dpc,
+                    dimm_gb=size,
+                    dimms_per_channel=dpc,
+                    sockets=platform.sockets,
+                    buffer_gb=buffer_gb,
+                )
+    largest = channels * platform.max_dimms_per_channel * dimm_sizes_gb()[-1]
+    raise InfeasibleError(
+        "users",
+        f"the CPU tier needs {need:,.0f} GB of host memory, more than the {largest:,} GB "
+        f"one node can hold",
+        binding="host memory per node",
+        fixes=("fewer users per node", "an FP8 KV cache", "a shorter context",
+               "an NVMe tier for conversations from earlier in the day", "more nodes"),
+    )

@@ -1,0 +1,120 @@
+"""A model as the sizing engine sees it, and the bundled offline catalog.
+
+The catalog (``sizing/data/models.json``) holds, for popular models, the fields of the
+published ``config.json`` the engine needs and the checkpoint size with its source; it
+is loaded through the same :func:`spec_from_metadata` path as metadata from the Hub.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from sizing.architecture import Architecture, from_config
+from sizing.checkpoint import weight_format, weights_bytes_from_params
+from sizing.errors import ConfigError, SizingError
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model's identity, architecture and weight size.
+
+    Attributes:
+        repo_id: the Hugging Face repo id (or a name for a private model).
+        config: the parsed ``config.json``.
+        architecture: the layer geometry parsed from ``config``.
+        weights_bytes: bytes of the weights the engine loads.
+        weights_source: where ``weights_bytes`` comes from.
+        weight_format: ``bf16``, ``fp8``, ``w4a16``… from ``quantization_config``.
+        source: where the metadata came from (catalog, Hub revision, upload).
+    """
+
+    repo_id: str
+    config: Mapping[str, Any] = field(repr=False)
+    architecture: Architecture = field(repr=False)
+    weights_bytes: int
+    weights_source: str
+    weight_format: str
+    source: str
+
+
+def spec_from_metadata(
+    repo_id: str,
+    config: Mapping[str, Any],
+    *,
+    checkpoint_bytes: int | None,
+    total_params: int | None = None,
+    source: str,
+    checkpoint_source: str = "checkpoint size",
+) -> ModelSpec:
+    """Build a :class:`ModelSpec` from a config and what is known of the checkpoint.
+
+    Args:
+        repo_id: the model's name.
+        config: the parsed ``config.json``.
+        checkpoint_bytes: the checkpoint's tensor bytes counted once, or ``None``.
+        total_params: the parameter count, used when the size is unknown.
+        source: where the metadata came from.
+        checkpoint_source: where ``checkpoint_bytes`` comes from.
+
+    Raises:
+        ConfigError: if the config lacks a field the architecture needs, or neither
+            the checkpoint size nor the parameter count is known.
+    """
+    arch = from_config(config)
+    fmt = weight_format(config)
+    if checkpoint_bytes:
+        weights, wsource = int(checkpoint_bytes), checkpoint_source
+    elif total_params:
+        weights = weights_bytes_from_params(int(total_params), fmt)
+        wsource = f"{int(total_params):,} parameters × {fmt} bytes per parameter"
+    else:
+        raise ConfigError("weights", f"the size of {repo_id}'s weights is unknown: give the "
+                          "checkpoint size or the parameter count")
+    return ModelSpec(repo_id=repo_id, config=config, architecture=arch, weights_bytes=weights,
+                     weights_source=wsource, weight_format=fmt, source=source)
+
+
+@cache
+def _catalog() -> dict[str, Any]:
+    text = resources.files("sizing").joinpath("data/models.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)["models"]
+    return data
+
+
+def catalog_ids() -> tuple[str, ...]:
+    """Repo ids in the offline catalog, sorted."""
+    return tuple(sorted(_catalog()))
+
+
+def catalog_entry(repo_id: str) -> Mapping[str, Any] | None:
+    """The raw catalog entry for ``repo_id`` (case-insensitive), or ``None``."""
+    entries = _catalog()
+    if repo_id in entries:
+        return entries[repo_id]  # type: ignore[no-any-return]
+    lowered = {k.lower(): k for k in entries}
+    key = lowered.get(repo_id.lower())
+    return entries[key] if key else None
+
+
+def from_catalog(repo_id: str) -> ModelSpec:
+    """The offline catalog's :class:`ModelSpec` for ``repo_id``.
+
+    Raises:
+        SizingError: on field ``model`` when the model is not in the catalog.
+    """
+    entry = catalog_entry(repo_id)
+    if entry is None:
+        raise SizingError("model", f"model '{repo_id}' is not in the offline catalog")
+    return spec_from_metadata(
+        repo_id,
+        entry["config"],
+        checkpoint_bytes=entry.get("checkpoint_bytes"),
+        total_params=entry.get("total_params"),
+        source="offline catalog",
+        checkpoint_source=entry.get("checkpoint_source") or "offline catalog",
+    )

@@ -1,0 +1,91 @@
+"""The NVMe tier: capacity, write volume per day against drive endurance.
+
+Rules (seed document; DESIGN §3.4):
+
+- vLLM's tiering hands every newly offloaded prompt block to all secondary tiers at
+  once (vLLM blog, 10 Sept 2026), so each new conversation writes its prompt's KV to
+  the NVMe tier: at 1 GiB per 8K prompt, 2,000 new conversations a day write about
+  2.1 TB a day.
+- The tier holds conversations from earlier in the day: one day of new conversations.
+- Endurance: a drive may take ``DWPD × capacity`` of writes a day over its warranty
+  (read-intensive drives about 1 DWPD, mixed-use about 3; hardware notes).
+- A Gen5 x4 drive reads below 16 GB/s; engines route the file tier through CPU memory.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from sizing.catalog import NvmeDrive, nvme_drives
+from sizing.units import TB
+
+WARRANTY_YEARS = 5
+"""Years over which a drive's DWPD rating applies (enterprise drive warranties)."""
+
+
+@dataclass(frozen=True)
+class NvmeTier:
+    """The NVMe tier of one node.
+
+    Attributes:
+        writes_tb_per_day: KV written to the tier per day, TB (10^12 bytes).
+        capacity_needed_tb: one day of new conversations, TB.
+        drive: the chosen drive model, or ``None`` when no new conversations are given.
+        drive_count: drives in the tier.
+    """
+
+    writes_tb_per_day: float
+    capacity_needed_tb: float
+    drive: NvmeDrive | None
+    drive_count: int
+
+    @property
+    def capacity_tb(self) -> float:
+        """Raw capacity of the tier, TB."""
+        return self.drive.capacity_tb * self.drive_count if self.drive else 0.0
+
+    @property
+    def rated_writes_tb_per_day(self) -> float:
+        """Writes per day the drives are rated for (DWPD × capacity), TB."""
+        return self.drive.dwpd * self.capacity_tb if self.drive else 0.0
+
+    @property
+    def lifetime_years(self) -> float | None:
+        """Years until the rated endurance is used up at this write volume."""
+        if not self.drive or self.writes_tb_per_day <= 0:
+            return None
+        return WARRANTY_YEARS * self.rated_writes_tb_per_day / self.writes_tb_per_day
+
+
+def nvme_tier(*, new_conversations_per_day: int, conversation_bytes: int) -> NvmeTier:
+    """Size the NVMe tier for a day of new conversations.
+
+    Chooses the drive model and count with the least raw capacity that holds one day
+    of conversations and whose rated writes per day cover the write volume.
+
+    Args:
+        new_conversations_per_day: conversations started per day (0: no NVMe tier).
+        conversation_bytes: KV bytes of one full-length conversation (whole model).
+
+    Raises:
+        ValueError: if an argument is negative.
+    """
+    if new_conversations_per_day < 0 or conversation_bytes < 0:
+        raise ValueError("new_conversations_per_day and conversation_bytes must be >= 0")
+    writes_tb = new_conversations_per_day * conversation_bytes / TB
+    if writes_tb == 0:
+        return NvmeTier(0.0, 0.0, None, 0)
+    options = []
+    for drive in nvme_drives():
+        count = max(1, math.ceil(writes_tb / drive.capacity_tb),
+                    math.ceil(writes_tb / (drive.dwpd * drive.capacity_tb)))
+        options.append((count * drive.capacity_tb, drive.dwpd, drive, count))
+    _raw, _dwpd, drive, count = min(options, key=lambda o: (o[0], -o[1]))
+    return NvmeTier(writes_tb, writes_tb, drive, count)
+
+
+def reload_seconds_from_nvme(conversation_bytes: int, drive: NvmeDrive) -> float:
+    """Seconds to read one conversation from one drive at its sequential read rate."""
+    return conversation_bytes / (drive.seq_read_gbs * 1e9)
+

@@ -1,0 +1,242 @@
+"""The orchestrator: a sizing request in, a complete plan out.
+
+It composes the concept modules in order: KV geometry (``architecture``), weights
+(``model``/``checkpoint``), GPU budget and parallelism (``gpu``), CPU tier and host
+memory (``host_memory``), NVMe tier (``nvme``), reload versus recompute (``transfer``),
+the verdict (``verdict``) and the vLLM buffer (``engines.vllm``). Every rule's source
+is in the docstring of the module that applies it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sizing import catalog
+from sizing.architecture import LayerKind, conversation_bytes, kv_bytes_per_token
+from sizing.catalog import Gpu, Platform
+from sizing.checkpoint import WEIGHT_BITS
+from sizing.engines import vllm
+from sizing.errors import SizingError
+from sizing.gpu import BudgetRule, Parallelism, choose_parallelism, valid_tp_sizes
+from sizing.host_memory import CpuTier, HostMemory, cpu_tier, host_memory
+from sizing.model import ModelSpec
+from sizing.nvme import NvmeTier, nvme_tier
+from sizing.transfer import TransferEstimate, estimate
+from sizing.units import GB, GIB
+from sizing.verdict import Verdict, decide
+
+KV_DTYPES = ("auto", "bf16", "fp16", "fp32", "fp8")
+"""Accepted ``kv_dtype`` values (vLLM ``--kv-cache-dtype``; ``auto`` = model dtype)."""
+
+MAX_CONTEXT_TOKENS = 10_000_000
+MAX_USERS = 1_000_000
+MAX_GPUS_PER_NODE = 16
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    """What the customer asks for.
+
+    Attributes:
+        model: the model to serve.
+        context_tokens: tokens per conversation (prompt and history), 1 to 10,000,000
+            and at most the model's ``max_position_embeddings``.
+        users: conversations to keep, one per user, 1 to 1,000,000.
+        gpu_slug: GPU model (``rtx-pro-6000-se``, ``h200-nvl``…).
+        gpus_per_node: GPUs in one node, 1 to 16.
+        kv_dtype: KV-cache dtype, one of :data:`KV_DTYPES`.
+        new_conversations_per_day: new conversations a day (sizes the NVMe tier).
+        platform_slug: the server platform.
+        rule: the GPU budget rule (seed defaults).
+    """
+
+    model: ModelSpec
+    context_tokens: int
+    users: int
+    gpu_slug: str = "rtx-pro-6000-se"
+    gpus_per_node: int = 4
+    kv_dtype: str = "fp8"
+    new_conversations_per_day: int = 0
+    platform_slug: str = "epyc-9005-2s"
+    rule: BudgetRule = field(default_factory=BudgetRule)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The sizing plan for one request. All figures are for one node."""
+
+    request: PlanRequest
+    gpu: Gpu
+    platform: Platform
+    kv_bytes_per_token: int
+    conversation_bytes: int
+    parallelism: Parallelism
+    cpu_tier: CpuTier
+    host: HostMemory
+    nvme: NvmeTier
+    transfer: TransferEstimate
+    verdict: Verdict
+    vllm_offload: vllm.VllmOffload | None
+
+    @property
+    def conversation_gib(self) -> float:
+        """One full-length conversation, whole model, GiB."""
+        return self.conversation_bytes / GIB
+
+    @property
+    def weights_gib(self) -> float:
+        """The model's weights, GiB."""
+        return self.request.model.weights_bytes / GIB
+
+    @property
+    def resting_conversations(self) -> int:
+        """Users beyond what the GPUs hold (never negative)."""
+        return max(0, self.request.users - self.parallelism.conversations_on_gpus)
+
+    def summary(self) -> dict[str, Any]:
+        """The stable JSON contract of ``manage.py size --format json``.
+
+        Keys and units are documented in ``docs/cli.md``; new keys may be added, none
+        is renamed or removed.
+        """
+        p = self.parallelism
+        return {
+            "model": self.request.model.repo_id,
+            "gpu": self.gpu.slug,
+            "gpus_per_node": self.request.gpus_per_node,
+            "context_tokens": self.request.context_tokens,
+            "users": self.request.users,
+            "kv_dtype": self.request.kv_dtype,
+            "kv_bytes_per_token": self.kv_bytes_per_token,
+            "conversation_gib": round(self.conversation_gib, 4),
+            "weights_gib": round(self.weights_gib, 2),
+            "kv_cache_gib_per_gpu": round(p.kv_cache_gib_per_gpu, 2),
+            "conversations_per_gpu": p.conversations_per_gpu,
+            "conversations_per_replica": p.conversations_per_replica,
+            "conversations_on_gpus": p.conversations_on_gpus,
+            "resting_conversations": self.resting_conversations,
+            "tensor_parallel_size": p.tensor_parallel_size,
+            "replicas": p.total_replicas,
+            "nodes": p.nodes,
+            "cpu_tier_total_gib": round(self.cpu_tier.total_gib, 2),
+            "cpu_tier_total_gb": round(self.cpu_tier.total_gb, 1),
+            "cpu_tier_per_instance_gib": round(self.cpu_tier.per_instance_gib, 2),
+            "dimm_count": self.host.dimm_count,
+            "dimm_gb": self.host.dimm_gb,
+            "dimms_per_channel": self.host.dimms_per_channel,
+            "host_memory_gb": self.host.total_gb,
+            "host_memory_free_after_buffer_gb": round(self.host.free_after_buffer_gb, 1),
+            "nvme_writes_tb_per_day": round(self.nvme.writes_tb_per_day, 3),
+            "nvme_drive": self.nvme.drive.model if self.nvme.drive else None,
+            "nvme_drive_count": self.nvme.drive_count,
+            "reload_ms": round(self.transfer.reload_ms, 1),
+            "recompute_ms": round(self.transfer.recompute_ms, 1),
+            "vllm_kv_offloading_size_gib": (
+                self.vllm_offload.kv_offloading_size_gib if self.vllm_offload else None),
+            "vllm_cpu_bytes_to_use": (
+                self.vllm_offload.cpu_bytes_to_use if self.vllm_offload else None),
+            "offload_pays": self.verdict.offload_pays,
+            "verdict_reasons": list(self.verdict.reasons),
+            "warnings": list(self.verdict.warnings),
+        }
+
+
+def validate(request: PlanRequest) -> None:
+    """Check the request's numbers before any sizing.
+
+    Raises:
+        SizingError: naming the first input that is out of range.
+    """
+    arch = request.model.architecture
+    if not 1 <= request.context_tokens <= MAX_CONTEXT_TOKENS:
+        raise SizingError("context", f"context must be between 1 and {MAX_CONTEXT_TOKENS:,} "
+                          f"tokens, got {request.context_tokens:,}")
+    if arch.max_context_tokens and request.context_tokens > arch.max_context_tokens:
+        raise SizingError("context", f"context of {request.context_tokens:,} tokens exceeds "
+                          f"{request.model.repo_id}'s limit of {arch.max_context_tokens:,} "
+                          "tokens (max_position_embeddings)")
+    if not 1 <= request.users <= MAX_USERS:
+        raise SizingError("users", f"users must be between 1 and {MAX_USERS:,}, "
+                          f"got {request.users:,}")
+    if not 1 <= request.gpus_per_node <= MAX_GPUS_PER_NODE:
+        raise SizingError("gpus_per_node", f"GPUs per node must be between 1 and "
+                          f"{MAX_GPUS_PER_NODE}, got {request.gpus_per_node}")
+    if request.kv_dtype not in KV_DTYPES:
+        raise SizingError("kv_dtype", f"KV dtype must be one of {', '.join(KV_DTYPES)}, "
+                          f"got {request.kv_dtype!r}")
+    if request.new_conversations_per_day < 0:
+        raise SizingError("new_conversations_per_day", "new conversations per day must be "
+                          f"0 or more, got {request.new_conversations_per_day}")
+
+
+def _active_params(model: ModelSpec) -> int:
+    """Parameters per token, estimated from the weight bytes and format."""
+    return round(model.weights_bytes * 8 / WEIGHT_BITS[model.weight_format])
+
+
+def make_plan(request: PlanRequest) -> Plan:
+    """Size one node for ``request``.
+
+    Returns:
+        The complete :class:`Plan`.
+
+    Raises:
+        SizingError: an input out of range or unknown (field named).
+        InfeasibleError: no layout holds the weights and one conversation.
+    """
+    validate(request)
+    gpu = catalog.gpu(request.gpu_slug)
+    platform = catalog.platform(request.platform_slug)
+    model = request.model
+    arch = model.architecture
+    kv_dtype = request.kv_dtype
+    ctx = request.context_tokens
+
+    per_token = kv_bytes_per_token(arch, kv_dtype)
+    conv_bytes = conversation_bytes(arch, kv_dtype, ctx)
+    per_rank = {tp: conversation_bytes(arch, kv_dtype, ctx, tp) / GIB
+                for tp in valid_tp_sizes(arch, request.gpus_per_node)}
+    par = choose_parallelism(arch=arch, gpu=gpu, gpus_per_node=request.gpus_per_node,
+                             weights_gib=model.weights_bytes / GIB,
+                             conversation_gib_per_rank=per_rank, rule=request.rule)
+    resting = max(0, request.users - par.conversations_on_gpus)
+    tier = cpu_tier(users=request.users, conversation_gib=conv_bytes / GIB,
+                    resting_conversations=resting, instances=par.total_replicas,
+                    gpu_cache_per_instance_gib=par.kv_cache_gib_per_gpu
+                    * par.tensor_parallel_size)
+    host = host_memory(platform=platform,
+                       gpu_memory_gb_total=gpu.marketed_memory_gb * request.gpus_per_node,
+                       buffer_gb=tier.total_gib * GIB / GB)
+    nvme = nvme_tier(new_conversations_per_day=request.new_conversations_per_day,
+                     conversation_bytes=conv_bytes)
+    tflops = gpu.fp8_dense_tflops if model.weight_format == "fp8" and gpu.fp8_dense_tflops \
+        else gpu.bf16_dense_tflops
+    head_dim = next((layer.k_head_dim for layer in arch.layers
+                     if layer.kind is LayerKind.FULL), arch.hidden_size // arch.num_attention_heads)
+    transfer = estimate(
+        conversation_bytes_per_rank=round(per_rank[par.tensor_parallel_size] * GIB),
+        pcie_gbs=catalog.pcie_h2d_gbs(gpu.pcie_gen),
+        active_params=_active_params(model),
+        tokens=ctx,
+        layers=arch.num_layers,
+        attn_width=arch.num_attention_heads * head_dim,
+        gpu_dense_tflops=float(tflops or 100.0),
+        tp=par.tensor_parallel_size,
+    )
+    verdict = decide(users=request.users, conversations_on_gpus=par.conversations_on_gpus,
+                     reload_ms=transfer.reload_ms, recompute_ms=transfer.recompute_ms,
+                     tier_exceeds_gpu_cache=tier.exceeds_gpu_cache,
+                     nvme_lifetime_years=nvme.lifetime_years)
+    if not verdict.offload_pays:
+        # Sell no memory the customer does not need: no tier, no buffer, no NVMe.
+        tier = cpu_tier(users=request.users, conversation_gib=conv_bytes / GIB,
+                        resting_conversations=0, instances=par.total_replicas,
+                        gpu_cache_per_instance_gib=tier.gpu_cache_per_instance_gib)
+        host = host_memory(platform=platform, gpu_memory_gb_total=host.baseline_gb / 2,
+                           buffer_gb=0.0)
+        nvme = nvme_tier(new_conversations_per_day=0, conversation_bytes=conv_bytes)
+    offload = vllm.offload(tier.per_instance_gib)
+    return Plan(request=request, gpu=gpu, platform=platform, kv_bytes_per_token=per_token,
+                conversation_bytes=conv_bytes, parallelism=par, cpu_tier=tier, host=host,
+                nvme=nvme, transfer=transfer, verdict=verdict, vllm_offload=offload)

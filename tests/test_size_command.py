@@ -1,0 +1,70 @@
+"""``manage.py size``: the engineers' CLI, its JSON contract and its errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED_ARGS = ["--model", "Qwen/Qwen3-32B-FP8", "--context", "8192", "--users", "500",
+             "--gpu", "rtx-pro-6000-se", "--gpus-per-node", "4", "--kv-dtype", "fp8",
+             "--new-conversations-per-day", "2000"]
+CONTRACT_KEYS = {
+    "kv_bytes_per_token", "conversation_gib", "weights_gib", "kv_cache_gib_per_gpu",
+    "conversations_per_gpu", "conversations_on_gpus", "resting_conversations",
+    "tensor_parallel_size", "replicas", "cpu_tier_total_gib", "cpu_tier_total_gb",
+    "cpu_tier_per_instance_gib", "dimm_count", "dimm_gb", "host_memory_gb",
+    "host_memory_free_after_buffer_gb", "nvme_writes_tb_per_day",
+    "vllm_kv_offloading_size_gib", "vllm_cpu_bytes_to_use", "offload_pays",
+}
+
+
+def run_size(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "manage.py", "size", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_json_summary_has_the_documented_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    call_command("size", *SEED_ARGS, "--format", "json")
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert CONTRACT_KEYS <= summary.keys()
+    # Seed example: 125 GiB per instance → cpu_bytes_to_use 125 × 2^30.
+    assert summary["vllm_cpu_bytes_to_use"] == 134_217_728_000
+
+
+def test_text_report_is_readable(capsys: pytest.CaptureFixture[str]) -> None:
+    call_command("size", *SEED_ARGS)
+    out = capsys.readouterr().out
+    assert "4 replicas x 1 GPU" in out
+    assert "24 x 48 GB = 1152 GB" in out
+    assert "--kv-offloading-size 125" in out
+
+
+@pytest.mark.parametrize(
+    ("override", "expected"),
+    [
+        (["--model", "nobody/no-such-model"], "--model: unknown model 'nobody/no-such-model'"),
+        (["--model", "not a repo id"], "--model: 'not a repo id' is not a Hugging Face model id"),
+        (["--context", "0"], "--context: context must be between 1 and 10,000,000"),
+        (["--context", "50000"], "exceeds Qwen/Qwen3-32B-FP8's limit of 40,960 tokens"),
+        (["--users", "0"], "--users: users must be between 1 and 1,000,000"),
+        (["--gpu", "gtx-1080"], "--gpu: unknown GPU 'gtx-1080'"),
+        (["--users", "many"], "argument --users: expected a whole number, got 'many'"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(override: list[str], expected: str) -> None:
+    args = list(SEED_ARGS)
+    flag = override[0]
+    i = args.index(flag)
+    args[i : i + 2] = override
+    result = run_size(*args)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert expected in lines[0]
+    assert result.stdout == ""
