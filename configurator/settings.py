@@ -116,8 +116,10 @@ PRESALES_EMAIL = env_str("PRESALES_EMAIL", "presales@localhost")
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 _REDIS_CACHE_URL = env_str("REDIS_CACHE_URL")
 if _REDIS_CACHE_URL:
-    CACHES["default"] = {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                         "LOCATION": _REDIS_CACHE_URL}
+    CACHES["default"] = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": _REDIS_CACHE_URL,
+    }
 
 # Celery: a broker URL means a real worker; without one, tasks run in-process.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or None

@@ -155,8 +155,9 @@ def _int(cfg: Mapping[str, Any], key: str, model_type: str) -> int:
             f"which its architecture needs to size the KV cache",
         )
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ConfigError(f"config.{key}", f"config.json field '{key}' must be a positive "
-                          f"integer, got {value!r}")
+        raise ConfigError(
+            f"config.{key}", f"config.json field '{key}' must be a positive integer, got {value!r}"
+        )
     return value
 
 
@@ -173,8 +174,9 @@ def kv_dtype_bytes(kv_dtype: str, arch: Architecture) -> int:
     try:
         return DTYPE_BYTES[name.lower()]
     except KeyError:
-        raise ConfigError("kv_dtype", f"unknown KV-cache dtype {kv_dtype!r}; use auto, "
-                          "bf16, fp16, fp32 or fp8") from None
+        raise ConfigError(
+            "kv_dtype", f"unknown KV-cache dtype {kv_dtype!r}; use auto, bf16, fp16, fp32 or fp8"
+        ) from None
 
 
 def from_config(config: Mapping[str, Any]) -> Architecture:
@@ -208,8 +210,10 @@ def from_config(config: Mapping[str, Any]) -> Architecture:
     else:
         head_dim = cfg.get("head_dim") or hidden // n_heads
         if not isinstance(head_dim, int) or head_dim <= 0:
-            raise ConfigError("config.head_dim", f"config.json field 'head_dim' must be a "
-                              f"positive integer, got {head_dim!r}")
+            raise ConfigError(
+                "config.head_dim",
+                f"config.json field 'head_dim' must be a positive integer, got {head_dim!r}",
+            )
         kinds = _layer_kinds(cfg, n_layers)
         window = cfg.get("sliding_window")
         layers = tuple(
@@ -246,8 +250,9 @@ def _layer_kinds(cfg: Mapping[str, Any], n_layers: int) -> list[LayerKind]:
         return [LayerKind.SLIDING if t == "sliding_attention" else LayerKind.FULL for t in types]
     pattern = cfg.get("sliding_window_pattern")
     if isinstance(pattern, int) and pattern > 1 and cfg.get("sliding_window"):
-        return [LayerKind.FULL if (i + 1) % pattern == 0 else LayerKind.SLIDING
-                for i in range(n_layers)]
+        return [
+            LayerKind.FULL if (i + 1) % pattern == 0 else LayerKind.SLIDING for i in range(n_layers)
+        ]
     return [LayerKind.FULL] * n_layers
 
 
@@ -261,8 +266,11 @@ def kv_bytes_per_token(arch: Architecture, kv_dtype: str, tp: int = 1) -> int:
     Seed example: Qwen3-32B, FP8 cache → 2 × 64 × 8 × 128 × 1 = 131,072 bytes.
     """
     per_value = kv_dtype_bytes(kv_dtype, arch)
-    return sum(layer.values_per_token(tp) * per_value
-               for layer in arch.layers if layer.kind in GROWING_KINDS)
+    return sum(
+        layer.values_per_token(tp) * per_value
+        for layer in arch.layers
+        if layer.kind in GROWING_KINDS
+    )
 
 
 def conversation_bytes(arch: Architecture, kv_dtype: str, context_tokens: int, tp: int = 1) -> int:

@@ -164,6 +164,10 @@ def choose_parallelism(
         f"one conversation needs {conversation_gib_per_rank[best]:.2f} GiB per GPU at tensor "
         f"parallel {best}, but only {budget:.2f} GiB is left for the KV cache",
         binding="one max-length conversation does not fit",
-        fixes=("a shorter context", "an FP8 KV cache", "more GPUs per node",
-               "a GPU with more memory"),
+        fixes=(
+            "a shorter context",
+            "an FP8 KV cache",
+            "more GPUs per node",
+            "a GPU with more memory",
+        ),
     )

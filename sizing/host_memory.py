@@ -162,6 +162,11 @@ def host_memory(*, platform: Platform, gpu_memory_gb_total: float, buffer_gb: fl
         f"the CPU tier needs {need:,.0f} GB of host memory, more than the {largest:,} GB "
         f"one node can hold",
         binding="host memory per node",
-        fixes=("fewer users per node", "an FP8 KV cache", "a shorter context",
-               "an NVMe tier for conversations from earlier in the day", "more nodes"),
+        fixes=(
+            "fewer users per node",
+            "an FP8 KV cache",
+            "a shorter context",
+            "an NVMe tier for conversations from earlier in the day",
+            "more nodes",
+        ),
     )

@@ -73,10 +73,20 @@ def spec_from_metadata(
         weights = weights_bytes_from_params(int(total_params), fmt)
         wsource = f"{int(total_params):,} parameters × {fmt} bytes per parameter"
     else:
-        raise ConfigError("weights", f"the size of {repo_id}'s weights is unknown: give the "
-                          "checkpoint size or the parameter count")
-    return ModelSpec(repo_id=repo_id, config=config, architecture=arch, weights_bytes=weights,
-                     weights_source=wsource, weight_format=fmt, source=source)
+        raise ConfigError(
+            "weights",
+            f"the size of {repo_id}'s weights is unknown: give the "
+            "checkpoint size or the parameter count",
+        )
+    return ModelSpec(
+        repo_id=repo_id,
+        config=config,
+        architecture=arch,
+        weights_bytes=weights,
+        weights_source=wsource,
+        weight_format=fmt,
+        source=source,
+    )
 
 
 @cache

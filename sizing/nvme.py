@@ -78,8 +78,11 @@ def nvme_tier(*, new_conversations_per_day: int, conversation_bytes: int) -> Nvm
         return NvmeTier(0.0, 0.0, None, 0)
     options = []
     for drive in nvme_drives():
-        count = max(1, math.ceil(writes_tb / drive.capacity_tb),
-                    math.ceil(writes_tb / (drive.dwpd * drive.capacity_tb)))
+        count = max(
+            1,
+            math.ceil(writes_tb / drive.capacity_tb),
+            math.ceil(writes_tb / (drive.dwpd * drive.capacity_tb)),
+        )
         options.append((count * drive.capacity_tb, drive.dwpd, drive, count))
     _raw, _dwpd, drive, count = min(options, key=lambda o: (o[0], -o[1]))
     return NvmeTier(writes_tb, writes_tb, drive, count)
@@ -88,4 +91,3 @@ def nvme_tier(*, new_conversations_per_day: int, conversation_bytes: int) -> Nvm
 def reload_seconds_from_nvme(conversation_bytes: int, drive: NvmeDrive) -> float:
     """Seconds to read one conversation from one drive at its sequential read rate."""
     return conversation_bytes / (drive.seq_read_gbs * 1e9)
-

@@ -133,9 +133,11 @@ class Plan:
             "reload_ms": round(self.transfer.reload_ms, 1),
             "recompute_ms": round(self.transfer.recompute_ms, 1),
             "vllm_kv_offloading_size_gib": (
-                self.vllm_offload.kv_offloading_size_gib if self.vllm_offload else None),
+                self.vllm_offload.kv_offloading_size_gib if self.vllm_offload else None
+            ),
             "vllm_cpu_bytes_to_use": (
-                self.vllm_offload.cpu_bytes_to_use if self.vllm_offload else None),
+                self.vllm_offload.cpu_bytes_to_use if self.vllm_offload else None
+            ),
             "offload_pays": self.verdict.offload_pays,
             "verdict_reasons": list(self.verdict.reasons),
             "warnings": list(self.verdict.warnings),
@@ -150,24 +152,36 @@ def validate(request: PlanRequest) -> None:
     """
     arch = request.model.architecture
     if not 1 <= request.context_tokens <= MAX_CONTEXT_TOKENS:
-        raise SizingError("context", f"context must be between 1 and {MAX_CONTEXT_TOKENS:,} "
-                          f"tokens, got {request.context_tokens:,}")
+        raise SizingError(
+            "context",
+            f"context must be between 1 and {MAX_CONTEXT_TOKENS:,} "
+            f"tokens, got {request.context_tokens:,}",
+        )
     if arch.max_context_tokens and request.context_tokens > arch.max_context_tokens:
-        raise SizingError("context", f"context of {request.context_tokens:,} tokens exceeds "
-                          f"{request.model.repo_id}'s limit of {arch.max_context_tokens:,} "
-                          "tokens (max_position_embeddings)")
+        raise SizingError(
+            "context",
+            f"context of {request.context_tokens:,} tokens exceeds "
+            f"{request.model.repo_id}'s limit of {arch.max_context_tokens:,} "
+            "tokens (max_position_embeddings)",
+        )
     if not 1 <= request.users <= MAX_USERS:
-        raise SizingError("users", f"users must be between 1 and {MAX_USERS:,}, "
-                          f"got {request.users:,}")
+        raise SizingError(
+            "users", f"users must be between 1 and {MAX_USERS:,}, got {request.users:,}"
+        )
     if not 1 <= request.gpus_per_node <= MAX_GPUS_PER_NODE:
-        raise SizingError("gpus_per_node", f"GPUs per node must be between 1 and "
-                          f"{MAX_GPUS_PER_NODE}, got {request.gpus_per_node}")
+        raise SizingError(
+            "gpus_per_node",
+            f"GPUs per node must be between 1 and {MAX_GPUS_PER_NODE}, got {request.gpus_per_node}",
+        )
     if request.kv_dtype not in KV_DTYPES:
-        raise SizingError("kv_dtype", f"KV dtype must be one of {', '.join(KV_DTYPES)}, "
-                          f"got {request.kv_dtype!r}")
+        raise SizingError(
+            "kv_dtype", f"KV dtype must be one of {', '.join(KV_DTYPES)}, got {request.kv_dtype!r}"
+        )
     if request.new_conversations_per_day < 0:
-        raise SizingError("new_conversations_per_day", "new conversations per day must be "
-                          f"0 or more, got {request.new_conversations_per_day}")
+        raise SizingError(
+            "new_conversations_per_day",
+            f"new conversations per day must be 0 or more, got {request.new_conversations_per_day}",
+        )
 
 
 def _active_params(model: ModelSpec) -> int:
@@ -195,25 +209,43 @@ def make_plan(request: PlanRequest) -> Plan:
 
     per_token = kv_bytes_per_token(arch, kv_dtype)
     conv_bytes = conversation_bytes(arch, kv_dtype, ctx)
-    per_rank = {tp: conversation_bytes(arch, kv_dtype, ctx, tp) / GIB
-                for tp in valid_tp_sizes(arch, request.gpus_per_node)}
-    par = choose_parallelism(arch=arch, gpu=gpu, gpus_per_node=request.gpus_per_node,
-                             weights_gib=model.weights_bytes / GIB,
-                             conversation_gib_per_rank=per_rank, rule=request.rule)
+    per_rank = {
+        tp: conversation_bytes(arch, kv_dtype, ctx, tp) / GIB
+        for tp in valid_tp_sizes(arch, request.gpus_per_node)
+    }
+    par = choose_parallelism(
+        arch=arch,
+        gpu=gpu,
+        gpus_per_node=request.gpus_per_node,
+        weights_gib=model.weights_bytes / GIB,
+        conversation_gib_per_rank=per_rank,
+        rule=request.rule,
+    )
     resting = max(0, request.users - par.conversations_on_gpus)
-    tier = cpu_tier(users=request.users, conversation_gib=conv_bytes / GIB,
-                    resting_conversations=resting, instances=par.total_replicas,
-                    gpu_cache_per_instance_gib=par.kv_cache_gib_per_gpu
-                    * par.tensor_parallel_size)
-    host = host_memory(platform=platform,
-                       gpu_memory_gb_total=gpu.marketed_memory_gb * request.gpus_per_node,
-                       buffer_gb=tier.total_gib * GIB / GB)
-    nvme = nvme_tier(new_conversations_per_day=request.new_conversations_per_day,
-                     conversation_bytes=conv_bytes)
-    tflops = gpu.fp8_dense_tflops if model.weight_format == "fp8" and gpu.fp8_dense_tflops \
+    tier = cpu_tier(
+        users=request.users,
+        conversation_gib=conv_bytes / GIB,
+        resting_conversations=resting,
+        instances=par.total_replicas,
+        gpu_cache_per_instance_gib=par.kv_cache_gib_per_gpu * par.tensor_parallel_size,
+    )
+    host = host_memory(
+        platform=platform,
+        gpu_memory_gb_total=gpu.marketed_memory_gb * request.gpus_per_node,
+        buffer_gb=tier.total_gib * GIB / GB,
+    )
+    nvme = nvme_tier(
+        new_conversations_per_day=request.new_conversations_per_day, conversation_bytes=conv_bytes
+    )
+    tflops = (
+        gpu.fp8_dense_tflops
+        if model.weight_format == "fp8" and gpu.fp8_dense_tflops
         else gpu.bf16_dense_tflops
-    head_dim = next((layer.k_head_dim for layer in arch.layers
-                     if layer.kind is LayerKind.FULL), arch.hidden_size // arch.num_attention_heads)
+    )
+    head_dim = next(
+        (layer.k_head_dim for layer in arch.layers if layer.kind is LayerKind.FULL),
+        arch.hidden_size // arch.num_attention_heads,
+    )
     transfer = estimate(
         conversation_bytes_per_rank=round(per_rank[par.tensor_parallel_size] * GIB),
         pcie_gbs=catalog.pcie_h2d_gbs(gpu.pcie_gen),
@@ -224,19 +256,39 @@ def make_plan(request: PlanRequest) -> Plan:
         gpu_dense_tflops=float(tflops or 100.0),
         tp=par.tensor_parallel_size,
     )
-    verdict = decide(users=request.users, conversations_on_gpus=par.conversations_on_gpus,
-                     reload_ms=transfer.reload_ms, recompute_ms=transfer.recompute_ms,
-                     tier_exceeds_gpu_cache=tier.exceeds_gpu_cache,
-                     nvme_lifetime_years=nvme.lifetime_years)
+    verdict = decide(
+        users=request.users,
+        conversations_on_gpus=par.conversations_on_gpus,
+        reload_ms=transfer.reload_ms,
+        recompute_ms=transfer.recompute_ms,
+        tier_exceeds_gpu_cache=tier.exceeds_gpu_cache,
+        nvme_lifetime_years=nvme.lifetime_years,
+    )
     if not verdict.offload_pays:
         # Sell no memory the customer does not need: no tier, no buffer, no NVMe.
-        tier = cpu_tier(users=request.users, conversation_gib=conv_bytes / GIB,
-                        resting_conversations=0, instances=par.total_replicas,
-                        gpu_cache_per_instance_gib=tier.gpu_cache_per_instance_gib)
-        host = host_memory(platform=platform, gpu_memory_gb_total=host.baseline_gb / 2,
-                           buffer_gb=0.0)
+        tier = cpu_tier(
+            users=request.users,
+            conversation_gib=conv_bytes / GIB,
+            resting_conversations=0,
+            instances=par.total_replicas,
+            gpu_cache_per_instance_gib=tier.gpu_cache_per_instance_gib,
+        )
+        host = host_memory(
+            platform=platform, gpu_memory_gb_total=host.baseline_gb / 2, buffer_gb=0.0
+        )
         nvme = nvme_tier(new_conversations_per_day=0, conversation_bytes=conv_bytes)
     offload = vllm.offload(tier.per_instance_gib)
-    return Plan(request=request, gpu=gpu, platform=platform, kv_bytes_per_token=per_token,
-                conversation_bytes=conv_bytes, parallelism=par, cpu_tier=tier, host=host,
-                nvme=nvme, transfer=transfer, verdict=verdict, vllm_offload=offload)
+    return Plan(
+        request=request,
+        gpu=gpu,
+        platform=platform,
+        kv_bytes_per_token=per_token,
+        conversation_bytes=conv_bytes,
+        parallelism=par,
+        cpu_tier=tier,
+        host=host,
+        nvme=nvme,
+        transfer=transfer,
+        verdict=verdict,
+        vllm_offload=offload,
+    )

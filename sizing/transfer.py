@@ -75,8 +75,10 @@ def estimate(
     if pcie_gbs <= 0 or gpu_dense_tflops <= 0 or tp <= 0:
         raise ValueError("pcie_gbs, gpu_dense_tflops and tp must be positive")
     reload_s = conversation_bytes_per_rank / (pcie_gbs * 1e9)
-    flops = prefill_flops(active_params=active_params, tokens=tokens, layers=layers,
-                          attn_width=attn_width)
+    flops = prefill_flops(
+        active_params=active_params, tokens=tokens, layers=layers, attn_width=attn_width
+    )
     recompute_s = flops / (gpu_dense_tflops * 1e12 * PREFILL_MFU * tp)
-    return TransferEstimate(reload_ms=reload_s * 1e3, recompute_ms=recompute_s * 1e3,
-                            pcie_gbs=pcie_gbs)
+    return TransferEstimate(
+        reload_ms=reload_s * 1e3, recompute_ms=recompute_s * 1e3, pcie_gbs=pcie_gbs
+    )

@@ -53,26 +53,38 @@ def decide(
     pays = True
     if resting == 0:
         pays = False
-        reasons.append(f"All {users:,} conversations fit in GPU memory "
-                       f"({conversations_on_gpus:,} resident): a CPU tier would only "
-                       "mirror what the GPUs already hold.")
+        reasons.append(
+            f"All {users:,} conversations fit in GPU memory "
+            f"({conversations_on_gpus:,} resident): a CPU tier would only "
+            "mirror what the GPUs already hold."
+        )
     else:
-        reasons.append(f"{resting:,} of {users:,} conversations do not fit on the GPUs and "
-                       "rest between turns; without a tier each returning user pays a "
-                       "full prefill again.")
+        reasons.append(
+            f"{resting:,} of {users:,} conversations do not fit on the GPUs and "
+            "rest between turns; without a tier each returning user pays a "
+            "full prefill again."
+        )
     if reload_ms >= recompute_ms:
         pays = False
-        reasons.append(f"A reload ({reload_ms:.0f} ms) is not faster than recomputing the "
-                       f"prefill ({recompute_ms:.0f} ms): prompts this short are cheap to "
-                       "recompute.")
+        reasons.append(
+            f"A reload ({reload_ms:.0f} ms) is not faster than recomputing the "
+            f"prefill ({recompute_ms:.0f} ms): prompts this short are cheap to "
+            "recompute."
+        )
     elif resting:
-        reasons.append(f"A reload takes about {reload_ms:.0f} ms against about "
-                       f"{recompute_ms:.0f} ms to recompute the prefill.")
+        reasons.append(
+            f"A reload takes about {reload_ms:.0f} ms against about "
+            f"{recompute_ms:.0f} ms to recompute the prefill."
+        )
     if pays and not tier_exceeds_gpu_cache:
-        warnings.append("The CPU tier per instance is not larger than the instance's GPU "
-                        "cache: it only mirrors the GPU and adds no hits.")
+        warnings.append(
+            "The CPU tier per instance is not larger than the instance's GPU "
+            "cache: it only mirrors the GPU and adds no hits."
+        )
     if nvme_lifetime_years is not None and nvme_lifetime_years < 5:
-        warnings.append(f"The NVMe drives reach their rated endurance in about "
-                        f"{nvme_lifetime_years * 12:.0f} months at this write volume: "
-                        "choose mixed-use (3 DWPD) drives or more capacity.")
+        warnings.append(
+            f"The NVMe drives reach their rated endurance in about "
+            f"{nvme_lifetime_years * 12:.0f} months at this write volume: "
+            "choose mixed-use (3 DWPD) drives or more capacity."
+        )
     return Verdict(pays, tuple(reasons), tuple(warnings))

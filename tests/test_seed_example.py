@@ -8,6 +8,7 @@ conversations"), as restated in DESIGN §3.
 from __future__ import annotations
 
 import pytest
+
 from sizing.model import from_catalog
 from sizing.plan import Plan, PlanRequest, make_plan
 
@@ -15,9 +16,17 @@ SEED_MODEL = "Qwen/Qwen3-32B-FP8"
 
 
 def seed_plan(users: int = 500, kv_dtype: str = "fp8") -> Plan:
-    return make_plan(PlanRequest(model=from_catalog(SEED_MODEL), context_tokens=8192,
-                                 users=users, gpu_slug="rtx-pro-6000-se", gpus_per_node=4,
-                                 kv_dtype=kv_dtype, new_conversations_per_day=2000))
+    return make_plan(
+        PlanRequest(
+            model=from_catalog(SEED_MODEL),
+            context_tokens=8192,
+            users=users,
+            gpu_slug="rtx-pro-6000-se",
+            gpus_per_node=4,
+            kv_dtype=kv_dtype,
+            new_conversations_per_day=2000,
+        )
+    )
 
 
 def test_kv_per_token_and_per_conversation() -> None:

@@ -23,8 +23,11 @@ def validate_repo_id(repo_id: str) -> str:
     """
     value = repo_id.strip()
     if not REPO_ID_RE.match(value) or ".." in value or value.endswith((".", "-")):
-        raise SizingError("model", f"'{repo_id}' is not a Hugging Face model id of the form "
-                          "owner/name (for example Qwen/Qwen3-32B-FP8)")
+        raise SizingError(
+            "model",
+            f"'{repo_id}' is not a Hugging Face model id of the form "
+            "owner/name (for example Qwen/Qwen3-32B-FP8)",
+        )
     return value
 
 

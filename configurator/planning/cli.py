@@ -10,11 +10,11 @@ import types
 from typing import Any, NoReturn
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from configurator.planning.services import plan_create
 from sizing import catalog
 from sizing.errors import SizingError
 from sizing.plan import KV_DTYPES, Plan
-
-from configurator.planning.services import plan_create
 
 FLAG_FOR_FIELD = {
     "model": "--model",
@@ -52,12 +52,17 @@ class SizingCommand(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--model", required=True, help="Hugging Face repo id")
         parser.add_argument("--revision", default=None, help="Hub revision (branch, tag, commit)")
-        parser.add_argument("--context", type=positive_int, required=True,
-                            help="tokens per conversation")
-        parser.add_argument("--users", type=positive_int, required=True,
-                            help="conversations to keep, one per user")
-        parser.add_argument("--gpu", default="rtx-pro-6000-se",
-                            help=f"GPU slug, one of: {', '.join(sorted(catalog.gpus()))}")
+        parser.add_argument(
+            "--context", type=positive_int, required=True, help="tokens per conversation"
+        )
+        parser.add_argument(
+            "--users", type=positive_int, required=True, help="conversations to keep, one per user"
+        )
+        parser.add_argument(
+            "--gpu",
+            default="rtx-pro-6000-se",
+            help=f"GPU slug, one of: {', '.join(sorted(catalog.gpus()))}",
+        )
         parser.add_argument("--gpus-per-node", type=positive_int, default=4)
         parser.add_argument("--kv-dtype", choices=KV_DTYPES, default="fp8")
         parser.add_argument("--new-conversations-per-day", type=positive_int, default=0)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from sizing.plan import Plan, PlanRequest, make_plan
-
 from configurator.modelhub.services import model_resolve
+from sizing.plan import Plan, PlanRequest, make_plan
 
 
 def plan_create(
@@ -24,12 +23,14 @@ def plan_create(
         sizing.errors.SizingError: naming the input that cannot be sized.
     """
     model = model_resolve(model_id, revision=revision)
-    return make_plan(PlanRequest(
-        model=model,
-        context_tokens=context_tokens,
-        users=users,
-        gpu_slug=gpu_slug,
-        gpus_per_node=gpus_per_node,
-        kv_dtype=kv_dtype,
-        new_conversations_per_day=new_conversations_per_day,
-    ))
+    return make_plan(
+        PlanRequest(
+            model=model,
+            context_tokens=context_tokens,
+            users=users,
+            gpu_slug=gpu_slug,
+            gpus_per_node=gpus_per_node,
+            kv_dtype=kv_dtype,
+            new_conversations_per_day=new_conversations_per_day,
+        )
+    )

@@ -1,4 +1,4 @@
-from django.urls import path  # noqa: F401
+from django.urls import URLPattern, URLResolver
 
 app_name = "verification"
-urlpatterns: list = []
+urlpatterns: list[URLPattern | URLResolver] = []

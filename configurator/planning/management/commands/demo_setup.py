@@ -26,13 +26,16 @@ class Command(BaseCommand):
             skus = pricelist_load_demo()
             records = benchmarks_load_initial()
             password = secrets.token_urlsafe(10)
-            user, _ = User.objects.get_or_create(username=DEMO_USERNAME,
-                                                 defaults={"email": "presales@localhost"})
+            user, _ = User.objects.get_or_create(
+                username=DEMO_USERNAME, defaults={"email": "presales@localhost"}
+            )
             user.is_staff = True
             user.set_password(password)
             user.save(update_fields=["is_staff", "password"])
             group, _ = Group.objects.get_or_create(name="presales")
             user.groups.add(group)
         self.stdout.write(f"Price list: {skus} SKUs. Benchmark records: {records}.")
-        self.stdout.write(f"Demo presales login: user '{DEMO_USERNAME}', password '{password}' "
-                          "(new on every start) at http://127.0.0.1:8000/presales/")
+        self.stdout.write(
+            f"Demo presales login: user '{DEMO_USERNAME}', password '{password}' "
+            "(new on every start) at http://127.0.0.1:8000/presales/"
+        )
