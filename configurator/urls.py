@@ -10,6 +10,7 @@ urlpatterns = [
     path("verification/", include("configurator.verification.urls")),
     path("deployments/", include("configurator.deployments.urls")),
     path("models/", include("configurator.modelhub.urls")),
+    path("api/", include("configurator.deployments.api_urls")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),

@@ -1,0 +1,1 @@
+"""Benchmarks run by ``make bench``; figures go to ``docs/benchmarks.md``."""

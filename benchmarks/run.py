@@ -1,0 +1,78 @@
+"""Run every benchmark module and write ``docs/benchmarks.md`` with the machine and date.
+
+Each module ``benchmarks/bench_*.py`` defines ``run() -> list[Result]``; a result names
+the figure, its value with unit, and the target it is measured against.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib
+import os
+import platform
+import pkgutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Result:
+    """One measured figure."""
+
+    area: str
+    figure: str
+    value: str
+    target: str
+    met: bool
+
+
+def machine() -> str:
+    """A one-line description of this machine."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return (f"{cpu}, {os.cpu_count()} cores, {mem_gib:.0f} GiB RAM, "
+            f"Python {platform.python_version()}, {platform.system()} {platform.release()}")
+
+
+def main() -> int:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "configurator.settings")
+    import django
+
+    django.setup()
+    results: list[Result] = []
+    only = sys.argv[1:]
+    for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda m: m.name):
+        if not info.name.startswith("bench_") or (only and info.name not in only):
+            continue
+        module = importlib.import_module(f"benchmarks.{info.name}")
+        print(f"running {info.name} …", flush=True)
+        results.extend(module.run())
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Measured with `make bench` on {dt.date.today().isoformat()}.",
+        f"Machine: {machine()}.",
+        "",
+        "| area | figure | value | target | met |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [f"| {r.area} | {r.figure} | {r.value} | {r.target} | {'yes' if r.met else 'no'} |"
+              for r in results]
+    out = ROOT / "docs" / "benchmarks.md"
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
