@@ -1,0 +1,71 @@
+"""Inquiries: a customer's workload, the plan they saw, and how to reach them."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Inquiry(models.Model):
+    """A request for a quote, sent from the public configurator.
+
+    The inputs are stored as typed columns (presales filters and re-plans from them);
+    ``plan_summary`` is the JSON snapshot of :meth:`sizing.plan.Plan.summary` that the
+    customer saw when they submitted, so later engine or catalog changes do not alter it.
+    """
+
+    class Status(models.TextChoices):
+        NEW = "new", _("New")
+        IN_PROGRESS = "in_progress", _("In progress")
+        QUOTED = "quoted", _("Quoted")
+        WON = "won", _("Won")
+        LOST = "lost", _("Lost")
+
+    reference = models.CharField(
+        _("reference"), max_length=20, unique=True, null=True, blank=True, editable=False
+    )
+    status = models.CharField(
+        _("status"), max_length=16, choices=Status.choices, default=Status.NEW, db_index=True
+    )
+    received_at = models.DateTimeField(_("received at"), auto_now_add=True, db_index=True)
+
+    # The workload.
+    model_id = models.CharField(_("model"), max_length=200)
+    context_tokens = models.PositiveIntegerField(_("context per conversation (tokens)"))
+    users = models.PositiveIntegerField(_("users"))
+    active_share_percent = models.PositiveSmallIntegerField(
+        _("users active at once (%)"), default=100
+    )
+    system_prompt_tokens = models.PositiveIntegerField(
+        _("shared system prompt (tokens)"), default=0
+    )
+    kv_dtype = models.CharField(_("KV-cache dtype"), max_length=8)
+    gpu_slug = models.CharField(_("GPU"), max_length=64)
+    gpus_per_node = models.PositiveSmallIntegerField(_("GPUs per node"))
+    serving_engine = models.CharField(_("serving engine"), max_length=32, blank=True)
+    new_conversations_per_day = models.PositiveIntegerField(
+        _("new conversations per day"), default=0
+    )
+    plan_summary = models.JSONField(_("plan snapshot"), default=dict)
+
+    # The contact.
+    name = models.CharField(_("name"), max_length=200)
+    company = models.CharField(_("company"), max_length=200)
+    email = models.EmailField(_("email"))
+    phone = models.CharField(_("phone"), max_length=40, blank=True)
+    message = models.TextField(_("message"), max_length=5000, blank=True)
+    consent = models.BooleanField(_("consent to processing"), default=False)
+    language = models.CharField(_("language"), max_length=8, default="de")
+
+    class Meta:
+        ordering = ["-received_at"]
+        verbose_name = _("inquiry")
+        verbose_name_plural = _("inquiries")
+
+    def __str__(self) -> str:
+        return f"{self.reference or '(unsaved)'} {self.company}"
+
+    @staticmethod
+    def reference_for(*, year: int, pk: int) -> str:
+        """The public reference ``INQ-<year>-<six-digit number>`` for a saved inquiry."""
+        return f"INQ-{year}-{pk:06d}"
