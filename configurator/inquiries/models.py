@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -64,6 +66,24 @@ class Inquiry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.reference or '(unsaved)'} {self.company}"
+
+    @property
+    def inputs(self) -> dict[str, Any]:
+        """The workload as keyword arguments of ``planning.services.plan_create``."""
+        return {
+            "model_id": self.model_id,
+            "context_tokens": self.context_tokens,
+            "users": self.users,
+            "gpu_slug": self.gpu_slug,
+            "gpus_per_node": self.gpus_per_node,
+            "kv_dtype": self.kv_dtype,
+            "new_conversations_per_day": self.new_conversations_per_day,
+        }
+
+    @property
+    def plan_snapshot(self) -> dict[str, Any]:
+        """The plan summary the customer saw (same as ``plan_summary``)."""
+        return dict(self.plan_summary)
 
     @staticmethod
     def reference_for(*, year: int, pk: int) -> str:
