@@ -1,0 +1,167 @@
+"""Quotes: drafts with priced alternatives, issued quotes with a frozen snapshot."""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+CENT = Decimal("0.01")
+
+
+def money(value: Decimal) -> Decimal:
+    """Round to cents, half up (commercial rounding)."""
+    return value.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+class QuoteStatus(models.TextChoices):
+    DRAFT = "draft", _("Draft")
+    ISSUED = "issued", _("Issued")
+
+
+class Language(models.TextChoices):
+    DE = "de", _("German")
+    EN = "en", _("English")
+
+
+class Quote(models.Model):
+    """A quote for one customer. Drafts are edited; an issued quote never changes."""
+
+    inquiry = models.ForeignKey(
+        "inquiries.Inquiry",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="quotes",
+        verbose_name=_("inquiry"),
+    )
+    customer_name = models.CharField(_("customer"), max_length=200)
+    customer_company = models.CharField(_("company"), max_length=200, blank=True)
+    customer_email = models.EmailField(_("email"), blank=True)
+    language = models.CharField(
+        _("language"), max_length=2, choices=Language.choices, default=Language.DE
+    )
+    status = models.CharField(
+        _("status"), max_length=8, choices=QuoteStatus.choices, default=QuoteStatus.DRAFT
+    )
+    number = models.CharField(_("quote number"), max_length=16, unique=True, null=True, blank=True)
+    discount_percent = models.DecimalField(
+        _("discount (%)"), max_digits=5, decimal_places=2, default=Decimal("0.00")
+    )
+    notes = models.TextField(_("notes for the customer"), blank=True)
+    issued_at = models.DateTimeField(_("issued at"), null=True, blank=True)
+    valid_until = models.DateField(_("valid until"), null=True, blank=True)
+    engine_version = models.CharField(_("engine version"), max_length=40, blank=True)
+    snapshot = models.JSONField(_("snapshot"), null=True, blank=True, editable=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="quotes",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = _("quote")
+        verbose_name_plural = _("quotes")
+
+    def __str__(self) -> str:
+        return self.number or f"draft #{self.pk}"
+
+    @property
+    def is_issued(self) -> bool:
+        return self.status == QuoteStatus.ISSUED
+
+
+class QuoteAlternative(models.Model):
+    """One priced configuration of a quote, shown side by side with the others."""
+
+    quote = models.ForeignKey(Quote, on_delete=models.CASCADE, related_name="alternatives")
+    position = models.PositiveSmallIntegerField(default=0)
+    label = models.CharField(_("label"), max_length=120)
+    inputs = models.JSONField(_("sizing inputs"))
+    plan_summary = models.JSONField(_("plan summary"))
+
+    class Meta:
+        ordering = ["position", "pk"]
+
+    def __str__(self) -> str:
+        return self.label
+
+    def totals(self, *, discount_percent: Decimal, vat_rate: Decimal) -> dict[str, Any]:
+        """Net before discount, discount, net, VAT and gross in EUR, and cost and margin."""
+        lines = list(self.lines.all())
+        return compute_totals(
+            [(ln.quantity, ln.unit_price_eur, ln.unit_cost_eur) for ln in lines],
+            discount_percent=discount_percent,
+            vat_rate=vat_rate,
+        )
+
+
+def compute_totals(
+    rows: list[tuple[int, Decimal, Decimal]], *, discount_percent: Decimal, vat_rate: Decimal
+) -> dict[str, Decimal]:
+    """Totals of ``(quantity, unit price EUR, unit cost EUR)`` rows, all ``Decimal`` EUR.
+
+    The discount is a percentage of the list total; VAT is charged on the discounted net.
+    """
+    subtotal = sum((money(Decimal(q) * p) for q, p, _c in rows), Decimal("0.00"))
+    cost = sum((money(Decimal(q) * c) for q, _p, c in rows), Decimal("0.00"))
+    discount = money(subtotal * discount_percent / Decimal(100))
+    net = subtotal - discount
+    vat = money(net * vat_rate)
+    margin = net - cost
+    margin_percent = money(margin * 100 / net) if net else Decimal("0.00")
+    return {
+        "subtotal": subtotal,
+        "discount": discount,
+        "net": net,
+        "vat": vat,
+        "gross": net + vat,
+        "cost": cost,
+        "margin": margin,
+        "margin_percent": margin_percent,
+    }
+
+
+class QuoteLine(models.Model):
+    """One BOM line of an alternative with the unit price taken from the price list."""
+
+    alternative = models.ForeignKey(QuoteAlternative, on_delete=models.CASCADE, related_name="lines")
+    position = models.PositiveSmallIntegerField(default=0)
+    sku = models.CharField(_("SKU"), max_length=64)
+    description = models.CharField(_("description"), max_length=200)
+    category = models.CharField(_("category"), max_length=16)
+    quantity = models.PositiveIntegerField(_("quantity"))
+    unit_price_eur = models.DecimalField(_("unit price (EUR)"), max_digits=12, decimal_places=2)
+    unit_cost_eur = models.DecimalField(
+        _("unit cost (EUR)"), max_digits=12, decimal_places=2, default=Decimal("0.00")
+    )
+    why = models.CharField(_("reason"), max_length=300, blank=True)
+    is_manual = models.BooleanField(_("added by hand"), default=False)
+
+    class Meta:
+        ordering = ["position", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.quantity} × {self.sku}"
+
+    @property
+    def total_eur(self) -> Decimal:
+        return money(Decimal(self.quantity) * self.unit_price_eur)
+
+
+class QuoteNumberCounter(models.Model):
+    """The last quote number issued in a year; locked while issuing (gapless numbering)."""
+
+    year = models.PositiveIntegerField(primary_key=True)
+    last_number = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.year}: {self.last_number}"
