@@ -8,7 +8,7 @@ from configurator.inquiries.models import Inquiry
 
 
 @admin.register(Inquiry)
-class InquiryAdmin(admin.ModelAdmin[Inquiry]):
+class InquiryAdmin(admin.ModelAdmin):
     list_display = ["reference", "received_at", "company", "name", "model_id", "users", "status"]
     list_filter = ["status", "gpu_slug", "language"]
     search_fields = ["reference", "company", "name", "email", "model_id"]
