@@ -1,4 +1,14 @@
-from django.urls import URLPattern, URLResolver
+"""Public routes: the configurator at the site root, the quote request, the privacy notice."""
+
+from django.urls import path
+
+from configurator.inquiries import views
 
 app_name = "inquiries"
-urlpatterns: list[URLPattern | URLResolver] = []
+urlpatterns = [
+    path("", views.configurator, name="configurator"),
+    path("estimate/", views.estimate, name="estimate"),
+    path("quote/", views.quote_request, name="quote"),
+    path("quote/thanks/", views.thanks, name="thanks"),
+    path("privacy/", views.privacy, name="privacy"),
+]

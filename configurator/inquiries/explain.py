@@ -1,0 +1,423 @@
+"""The estimate as the customer reads it: each figure with its calculation and source.
+
+This module does not size anything; it restates what :mod:`sizing.plan` computed, with
+the customer's numbers filled into the formula of each rule, formatted for the active
+language (``1.152 GB`` in German, ``1,152 GB`` in English). The rules and their sources
+live in the ``sizing`` modules named in each :class:`Figure`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from sizing.architecture import GROWING_KINDS, LayerKind
+from sizing.plan import Plan
+from sizing.transfer import PREFILL_MFU
+from sizing.units import GB, GIB
+
+SEED = "Seed document (KV-Offloading für On-Premise-Inferenz)"
+
+
+def num(value: float, decimals: int = 0) -> str:
+    """``value`` with ``decimals`` places and thousands grouping in the active language."""
+    return number_format(round(value, decimals), decimals, use_l10n=True, force_grouping=True)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure of the estimate.
+
+    Attributes:
+        key: stable id (used for element ids and tests).
+        label: what the figure is.
+        value: the figure with its unit, formatted.
+        detail: one short line under the value, or empty.
+        steps: the calculation, one line per step, numbers filled in.
+        source: where the rule comes from.
+    """
+
+    key: str
+    label: str
+    value: str
+    detail: str
+    steps: tuple[str, ...]
+    source: str
+
+
+@dataclass(frozen=True)
+class Chart:
+    """Where the conversations live: counts and bar widths in percent of the total."""
+
+    gpu: int
+    cpu: int
+    nvme: int
+    recompute: int
+
+    @property
+    def total(self) -> int:
+        """Conversations shown in the chart."""
+        return self.gpu + self.cpu + self.nvme + self.recompute
+
+    def share(self, part: int) -> float:
+        """``part`` as a percentage of the bar (0 to 100)."""
+        return round(100 * part / self.total, 2) if self.total else 0.0
+
+    @property
+    def segments(self) -> list[tuple[str, int, float, float]]:
+        """``(kind, count, x_percent, width_percent)`` for every non-empty segment."""
+        out, x = [], 0.0
+        for kind, count in (
+            ("gpu", self.gpu),
+            ("cpu", self.cpu),
+            ("nvme", self.nvme),
+            ("recompute", self.recompute),
+        ):
+            if count:
+                width = self.share(count)
+                out.append((kind, count, x, width))
+                x += width
+        return out
+
+
+def kv_figure(plan: Plan) -> Figure:
+    """KV bytes per token and per conversation (``sizing.architecture``)."""
+    arch = plan.request.model.architecture
+    ctx = plan.request.context_tokens
+    growing = [layer for layer in arch.layers if layer.kind in GROWING_KINDS]
+    per_value = plan.kv_bytes_per_token // max(1, sum(x.values_per_token() for x in growing))
+    first = growing[0] if growing else None
+    uniform = (
+        first is not None
+        and first.kind is LayerKind.FULL
+        and len(growing) == len(arch.layers)
+        and all(x == first for x in growing)
+    )
+    steps = []
+    if uniform and first is not None:
+        steps.append(
+            _(
+                "per token: 2 (key and value) × %(layers)s layers × %(heads)s KV heads × "
+                "%(dim)s values per head × %(bytes)s B = %(total)s B"
+            )
+            % {
+                "layers": num(len(growing)),
+                "heads": num(first.kv_heads),
+                "dim": num(first.k_head_dim),
+                "bytes": num(per_value),
+                "total": num(plan.kv_bytes_per_token),
+            }
+        )
+    else:
+        steps.append(
+            _(
+                "per token: sum over the %(n)s layers whose cache grows with the context "
+                "(full attention, MLA) = %(total)s B; windowed layers keep at most their "
+                "window, linear and Mamba layers a fixed state"
+            )
+            % {"n": num(len(growing)), "total": num(plan.kv_bytes_per_token)}
+        )
+    steps.append(
+        _("per conversation: %(ctx)s tokens → %(bytes)s B = %(gib)s GiB")
+        % {
+            "ctx": num(ctx),
+            "bytes": num(plan.conversation_bytes),
+            "gib": num(plan.conversation_gib, 2),
+        }
+    )
+    return Figure(
+        key="kv",
+        label=_("KV cache per conversation"),
+        value=f"{num(plan.conversation_gib, 2)} GiB",
+        detail=_("%(bytes)s B per token, %(dtype)s cache")
+        % {"bytes": num(plan.kv_bytes_per_token), "dtype": plan.request.kv_dtype.upper()},
+        steps=tuple(steps),
+        source=f"{SEED}; vLLM vllm/v1/kv_cache_interface.py (page size per layer)",
+    )
+
+
+def gpu_figure(plan: Plan) -> Figure:
+    """GPUs, nodes, replicas and the KV budget per card (``sizing.gpu``)."""
+    p = plan.parallelism
+    rule = plan.request.rule
+    return Figure(
+        key="gpus",
+        label=_("GPUs, nodes and replicas"),
+        value=_("%(replicas)s replicas × %(tp)s GPU")
+        % {"replicas": num(p.total_replicas), "tp": num(p.tensor_parallel_size)},
+        detail=ngettext(
+            "%(gpus)s × %(name)s in %(nodes)s node, tensor parallel %(tp)s",
+            "%(gpus)s × %(name)s in %(nodes)s nodes, tensor parallel %(tp)s",
+            p.nodes,
+        )
+        % {
+            "gpus": num(p.gpus),
+            "name": plan.gpu.name,
+            "nodes": num(p.nodes),
+            "tp": num(p.tensor_parallel_size),
+        },
+        steps=(
+            _(
+                "KV cache per card = %(util)s × %(reported)s GiB − %(overhead)s GiB − "
+                "%(weights)s GiB weights / %(tp)s = %(budget)s GiB"
+            )
+            % {
+                "util": num(rule.utilization, 2),
+                "reported": num(plan.gpu.reported_gib, 2),
+                "overhead": num(rule.overhead_gib, 1),
+                "weights": num(plan.weights_gib, 1),
+                "tp": num(p.tensor_parallel_size),
+                "budget": num(p.kv_cache_gib_per_gpu, 1),
+            },
+            _(
+                "tensor parallel size: the smallest that holds the weights and one "
+                "full-length conversation; replicas = %(n)s GPUs / %(tp)s = %(replicas)s"
+            )
+            % {
+                "n": num(plan.request.gpus_per_node),
+                "tp": num(p.tensor_parallel_size),
+                "replicas": num(p.replicas),
+            },
+        ),
+        source=f"{SEED} (0.9 utilisation, 3 GiB overhead); vLLM vllm/config/parallel.py",
+    )
+
+
+def resident_figure(plan: Plan) -> Figure:
+    """Conversations resident on the GPUs and those resting (``sizing.gpu``)."""
+    p = plan.parallelism
+    per_rank_gib = plan.conversation_gib / p.tensor_parallel_size
+    return Figure(
+        key="resident",
+        label=_("Conversations on the GPUs"),
+        value=num(p.conversations_on_gpus),
+        detail=_("%(per_gpu)s per GPU; %(resting)s of %(users)s rest between turns")
+        % {
+            "per_gpu": num(p.conversations_per_gpu, 0 if p.tensor_parallel_size == 1 else 1),
+            "resting": num(plan.resting_conversations),
+            "users": num(plan.request.users),
+        },
+        steps=(
+            _("per replica: ⌊%(budget)s GiB × %(tp)s / %(conv)s GiB⌋ = %(n)s conversations")
+            % {
+                "budget": num(p.kv_cache_gib_per_gpu, 1),
+                "tp": num(p.tensor_parallel_size),
+                "conv": num(per_rank_gib * p.tensor_parallel_size, 2),
+                "n": num(p.conversations_per_replica),
+            },
+            _("on the GPUs: %(n)s × %(replicas)s replicas = %(total)s")
+            % {
+                "n": num(p.conversations_per_replica),
+                "replicas": num(p.total_replicas),
+                "total": num(p.conversations_on_gpus),
+            },
+            _("resting: %(users)s users − %(total)s = %(resting)s")
+            % {
+                "users": num(plan.request.users),
+                "total": num(p.conversations_on_gpus),
+                "resting": num(plan.resting_conversations),
+            },
+        ),
+        source=SEED,
+    )
+
+
+def cpu_figure(plan: Plan) -> Figure:
+    """The CPU-memory tier (``sizing.host_memory.cpu_tier``) and the vLLM flag."""
+    tier = plan.cpu_tier
+    if tier.total_gib == 0:
+        return Figure(
+            key="cpu",
+            label=_("CPU-memory tier"),
+            value=_("none"),
+            detail=_("every conversation fits on the GPUs"),
+            steps=(_("no conversation rests outside the GPUs, so no tier is sold"),),
+            source=SEED,
+        )
+    steps = [
+        _("%(users)s users × %(conv)s GiB = %(gib)s GiB = %(gb)s GB")
+        % {
+            "users": num(plan.request.users),
+            "conv": num(plan.conversation_gib, 2),
+            "gib": num(tier.total_gib, 1),
+            "gb": num(tier.total_gb, 1),
+        },
+        _("per engine instance: %(gib)s GiB / %(n)s = %(per)s GiB (GPU cache %(gpu)s GiB)")
+        % {
+            "gib": num(tier.total_gib, 1),
+            "n": num(plan.parallelism.total_replicas),
+            "per": num(tier.per_instance_gib, 1),
+            "gpu": num(tier.gpu_cache_per_instance_gib, 1),
+        },
+    ]
+    if plan.vllm_offload:
+        steps.append(
+            _("vLLM: --kv-offloading-size %(size)s (GiB), cpu_bytes_to_use %(bytes)s")
+            % {
+                "size": plan.vllm_offload.kv_offloading_size_gib,
+                "bytes": num(plan.vllm_offload.cpu_bytes_to_use),
+            }
+        )
+    return Figure(
+        key="cpu",
+        label=_("CPU-memory tier"),
+        value=f"{num(tier.total_gib)} GiB ≈ {num(tier.total_gb)} GB",
+        detail=_("%(per)s GiB pinned per engine instance") % {"per": num(tier.per_instance_gib)},
+        steps=tuple(steps),
+        source=f"{SEED}; vLLM vllm/engine/arg_utils.py (--kv-offloading-size in GiB)",
+    )
+
+
+def host_figure(plan: Plan) -> Figure:
+    """Host memory and the DIMM layout per socket (``sizing.host_memory.host_memory``)."""
+    host = plan.host
+    gpu_gb = host.baseline_gb / 2
+    if host.buffer_gb > 0:
+        need = _("need = max(2 × %(gpu)s GB, %(buf)s GB buffer + %(gpu)s GB) = %(need)s GB") % {
+            "gpu": num(gpu_gb),
+            "buf": num(host.buffer_gb),
+            "need": num(host.need_gb),
+        }
+    else:
+        need = _("need = 2 × %(gpu)s GB GPU memory = %(need)s GB (no-offload baseline)") % {
+            "gpu": num(gpu_gb),
+            "need": num(host.need_gb),
+        }
+    return Figure(
+        key="host",
+        label=_("Host memory"),
+        value=f"{num(host.dimm_count)} × {num(host.dimm_gb)} GB = {num(host.total_gb)} GB",
+        detail=_("per socket: %(n)s × %(size)s GB = %(gb)s GB, %(dpc)s DIMM per channel")
+        % {
+            "n": num(host.dimms_per_socket),
+            "size": num(host.dimm_gb),
+            "gb": num(host.gb_per_socket),
+            "dpc": num(host.dimms_per_channel),
+        },
+        steps=(
+            need,
+            _(
+                "smallest balanced layout: %(n)s × %(size)s GB = %(total)s GB, "
+                "%(free)s GB beside the pinned buffer"
+            )
+            % {
+                "n": num(host.dimm_count),
+                "size": num(host.dimm_gb),
+                "total": num(host.total_gb),
+                "free": num(host.free_after_buffer_gb),
+            },
+        ),
+        source=f"{SEED}; Dell and Cisco DIMM population rules (same DIMM in every channel)",
+    )
+
+
+def nvme_figure(plan: Plan) -> Figure:
+    """The NVMe tier (``sizing.nvme``)."""
+    tier = plan.nvme
+    if tier.drive is None:
+        return Figure(
+            key="nvme",
+            label=_("NVMe tier"),
+            value=_("none"),
+            detail=_("give new conversations per day to size one"),
+            steps=(_("no new conversations per day given, or offloading does not pay"),),
+            source=SEED,
+        )
+    steps = [
+        _("writes: %(n)s new conversations × %(gb)s GB = %(tb)s TB per day")
+        % {
+            "n": num(plan.request.new_conversations_per_day),
+            "gb": num(plan.conversation_bytes / GB, 2),
+            "tb": num(tier.writes_tb_per_day, 1),
+        },
+        _("rated: %(count)s × %(cap)s TB × %(dwpd)s DWPD = %(rated)s TB per day")
+        % {
+            "count": num(tier.drive_count),
+            "cap": num(tier.drive.capacity_tb, 2),
+            "dwpd": num(tier.drive.dwpd, 0),
+            "rated": num(tier.rated_writes_tb_per_day, 1),
+        },
+    ]
+    return Figure(
+        key="nvme",
+        label=_("NVMe tier"),
+        value=f"{num(tier.drive_count)} × {tier.drive.model}",
+        detail=_("%(tb)s TB written per day") % {"tb": num(tier.writes_tb_per_day, 1)},
+        steps=tuple(steps),
+        source=f"{SEED}; vendor drive briefs (DWPD); vLLM tiering blog",
+    )
+
+
+def transfer_figure(plan: Plan) -> Figure:
+    """Reload over PCIe against recomputing the prefill (``sizing.transfer``)."""
+    t = plan.transfer
+    tp = plan.parallelism.tensor_parallel_size
+    return Figure(
+        key="transfer",
+        label=_("Reload versus recompute"),
+        value=_("%(reload)s ms versus %(recompute)s ms")
+        % {"reload": num(t.reload_ms), "recompute": num(t.recompute_ms)},
+        detail=_("a reload is %(x)s× faster") % {"x": num(t.speedup, 1)}
+        if t.reload_ms < t.recompute_ms
+        else _("recomputing is as fast as a reload"),
+        steps=(
+            _("reload: %(gib)s GiB per GPU / %(rate)s GB/s = %(ms)s ms")
+            % {
+                "gib": num(plan.conversation_gib / tp, 2),
+                "rate": num(t.pcie_gbs, 2),
+                "ms": num(t.reload_ms, 1),
+            },
+            _(
+                "recompute: prefill FLOPs (2 × parameters × tokens + attention) / "
+                "(dense TFLOPS × %(mfu)s utilisation × %(tp)s GPU) = %(ms)s ms"
+            )
+            % {"mfu": num(PREFILL_MFU, 1), "tp": num(tp), "ms": num(t.recompute_ms)},
+        ),
+        source=_(
+            "NVIDIA nvbandwidth measurements (pinned host-to-device, PCIe Gen5 x16); "
+            "Kaplan et al. 2020, Scaling Laws for Neural Language Models"
+        ),
+    )
+
+
+def figures(plan: Plan) -> list[Figure]:
+    """Every figure of the estimate, in reading order."""
+    return [
+        kv_figure(plan),
+        gpu_figure(plan),
+        resident_figure(plan),
+        cpu_figure(plan),
+        host_figure(plan),
+        nvme_figure(plan),
+        transfer_figure(plan),
+    ]
+
+
+def chart(plan: Plan) -> Chart:
+    """Where the users' conversations live: on the GPUs, in CPU memory, on NVMe.
+
+    Conversations beyond the GPUs rest in CPU memory when a tier is sold, else they are
+    recomputed; the NVMe tier holds the day's other conversations (new ones beyond the
+    users kept warm).
+    """
+    users = plan.request.users
+    on_gpu = min(users, plan.parallelism.conversations_on_gpus)
+    resting = users - on_gpu
+    in_cpu = resting if plan.cpu_tier.total_gib > 0 else 0
+    nvme = 0
+    if plan.nvme.drive is not None:
+        nvme = max(0, plan.request.new_conversations_per_day - users)
+    return Chart(gpu=on_gpu, cpu=in_cpu, nvme=nvme, recompute=resting - in_cpu)
+
+
+def active_users(plan: Plan, active_share_percent: int) -> int:
+    """Users active at the same moment: ``users × share`` rounded up."""
+    return -(-plan.request.users * active_share_percent // 100)
+
+
+def prompt_gib(plan: Plan, system_prompt_tokens: int) -> float:
+    """KV of the shared system prompt, GiB (kept once per instance by prefix caching)."""
+    return plan.kv_bytes_per_token * system_prompt_tokens / GIB

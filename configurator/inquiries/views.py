@@ -1,0 +1,120 @@
+"""The public configurator: the page, the live estimate, the quote request."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.urls import NoReverseMatch, reverse
+from django.utils.translation import get_language
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.middleware import HtmxDetails
+
+from configurator.inquiries import explain
+from configurator.inquiries.forms import ContactForm, WorkloadForm, model_suggestions
+from configurator.inquiries.services import inquiry_create, inquiry_rate_limited
+from sizing import catalog
+
+SESSION_REFERENCE = "inquiries:last_reference"
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+def _autocomplete_url() -> str:
+    """The model hub's autocomplete endpoint, or empty while it is not routed."""
+    try:
+        return reverse("modelhub:autocomplete")
+    except NoReverseMatch:
+        return ""
+
+
+def _estimate_context(form: WorkloadForm) -> dict[str, Any]:
+    """What the estimate partial shows for a bound (or unbound) workload form."""
+    context: dict[str, Any] = {"form": form, "plan": form.plan}
+    gpu_slug = form.data.get("gpu") if form.is_bound else form.fields["gpu"].initial
+    gpu = catalog.gpus().get(str(gpu_slug or ""))
+    context["fp8_recommended"] = bool(gpu and gpu.fp8_kv_cache)
+    if form.plan is not None:
+        context["figures"] = explain.figures(form.plan)
+        context["chart"] = explain.chart(form.plan)
+        data = form.cleaned_data
+        context["active_users"] = explain.active_users(form.plan, data["active_share_percent"])
+        context["prompt_gib"] = explain.prompt_gib(form.plan, data["system_prompt_tokens"])
+        context["system_prompt_tokens"] = data["system_prompt_tokens"]
+    return context
+
+
+def _page(
+    request: HttpRequest,
+    form: WorkloadForm,
+    contact: ContactForm,
+    *,
+    status: int = 200,
+    rate_limited: bool = False,
+) -> HttpResponse:
+    context = _estimate_context(form)
+    context.update(
+        contact=contact,
+        rate_limited=rate_limited,
+        model_suggestions=model_suggestions(),
+        autocomplete_url=_autocomplete_url(),
+    )
+    return render(request, "inquiries/configurator.html", context, status=status)
+
+
+@require_GET
+def configurator(request: HttpRequest) -> HttpResponse:
+    """The configurator page; query parameters (a shared link) fill in the workload."""
+    form = WorkloadForm(request.GET) if "model" in request.GET else WorkloadForm()
+    if form.is_bound:
+        form.is_valid()
+    return _page(request, form, ContactForm())
+
+
+@require_POST
+def estimate(request: HtmxHttpRequest) -> HttpResponse:
+    """The estimate for the posted workload: the partial for htmx, else the whole page."""
+    form = WorkloadForm(request.POST)
+    valid = form.is_valid()
+    if request.htmx:
+        return render(request, "inquiries/configurator.html#estimate", _estimate_context(form))
+    return _page(request, form, ContactForm(), status=200 if valid else 400)
+
+
+@require_POST
+def quote_request(request: HttpRequest) -> HttpResponse:
+    """Store an inquiry for the posted workload and contact, then confirm it."""
+    form = WorkloadForm(request.POST)
+    contact = ContactForm(request.POST)
+    if inquiry_rate_limited(client_address=request.META.get("REMOTE_ADDR", "")):
+        form.is_valid()
+        return _page(request, form, contact, status=429, rate_limited=True)
+    valid = form.is_valid() & contact.is_valid()
+    if not valid or form.plan is None:
+        return _page(request, form, contact, status=400)
+    inquiry = inquiry_create(
+        workload=form.cleaned_data,
+        plan=form.plan,
+        contact=contact.cleaned_data,
+        language=(get_language() or "de")[:2],
+    )
+    request.session[SESSION_REFERENCE] = inquiry.reference
+    return HttpResponseRedirect(reverse("inquiries:thanks"), status=303)
+
+
+@require_GET
+def thanks(request: HttpRequest) -> HttpResponse:
+    """The confirmation with the reference of the inquiry this browser just sent."""
+    reference = request.session.get(SESSION_REFERENCE)
+    if not reference:
+        return redirect("inquiries:configurator")
+    return render(request, "inquiries/thanks.html", {"reference": reference})
+
+
+@require_GET
+def privacy(request: HttpRequest) -> HttpResponse:
+    """The privacy notice the contact form links to."""
+    return render(request, "privacy.html")

@@ -1,0 +1,196 @@
+"""The public configurator page: the live estimate (htmx partial) and the plain POST.
+
+Expected figures are the seed document's worked example (DESIGN §3, issue 2 item 5):
+Qwen/Qwen3-32B-FP8 on 4 × RTX PRO 6000 Blackwell Server Edition, 8,192 tokens, 500
+users, FP8 cache → 131,072 B per token, 1 GiB per conversation, 51 per card, 204 on the
+GPUs, 296 resting, 500 GiB ≈ 537 GB tier, 125 GiB per instance, 24 × 48 GB = 1,152 GB.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+from pytest_django.asserts import assertTemplateUsed
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HX-Request": "true"}
+EN = {"Accept-Language": "en"}
+DE = {"Accept-Language": "de"}
+
+
+def seed(**changes: Any) -> dict[str, Any]:
+    """The seed example as form data (seed document; DESIGN §3)."""
+    data: dict[str, Any] = {
+        "model": "Qwen/Qwen3-32B-FP8",
+        "context_tokens": 8192,
+        "users": 500,
+        "active_share_percent": 100,
+        "system_prompt_tokens": 0,
+        "kv_dtype": "fp8",
+        "gpu": "rtx-pro-6000-se",
+        "gpus_per_node": 4,
+        "serving_engine": "",
+        "new_conversations_per_day": 2000,
+    }
+    data.update(changes)
+    return data
+
+
+@pytest.fixture(autouse=True)
+def _isolated(settings: Any) -> None:
+    """No Hub lookups from these tests, and a fresh rate-limit cache."""
+    settings.HF_HUB_OFFLINE = True
+    cache.clear()
+
+
+def figure(html: str, key: str) -> str:
+    """The text of one figure block of the estimate."""
+    match = re.search(rf'id="figure-{key}">(.*?)</div>', html, re.S)
+    assert match, f"figure {key} not in the page"
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", match.group(1)))
+
+
+def test_page_renders_the_form_in_german_by_default(client: Client) -> None:
+    response = client.get("/")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assertTemplateUsed(response, "inquiries/configurator.html")
+    assert '<html lang="de">' in html  # settings.LANGUAGE_CODE
+    for name in ("model", "context_tokens", "users", "kv_dtype", "gpu", "gpus_per_node"):
+        assert f'<label for="id_{name}">' in html
+    # The bundled catalog feeds the model suggestions (sizing/data/models.json).
+    assert '<option value="Qwen/Qwen3-32B-FP8">' in html
+    assert 'action="/estimate/"' in html and 'formaction="/quote/"' in html
+    assert 'hx-post="/estimate/"' in html and 'hx-sync="this:replace"' in html
+
+
+def test_live_estimate_returns_only_the_partial_with_the_seed_figures(client: Client) -> None:
+    response = client.post("/estimate/", seed(), headers={**HTMX, **EN})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "<html" not in html and html.lstrip().startswith('<section id="estimate"')
+    assert "4 replicas × 1 GPU" in figure(html, "gpus")  # seed: 4 replicas, TP 1
+    assert "204" in figure(html, "resident") and "51 per GPU" in figure(html, "resident")
+    assert "296 of 500" in figure(html, "resident")  # seed: 296 resting
+    assert "1.00 GiB" in figure(html, "kv")  # seed: 1 GiB per conversation
+    assert "131,072 B" in figure(html, "kv")  # seed: 128 KiB per token
+    assert "500 GiB ≈ 537 GB" in figure(html, "cpu")  # seed: CPU tier
+    assert "125 GiB pinned per engine instance" in figure(html, "cpu")
+    assert "--kv-offloading-size 125" in figure(html, "cpu")  # seed: vLLM flag
+    assert "24 × 48 GB = 1,152 GB" in figure(html, "host")  # seed: DIMM layout
+    assert "12 × 48 GB = 576 GB" in figure(html, "host")  # per socket: half of 24 DIMMs
+    assert "2.1 TB written per day" in figure(html, "nvme")  # seed: ≈ 2.1 TB/day
+    assert "Offloading the KV cache pays here." in html
+
+
+def test_show_the_calculation_fills_in_the_numbers_and_names_the_source(client: Client) -> None:
+    html = client.post("/estimate/", seed(), headers={**HTMX, **EN}).content.decode()
+    kv = figure(html, "kv")
+    # Seed: 2 × 64 layers × 8 KV heads × 128 head_dim × 1 B = 131,072 B.
+    assert "2 (key and value) × 64 layers × 8 KV heads × 128 values per head × 1 B" in kv
+    assert "Source: Seed document" in kv
+    host = figure(html, "host")
+    # Seed: max(2 × 384 GB, 537 GB + 384 GB) = 921 GB → 24 × 48 GB leaves ≈ 615 GB.
+    assert "max(2 × 384 GB, 537 GB buffer + 384 GB) = 921 GB" in host
+    assert "615 GB beside the pinned buffer" in host
+    assert html.count("<summary>Show the calculation</summary>") == 7
+
+
+def test_plain_post_renders_the_same_estimate_in_the_whole_page(client: Client) -> None:
+    response = client.post("/estimate/", seed(), headers=EN)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "<html" in html and 'name="email"' in html
+    assert "4 replicas × 1 GPU" in figure(html, "gpus")
+    assert "24 × 48 GB = 1,152 GB" in figure(html, "host")
+
+
+def test_numbers_follow_the_language(client: Client) -> None:
+    german = client.post("/estimate/", seed(), headers={**HTMX, **DE}).content.decode()
+    english = client.post("/estimate/", seed(), headers={**HTMX, **EN}).content.decode()
+    assert "1.152 GB" in german and "1,152 GB" in english  # issue 5: 1.152 GB / 1,152 GB
+    assert "131.072 B" in german and "131,072 B" in english
+
+
+def test_chart_shows_where_conversations_live_with_unlocalised_svg_numbers(
+    client: Client,
+) -> None:
+    html = client.post(
+        "/estimate/", seed(new_conversations_per_day=0), headers={**HTMX, **DE}
+    ).content.decode()
+    # Seed: 204 of 500 on the GPUs (40.8 %), 296 resting in CPU memory (59.2 %).
+    assert re.search(r'class="seg seg-gpu" x="0(\.0)?" y="0" width="40.8"', html)
+    assert re.search(r'class="seg seg-cpu" x="40.8" y="0" width="59.2"', html)
+
+
+def test_everything_fits_on_the_gpus_with_150_users(client: Client) -> None:
+    html = client.post(
+        "/estimate/", seed(users=150, new_conversations_per_day=0), headers={**HTMX, **EN}
+    ).content.decode()
+    # Issue 2 item 5: with 150 users no CPU tier is sold, offloading does not pay, and
+    # host memory stays at the 768 GB baseline (2 × 4 × 96 GB).
+    assert "Offloading does not pay here." in html
+    assert "none" in figure(html, "cpu")
+    assert "= 768 GB" in figure(html, "host")
+
+
+def test_16_bit_cache_doubles_the_conversation(client: Client) -> None:
+    html = client.post("/estimate/", seed(kv_dtype="auto"), headers={**HTMX, **EN}).content.decode()
+    # Seed: the 16-bit cache → 2 GiB per conversation, 1,000 GiB tier, 24 × 64 GB.
+    assert "2.00 GiB" in figure(html, "kv")
+    assert "1,000 GiB" in figure(html, "cpu")
+    assert "24 × 64 GB" in figure(html, "host")
+
+
+def test_fp8_is_recommended_only_where_the_gpu_supports_it(client: Client) -> None:
+    rtx = client.post("/estimate/", seed(), headers={**HTMX, **EN}).content.decode()
+    a100 = client.post(
+        "/estimate/", seed(gpu="a100-sxm-80gb", kv_dtype="auto"), headers={**HTMX, **EN}
+    ).content.decode()
+    # sizing/data/hardware.json: fp8_kv_cache true for the RTX PRO 6000, storage_only on A100.
+    assert 'id="kv-hint"' in rtx and "FP8 is recommended" in rtx
+    assert "16-bit is recommended" in a100
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "text"),
+    [
+        ({"context_tokens": 0}, "context_tokens", "greater than or equal to 1"),
+        ({"context_tokens": 10_000_001}, "context_tokens", "less than or equal to 10000000"),
+        # models.json: Qwen3-32B max_position_embeddings 40,960.
+        ({"context_tokens": 50_000}, "context_tokens", "limit of 40,960 tokens"),
+        ({"users": 0}, "users", "greater than or equal to 1"),
+        ({"users": 1_000_001}, "users", "less than or equal to 1000000"),
+        ({"model": "nobody/no-such-model"}, "model", "neither in the offline catalog"),
+        ({"model": "not a model id"}, "model", "not a Hugging Face model id"),
+        ({"gpu": "gtx-280"}, "gpu", "Select a valid choice"),
+    ],
+)
+def test_bad_input_is_shown_at_the_field(
+    client: Client, changes: dict[str, Any], field: str, text: str
+) -> None:
+    live = client.post("/estimate/", seed(**changes), headers={**HTMX, **EN})
+    slot = re.search(
+        rf'<p id="id_{field}_error"[^>]*hx-swap-oob="true">([^<]*)</p>', live.content.decode()
+    )
+    assert live.status_code == 200 and slot and text in slot.group(1)
+    plain = client.post("/estimate/", seed(**changes), headers=EN)
+    html = plain.content.decode()
+    assert plain.status_code == 400
+    assert re.search(rf'<p id="id_{field}_error"[^>]*>[^<]*{re.escape(text)}', html)
+    assert 'aria-invalid="true"' in html
+
+
+def test_a_shared_link_fills_in_the_workload(client: Client) -> None:
+    response = client.get("/", seed(), headers=EN)
+    assert "4 replicas × 1 GPU" in figure(response.content.decode(), "gpus")
+
+
+def test_get_only_and_post_only(client: Client) -> None:
+    assert client.post("/").status_code == 405
+    assert client.get("/estimate/").status_code == 405
