@@ -43,7 +43,9 @@ class Price(models.Model):
     name = models.CharField(_("name"), max_length=200)
     name_de = models.CharField(_("German name"), max_length=200, blank=True)
     category = models.CharField(_("category"), max_length=16, choices=Category.choices)
-    unit_price_eur = models.DecimalField(_("unit price (EUR, net)"), max_digits=12, decimal_places=2)
+    unit_price_eur = models.DecimalField(
+        _("unit price (EUR, net)"), max_digits=12, decimal_places=2
+    )
     unit_cost_eur = models.DecimalField(
         _("unit cost (EUR)"),
         max_digits=12,

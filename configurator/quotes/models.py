@@ -133,7 +133,9 @@ def compute_totals(
 class QuoteLine(models.Model):
     """One BOM line of an alternative with the unit price taken from the price list."""
 
-    alternative = models.ForeignKey(QuoteAlternative, on_delete=models.CASCADE, related_name="lines")
+    alternative = models.ForeignKey(
+        QuoteAlternative, on_delete=models.CASCADE, related_name="lines"
+    )
     position = models.PositiveSmallIntegerField(default=0)
     sku = models.CharField(_("SKU"), max_length=64)
     description = models.CharField(_("description"), max_length=200)

@@ -1,0 +1,48 @@
+"""Price-list admin with CSV import and export (django-import-export)."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from import_export import resources
+from import_export.admin import ImportExportModelAdmin
+
+from configurator.catalog.models import Price
+
+
+class PriceResource(resources.ModelResource):
+    """CSV columns of the price list; rows are matched on SKU and valid-from date."""
+
+    class Meta:
+        model = Price
+        import_id_fields = ("sku", "valid_from")
+        fields = (
+            "sku",
+            "name",
+            "name_de",
+            "category",
+            "unit_price_eur",
+            "unit_cost_eur",
+            "valid_from",
+            "is_example",
+        )
+        export_order = fields
+        skip_unchanged = True
+        report_skipped = False
+        use_transactions = True
+
+
+@admin.register(Price)
+class PriceAdmin(ImportExportModelAdmin):
+    resource_classes = [PriceResource]
+    list_display = (
+        "sku",
+        "name",
+        "category",
+        "unit_price_eur",
+        "unit_cost_eur",
+        "valid_from",
+        "is_example",
+    )
+    list_filter = ("category", "is_example", "valid_from")
+    search_fields = ("sku", "name", "name_de")
+    date_hierarchy = "valid_from"

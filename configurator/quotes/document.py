@@ -1,0 +1,256 @@
+"""The quote document: everything the quote page and the PDF show, as JSON-safe data.
+
+A draft's document is built from its rows and the latest verification report; an issued
+quote's document is its snapshot, so it re-renders identically. Money is kept as
+decimal strings (``"1234.50"``) and turned back into ``Decimal`` for templates.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from configurator.quotes.models import Quote, compute_totals
+from configurator.quotes.pricing import PricedLine
+from sizing.catalog import nvme_drives
+from sizing.units import GIB, TB
+
+MONEY_KEYS = ("unit_price_eur", "unit_cost_eur", "total_eur")
+
+
+def vat_rate() -> Decimal:
+    """The VAT rate from ``settings.VAT_RATE`` (0.19, German standard rate, §12 UStG)."""
+    return Decimal(str(settings.VAT_RATE))
+
+
+def _alternative(
+    *,
+    label: str,
+    inputs: dict[str, Any],
+    summary: dict[str, Any],
+    lines: list[dict[str, Any]],
+    discount_percent: Decimal,
+) -> dict[str, Any]:
+    rows = [
+        (int(ln["quantity"]), Decimal(ln["unit_price_eur"]), Decimal(ln["unit_cost_eur"]))
+        for ln in lines
+    ]
+    totals = compute_totals(rows, discount_percent=discount_percent, vat_rate=vat_rate())
+    drive = next((d for d in nvme_drives() if d.model == summary.get("nvme_drive")), None)
+    count = int(summary.get("nvme_drive_count") or 0)
+    return {
+        "label": label,
+        "inputs": inputs,
+        "summary": summary,
+        "nvme_capacity_tb": round(drive.capacity_tb * count, 2) if drive else 0.0,
+        "lines": lines,
+        "totals": {k: str(v) for k, v in totals.items()},
+    }
+
+
+def _line(
+    *,
+    position: int,
+    sku: str,
+    description: str,
+    category: str,
+    quantity: int,
+    unit_price_eur: Decimal,
+    unit_cost_eur: Decimal,
+    why: str,
+) -> dict[str, Any]:
+    return {
+        "position": position,
+        "sku": sku,
+        "description": description,
+        "category": category,
+        "quantity": quantity,
+        "unit_price_eur": str(unit_price_eur),
+        "unit_cost_eur": str(unit_cost_eur),
+        "total_eur": str((Decimal(quantity) * unit_price_eur).quantize(Decimal("0.01"))),
+        "why": why,
+    }
+
+
+def _verification(quote: Quote) -> dict[str, str] | None:
+    reports = getattr(quote, "verification_reports", None)
+    if reports is None:
+        return None
+    report = reports.order_by("-created_at").first()
+    if report is None:
+        return None
+    summary = report.summary
+    if isinstance(summary, dict):
+        summary = "; ".join(f"{k}: {v}" for k, v in summary.items())
+    return {"status": str(report.status), "summary": str(summary)}
+
+
+def document_from_quote(quote: Quote, *, live: bool = False) -> dict[str, Any]:
+    """The document of ``quote``: its snapshot when issued (unless ``live``), else built
+    from its rows now."""
+    if quote.is_issued and quote.snapshot and not live:
+        return dict(quote.snapshot)
+    alternatives = []
+    for alt in quote.alternatives.prefetch_related("lines"):
+        lines = [
+            _line(
+                position=n,
+                sku=ln.sku,
+                description=ln.description,
+                category=ln.category,
+                quantity=ln.quantity,
+                unit_price_eur=ln.unit_price_eur,
+                unit_cost_eur=ln.unit_cost_eur,
+                why=ln.why,
+            )
+            for n, ln in enumerate(alt.lines.all(), start=1)
+        ]
+        alternatives.append(
+            _alternative(
+                label=alt.label,
+                inputs=alt.inputs,
+                summary=alt.plan_summary,
+                lines=lines,
+                discount_percent=quote.discount_percent,
+            )
+        )
+    issued = timezone.localdate(quote.issued_at) if quote.issued_at else timezone.localdate()
+    inquiry = quote.inquiry
+    return {
+        "status": quote.status,
+        "number": quote.number,
+        "language": quote.language,
+        "customer": {
+            "name": quote.customer_name,
+            "company": quote.customer_company,
+            "email": quote.customer_email,
+        },
+        "inquiry_reference": inquiry.reference if inquiry else None,
+        "date": issued.isoformat(),
+        "valid_until": quote.valid_until.isoformat() if quote.valid_until else None,
+        "discount_percent": str(quote.discount_percent),
+        "vat_rate": str(vat_rate()),
+        "engine_version": quote.engine_version or _engine_version(),
+        "notes": quote.notes,
+        "example_prices": _has_example_prices(alternatives),
+        "alternatives": alternatives,
+        "verification": _verification(quote),
+    }
+
+
+def _engine_version() -> str:
+    from configurator.quotes.services import engine_version
+
+    return engine_version()
+
+
+def _has_example_prices(alternatives: list[dict[str, Any]]) -> bool:
+    from configurator.catalog.models import Price
+
+    skus = {ln["sku"] for alt in alternatives for ln in alt["lines"]}
+    return Price.objects.filter(sku__in=skus, is_example=True).exists()
+
+
+def document_from_plans(
+    *,
+    customer: str,
+    language: str,
+    alternatives: list[tuple[str, dict[str, Any], dict[str, Any], list[PricedLine]]],
+    today: dt.date,
+) -> dict[str, Any]:
+    """A DRAFT document for the command line: (label, inputs, summary, priced lines)."""
+    from configurator.quotes.services import VALIDITY_DAYS
+
+    alts = [
+        _alternative(
+            label=label,
+            inputs=inputs,
+            summary=summary,
+            lines=[
+                _line(
+                    position=n,
+                    sku=ln.sku,
+                    description=ln.description,
+                    category=ln.category,
+                    quantity=ln.quantity,
+                    unit_price_eur=ln.unit_price_eur,
+                    unit_cost_eur=ln.unit_cost_eur,
+                    why=ln.why,
+                )
+                for n, ln in enumerate(lines, start=1)
+            ],
+            discount_percent=Decimal("0.00"),
+        )
+        for label, inputs, summary, lines in alternatives
+    ]
+    return {
+        "status": "draft",
+        "number": None,
+        "language": language,
+        "customer": {"name": customer, "company": "", "email": ""},
+        "inquiry_reference": None,
+        "date": today.isoformat(),
+        "valid_until": (today + dt.timedelta(days=VALIDITY_DAYS)).isoformat(),
+        "discount_percent": "0.00",
+        "vat_rate": str(vat_rate()),
+        "engine_version": _engine_version(),
+        "notes": "",
+        "example_prices": any(ln.is_example for *_x, lines in alternatives for ln in lines),
+        "alternatives": alts,
+        "verification": None,
+    }
+
+
+def tiers_chart(alternative: dict[str, Any]) -> dict[str, Any]:
+    """Bar lengths (0-100, logarithmic) and labels for the memory-tier chart.
+
+    Tiers: the KV cache on all GPUs, the CPU-memory tier and the NVMe tier, each in GiB
+    with the conversations it holds; tiers of 0 GiB are left out.
+    """
+    summary = alternative["summary"]
+    conv_gib = float(summary.get("conversation_gib") or 0) or 1.0
+    gpus = int(summary.get("gpus_per_node") or 0)
+    gpu_gib = float(summary.get("kv_cache_gib_per_gpu") or 0) * gpus
+    cpu_gib = float(summary.get("cpu_tier_total_gib") or 0)
+    nvme_gib = float(alternative.get("nvme_capacity_tb") or 0) * TB / GIB
+    tiers = [("gpu", gpu_gib), ("cpu", cpu_gib), ("nvme", nvme_gib)]
+    tiers = [(k, v) for k, v in tiers if v > 0]
+    top = max((v for _k, v in tiers), default=1.0)
+    span = math.log10(max(top, 10.0)) + 1
+    bars = []
+    for n, (kind, gib) in enumerate(tiers):
+        length = 100 * (math.log10(max(gib, 1.0)) + 1) / span
+        bars.append(
+            {
+                "kind": kind,
+                "gib": round(gib),
+                "conversations": int(gib // conv_gib),
+                "width": round(length * 3.0, 1),
+                "y": 10 + n * 44,
+            }
+        )
+    return {"bars": bars, "height": 20 + 44 * len(bars)}
+
+
+def as_decimal_document(doc: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``doc`` with money strings as ``Decimal`` and dates as ``date``."""
+    out = dict(doc)
+    out["alternatives"] = []
+    for alt in doc["alternatives"]:
+        lines = [
+            {k: Decimal(v) if k in MONEY_KEYS else v for k, v in ln.items()} for ln in alt["lines"]
+        ]
+        totals = {k: Decimal(v) for k, v in alt["totals"].items()}
+        out["alternatives"].append(
+            {**alt, "lines": lines, "totals": totals, "chart": tiers_chart(alt)}
+        )
+    for key in ("date", "valid_until"):
+        out[key] = dt.date.fromisoformat(doc[key]) if doc.get(key) else None
+    out["discount_percent"] = Decimal(doc["discount_percent"])
+    out["vat_percent"] = Decimal(doc["vat_rate"]) * 100
+    return out

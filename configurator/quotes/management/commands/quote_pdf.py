@@ -1,0 +1,62 @@
+"""``manage.py quote_pdf``: render a DRAFT quote PDF for a workload from a terminal.
+
+Takes the sizing arguments of ``size`` plus ``--customer``, ``--language`` and
+``--out``; prices come from the current price list (the bundled example prices when
+the list is empty). Nothing is stored.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import CommandError, CommandParser
+from django.utils import timezone, translation
+
+from configurator.catalog.services import prices_from_demo_file, prices_on
+from configurator.planning.cli import SizingCommand
+from configurator.quotes.document import document_from_plans
+from configurator.quotes.pdf import quote_pdf_render
+from configurator.quotes.pricing import alternative_label, price_bom
+
+
+class Command(SizingCommand):
+    help = "Render a draft quote PDF (marked DRAFT) from the sizing arguments."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        super().add_arguments(parser)
+        parser.add_argument("--customer", required=True, help="customer name on the quote")
+        parser.add_argument("--language", choices=("de", "en"), default="de")
+        parser.add_argument("--out", required=True, help="PDF file to write")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        customer = options["customer"].strip()
+        if not customer:
+            raise CommandError("--customer: must not be empty", returncode=2)
+        out = Path(options["out"])
+        if not out.parent.is_dir():
+            raise CommandError(f"--out: directory {out.parent} does not exist", returncode=2)
+        plan = self.plan_from_options(options)
+        today = timezone.localdate()
+        prices = prices_on(today) or prices_from_demo_file()
+        language = options["language"]
+        with translation.override(language):
+            inputs = {
+                "model_id": options["model"],
+                "context_tokens": options["context"],
+                "users": options["users"],
+                "gpu_slug": options["gpu"],
+                "gpus_per_node": options["gpus_per_node"],
+                "kv_dtype": options["kv_dtype"],
+                "new_conversations_per_day": options["new_conversations_per_day"],
+            }
+            label = alternative_label(inputs)
+        lines = price_bom(plan, prices=prices, language=language)
+        doc = document_from_plans(
+            customer=customer,
+            language=language,
+            alternatives=[(label, inputs, plan.summary(), lines)],
+            today=today,
+        )
+        out.write_bytes(quote_pdf_render(doc))
+        self.stdout.write(f"DRAFT quote for {customer} written to {out}")

@@ -1,0 +1,91 @@
+"""Price a plan's bill of materials from the price list, and name alternatives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from configurator.catalog.models import Price
+from sizing import catalog
+from sizing.bom import bill_of_materials
+from sizing.plan import Plan
+
+ZERO = Decimal("0.00")
+
+
+@dataclass(frozen=True)
+class PricedLine:
+    """A BOM line with the price in force on the pricing date (EUR, net)."""
+
+    sku: str
+    description: str
+    category: str
+    quantity: int
+    unit_price_eur: Decimal
+    unit_cost_eur: Decimal
+    why: str
+    priced: bool
+    is_example: bool
+
+
+def price_bom(plan: Plan, *, prices: dict[str, Price], language: str) -> list[PricedLine]:
+    """The plan's BOM lines priced from ``prices`` (SKU → price row in force).
+
+    A SKU without a price gets 0.00 EUR and ``priced=False`` so the editor can flag it.
+    """
+    out = []
+    for line in bill_of_materials(plan).lines:
+        price = prices.get(line.sku)
+        out.append(
+            PricedLine(
+                sku=line.sku,
+                description=price.display_name(language) if price else line.sku,
+                category=line.category,
+                quantity=line.quantity,
+                unit_price_eur=price.unit_price_eur if price else ZERO,
+                unit_cost_eur=price.unit_cost_eur if price else ZERO,
+                why=line.why(language),
+                priced=price is not None,
+                is_example=bool(price and price.is_example),
+            )
+        )
+    return out
+
+
+GPU_COUNTERPART = {"rtx-pro-6000-se": "h200-nvl", "h200-nvl": "rtx-pro-6000-se"}
+"""The GPU offered side by side with the requested one (issue 6's example pair)."""
+
+
+def alternative_label(inputs: dict[str, Any]) -> str:
+    """A short label for a configuration: GPU, cache precision, NVMe tier or not.
+
+    Call inside ``translation.override`` for the quote's language.
+    """
+    try:
+        gpu_name = catalog.gpu(inputs["gpu_slug"]).name.removeprefix("NVIDIA ")
+    except Exception:  # an unknown slug still gets a label
+        gpu_name = str(inputs["gpu_slug"])
+    cache = _("FP8 cache") if inputs["kv_dtype"] == "fp8" else _("16-bit cache")
+    nvme = (
+        _("with NVMe tier") if inputs.get("new_conversations_per_day") else _("without NVMe tier")
+    )
+    return f"{inputs['gpus_per_node']} × {gpu_name}, {cache}, {nvme}"
+
+
+def variant_inputs(base: dict[str, Any]) -> list[dict[str, Any]]:
+    """The requested configuration first, then the ones shown beside it.
+
+    The other GPU of the RTX PRO 6000 SE / H200 NVL pair, the other cache precision
+    (FP8 against 16-bit) and, when the request has an NVMe tier, the same without it.
+    """
+    out = [dict(base)]
+    other_gpu = GPU_COUNTERPART.get(base["gpu_slug"])
+    if other_gpu:
+        out.append({**base, "gpu_slug": other_gpu})
+    out.append({**base, "kv_dtype": "auto" if base["kv_dtype"] == "fp8" else "fp8"})
+    if base.get("new_conversations_per_day"):
+        out.append({**base, "new_conversations_per_day": 0})
+    return out

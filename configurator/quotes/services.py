@@ -1,0 +1,229 @@
+"""Presales workflows: draft a quote from an inquiry, edit it, issue it, render it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import tomllib
+from decimal import Decimal
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.utils import timezone, translation
+
+from configurator.catalog.services import prices_on
+from configurator.inquiries.models import Inquiry
+from configurator.planning.services import plan_create
+from configurator.quotes.models import (
+    Quote,
+    QuoteAlternative,
+    QuoteLine,
+    QuoteNumberCounter,
+    QuoteStatus,
+)
+from configurator.quotes.pricing import alternative_label, price_bom, variant_inputs
+from sizing.errors import SizingError
+
+VALIDITY_DAYS = 30
+"""Days an issued quote's prices hold."""
+
+
+class QuoteFrozenError(Exception):
+    """An issued quote cannot be changed."""
+
+    def __init__(self, quote: Quote) -> None:
+        super().__init__(f"quote {quote.number} is issued and can no longer be changed")
+
+
+@cache
+def engine_version() -> str:
+    """The sizing engine's version: the project version in ``pyproject.toml``."""
+    pyproject = Path(settings.BASE_DIR) / "pyproject.toml"
+    version = tomllib.loads(pyproject.read_text("utf-8"))["project"]["version"]
+    return f"sizing {version}"
+
+
+def _add_alternative(
+    *, quote: Quote, inputs: dict[str, Any], position: int, prices: dict[str, Any]
+) -> QuoteAlternative | None:
+    """Plan ``inputs`` and store it as a priced alternative; ``None`` if it cannot be sized."""
+    try:
+        plan = plan_create(**inputs)
+    except SizingError:
+        return None
+    with translation.override(quote.language):
+        label = alternative_label(inputs)
+    alt = QuoteAlternative.objects.create(
+        quote=quote, position=position, label=label, inputs=inputs, plan_summary=plan.summary()
+    )
+    QuoteLine.objects.bulk_create(
+        QuoteLine(
+            alternative=alt,
+            position=n,
+            sku=ln.sku,
+            description=ln.description,
+            category=ln.category,
+            quantity=ln.quantity,
+            unit_price_eur=ln.unit_price_eur,
+            unit_cost_eur=ln.unit_cost_eur,
+            why=ln.why[:300],
+        )
+        for n, ln in enumerate(price_bom(plan, prices=prices, language=quote.language))
+    )
+    return alt
+
+
+def quote_create_from_inquiry(
+    *, inquiry: Inquiry, user: AbstractBaseUser | None, today: dt.date | None = None
+) -> Quote:
+    """Draft a quote from ``inquiry``'s plan with its alternatives side by side.
+
+    The requested configuration comes first, then the other GPU of the RTX PRO 6000 SE /
+    H200 NVL pair, the other cache precision and, with an NVMe tier, the same without
+    it; configurations the engine cannot size are left out. Lines are priced from the
+    price list in force on ``today``. A new inquiry moves to "in progress".
+
+    Raises:
+        SizingError: the requested configuration itself cannot be sized.
+    """
+    prices = prices_on(today or timezone.localdate())
+    language = inquiry.language if inquiry.language in ("de", "en") else "de"
+    with transaction.atomic():
+        quote = Quote.objects.create(
+            inquiry=inquiry,
+            customer_name=inquiry.name,
+            customer_company=inquiry.company,
+            customer_email=inquiry.email,
+            language=language,
+            created_by=user if user is not None and user.is_authenticated else None,
+        )
+        for position, inputs in enumerate(variant_inputs(inquiry.inputs)):
+            alt = _add_alternative(quote=quote, inputs=inputs, position=position, prices=prices)
+            if alt is None and position == 0:
+                plan_create(**inputs)  # re-raise the requested plan's error, rolling back
+        if inquiry.status == Inquiry.Status.NEW:
+            inquiry.status = Inquiry.Status.IN_PROGRESS
+            inquiry.save(update_fields=["status"])
+    return quote
+
+
+def _check_draft(quote: Quote) -> None:
+    if quote.is_issued:
+        raise QuoteFrozenError(quote)
+
+
+def quote_update(
+    *, quote: Quote, discount_percent: Decimal, language: str, notes: str = ""
+) -> Quote:
+    """Set a draft's discount (percent of the list total), language and notes.
+
+    Raises:
+        QuoteFrozenError: the quote is issued.
+    """
+    _check_draft(quote)
+    quote.discount_percent = discount_percent
+    quote.language = language
+    quote.notes = notes
+    quote.save(update_fields=["discount_percent", "language", "notes", "updated_at"])
+    return quote
+
+
+def quote_line_set_quantity(*, line: QuoteLine, quantity: int) -> QuoteLine | None:
+    """Change a draft line's quantity; 0 removes the line (returns ``None``).
+
+    Raises:
+        QuoteFrozenError: the quote is issued.
+    """
+    _check_draft(line.alternative.quote)
+    if quantity == 0:
+        line.delete()
+        return None
+    line.quantity = quantity
+    line.save(update_fields=["quantity"])
+    return line
+
+
+def quote_line_add(
+    *, alternative: QuoteAlternative, sku: str, quantity: int, today: dt.date | None = None
+) -> QuoteLine:
+    """Add ``quantity`` × ``sku`` at today's list price to a draft alternative.
+
+    Raises:
+        QuoteFrozenError: the quote is issued.
+        KeyError: ``sku`` has no price in force.
+    """
+    quote = alternative.quote
+    _check_draft(quote)
+    price = prices_on(today or timezone.localdate())[sku]
+    last = alternative.lines.order_by("-position").values_list("position", flat=True).first()
+    return QuoteLine.objects.create(
+        alternative=alternative,
+        position=(last or 0) + 1,
+        sku=price.sku,
+        description=price.display_name(quote.language),
+        category=price.category,
+        quantity=quantity,
+        unit_price_eur=price.unit_price_eur,
+        unit_cost_eur=price.unit_cost_eur,
+        is_manual=True,
+    )
+
+
+def _next_number(year: int) -> str:
+    """Take the next number of ``year`` under a row lock (call inside a transaction)."""
+    try:
+        with transaction.atomic():
+            QuoteNumberCounter.objects.get_or_create(year=year)
+    except IntegrityError:  # another transaction created the year's row first
+        pass
+    counter = QuoteNumberCounter.objects.select_for_update().get(year=year)
+    counter.last_number += 1
+    counter.save(update_fields=["last_number"])
+    return f"Q-{year}-{counter.last_number:04d}"
+
+
+def quote_issue(*, quote: Quote, now: dt.datetime | None = None) -> Quote:
+    """Issue a draft: give it the year's next number and freeze it.
+
+    The number is gapless per year: it is taken from a counter row locked with
+    ``SELECT … FOR UPDATE`` in the same transaction that stores the quote, so a
+    failure rolls both back. The snapshot holds the plan summaries, the priced lines,
+    the totals, the latest verification summary and the engine version; the PDF of an
+    issued quote is rendered from it alone. Issuing an issued quote returns it as is.
+    """
+    from configurator.quotes.document import document_from_quote
+
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = Quote.objects.select_for_update().get(pk=quote.pk)
+        if locked.is_issued:
+            return locked
+        today = timezone.localdate(now)
+        locked.number = _next_number(today.year)
+        locked.status = QuoteStatus.ISSUED
+        locked.issued_at = now
+        locked.valid_until = today + dt.timedelta(days=VALIDITY_DAYS)
+        locked.engine_version = engine_version()
+        locked.snapshot = document_from_quote(locked, live=True)
+        locked.save(
+            update_fields=[
+                "number",
+                "status",
+                "issued_at",
+                "valid_until",
+                "engine_version",
+                "snapshot",
+                "updated_at",
+            ]
+        )
+        inquiry = locked.inquiry
+        if inquiry is not None and inquiry.status in (
+            Inquiry.Status.NEW,
+            Inquiry.Status.IN_PROGRESS,
+        ):
+            inquiry.status = Inquiry.Status.QUOTED
+            inquiry.save(update_fields=["status"])
+    return locked
