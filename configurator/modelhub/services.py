@@ -1,43 +1,371 @@
-"""Resolve a model id to a :class:`sizing.model.ModelSpec`.
+"""Resolve a model id to a :class:`sizing.model.ModelSpec`: catalog, cache, then the Hub.
 
-The offline catalog bundled with the sizing engine answers first; further sources
-(the database cache of Hub lookups, the Hub itself) are added in this module.
+Order of the sources (``docs/models.md``):
+
+1. the offline catalog bundled with the sizing engine, for a catalog id without an
+   explicit revision: no database, no network;
+2. the database cache of earlier Hub lookups, keyed by repo id and requested revision
+   (an explicit revision skips the catalog and is looked up here, or by its commit);
+3. the Hugging Face Hub through ``huggingface_hub`` (unless ``HF_HUB_OFFLINE``), with a
+   deadline of ``HF_TIMEOUT_SECONDS``; the answer is cached once the engine accepted it.
+
+When the Hub is off, unreachable or slow, an earlier cached revision of the same repo or
+the catalog entry answers, and :class:`ResolvedModel` carries a notice saying so.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
+from dataclasses import dataclass
+from typing import Any
 
-from sizing.errors import SizingError
-from sizing.model import ModelSpec, catalog_entry, from_catalog
+from django.conf import settings
+from django.db.models import Q
+from django.utils import formats
+
+from configurator.modelhub.errors import HubUnreachableError, LookupFailure, ModelLookupError
+from configurator.modelhub.hub import HubClient, HubMetadata, fetch_with_deadline
+from configurator.modelhub.models import HubModel
+from sizing.errors import ConfigError, SizingError
+from sizing.model import ModelSpec, catalog_entry, catalog_ids, from_catalog, spec_from_metadata
+from sizing.units import GIB
 
 REPO_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 """Hugging Face repo ids: ``owner/name`` of letters, digits, ``.``, ``_`` and ``-``."""
+
+REVISION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$")
+"""Branches, tags and commits: no spaces, no ``..``, at most 200 characters."""
+
+COMMIT_RE = re.compile(r"^[0-9a-f]{40}$")
+
+MAX_CONFIG_BYTES = 1_000_000
+"""An uploaded config.json larger than this is not a model config (the largest
+published ones are a few tens of kB)."""
+
+MAX_WEIGHTS_GIB = 100_000.0
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    """A resolved model and how it was found.
+
+    Attributes:
+        spec: what the sizing engine needs.
+        origin: ``catalog``, ``cache``, ``hub`` or ``upload``.
+        notice: a sentence for the page when the answer is a fallback, else ``""``.
+        sha: the Hub commit the metadata belongs to (``""`` for the catalog).
+        gated: the Hub's gating mode, ``""`` when open or unknown.
+        license: the model card's license id, ``""`` when unknown.
+    """
+
+    spec: ModelSpec
+    origin: str
+    notice: str = ""
+    sha: str = ""
+    gated: str = ""
+    license: str = ""
 
 
 def validate_repo_id(repo_id: str) -> str:
     """Return ``repo_id`` stripped, or raise if it is not of the form ``owner/name``.
 
     Raises:
-        SizingError: on field ``model``.
+        ModelLookupError: on field ``model``.
     """
     value = repo_id.strip()
     if not REPO_ID_RE.match(value) or ".." in value or value.endswith((".", "-")):
-        raise SizingError(
-            "model",
+        raise ModelLookupError(
+            LookupFailure.INVALID_ID,
             f"'{repo_id}' is not a Hugging Face model id of the form "
             "owner/name (for example Qwen/Qwen3-32B-FP8)",
         )
     return value
 
 
+def _validate_revision(revision: str | None) -> str | None:
+    value = (revision or "").strip()
+    if not value:
+        return None
+    if not REVISION_RE.match(value) or ".." in value:
+        raise ModelLookupError(
+            LookupFailure.REVISION_NOT_FOUND,
+            f"'{revision}' is not a revision: give a branch, tag or 40-digit commit",
+        )
+    return value
+
+
 def model_resolve(repo_id: str, *, revision: str | None = None) -> ModelSpec:
-    """The model spec for ``repo_id``.
+    """The model spec for ``repo_id`` (see :func:`model_lookup` for the sources).
 
     Raises:
-        SizingError: on field ``model`` when the id is malformed or the model unknown.
+        SizingError: on field ``model`` when the id is malformed or cannot be sized.
+    """
+    return model_lookup(repo_id, revision=revision).spec
+
+
+def model_lookup(repo_id: str, *, revision: str | None = None) -> ResolvedModel:
+    """Resolve ``repo_id`` at ``revision`` from the catalog, the cache or the Hub.
+
+    Contacts only ``settings.HF_ENDPOINT``, never when ``HF_HUB_OFFLINE`` is set, and
+    waits at most ``HF_TIMEOUT_SECONDS`` for it.
+
+    Raises:
+        ModelLookupError: on field ``model``: malformed id, not found, gated without
+            access, revision not found, GGUF only, not a text-generation model,
+            unsupported or malformed config, or no source answers.
     """
     value = validate_repo_id(repo_id)
-    if catalog_entry(value) is not None:
-        return from_catalog(value)
-    raise SizingError("model", f"unknown model '{value}': it is not in the offline catalog")
+    rev = _validate_revision(revision)
+    if rev is None and catalog_entry(value) is not None:
+        return ResolvedModel(spec=from_catalog(value), origin="catalog")
+    row = _cached_row(value, rev)
+    if row is not None:
+        return _from_row(row, origin="cache")
+    if settings.HF_HUB_OFFLINE:
+        reason = "this installation does not contact the Hugging Face Hub (HF_HUB_OFFLINE)"
+        return _fallback(value, rev, reason=reason, kind=LookupFailure.OFFLINE)
+    client = HubClient(
+        endpoint=str(settings.HF_ENDPOINT),
+        token=settings.HF_TOKEN,
+        timeout_s=float(settings.HF_TIMEOUT_SECONDS),
+    )
+    try:
+        meta = fetch_with_deadline(value, revision=rev, client=client)
+    except HubUnreachableError as exc:
+        return _fallback(value, rev, reason=str(exc), kind=LookupFailure.UNREACHABLE)
+    spec = _spec(
+        meta.repo_id,
+        meta.config,
+        meta.checkpoint_bytes,
+        meta.total_params,
+        sha=meta.sha,
+        checkpoint_source=meta.checkpoint_source,
+    )
+    _store(meta, repo_key=value.lower(), revision=rev)
+    return ResolvedModel(
+        spec=spec, origin="hub", sha=meta.sha, gated=meta.gated, license=meta.license
+    )
+
+
+def _cached_row(repo_id: str, revision: str | None) -> HubModel | None:
+    rows = HubModel.objects.filter(repo_key=repo_id.lower())
+    if revision is not None and COMMIT_RE.match(revision):
+        rows = rows.filter(Q(revision=revision) | Q(sha=revision))
+    else:
+        rows = rows.filter(revision=revision or "")
+    return rows.first()
+
+
+def _from_row(row: HubModel, *, origin: str, notice: str = "") -> ResolvedModel:
+    spec = _spec(
+        row.repo_id,
+        row.config,
+        row.checkpoint_bytes,
+        row.total_params,
+        sha=row.sha,
+        checkpoint_source=row.checkpoint_source,
+    )
+    return ResolvedModel(
+        spec=spec, origin=origin, notice=notice, sha=row.sha, gated=row.gated, license=row.license
+    )
+
+
+def _fallback(
+    repo_id: str, revision: str | None, *, reason: str, kind: LookupFailure
+) -> ResolvedModel:
+    """An earlier cached revision or the catalog entry, with a notice; else an error."""
+    row = HubModel.objects.for_repo(repo_id).first()
+    asked = f" at revision '{revision}'" if revision else ""
+    if row is not None:
+        when = formats.date_format(row.fetched_at, "Y-m-d")
+        notice = (
+            f"{reason[:1].upper()}{reason[1:]}; {repo_id}{asked} is sized with the "
+            f"copy of commit {row.sha[:12]} cached on {when}."
+        )
+        return _from_row(row, origin="cache", notice=notice)
+    if catalog_entry(repo_id) is not None:
+        notice = (
+            f"{reason[:1].upper()}{reason[1:]}; {repo_id}{asked} is sized with the "
+            "offline catalog's entry."
+        )
+        return ResolvedModel(spec=from_catalog(repo_id), origin="catalog", notice=notice)
+    raise ModelLookupError(
+        kind,
+        f"{repo_id}{asked} is neither in the offline catalog nor in the cache, and {reason}: "
+        "try again later, pick a catalog model or upload its config.json",
+    )
+
+
+def _spec(
+    repo_id: str,
+    config: dict[str, Any],
+    checkpoint_bytes: int | None,
+    total_params: int | None,
+    *,
+    sha: str,
+    checkpoint_source: str,
+) -> ModelSpec:
+    """Build the spec from Hub metadata; engine errors become lookup errors on ``model``."""
+    try:
+        return spec_from_metadata(
+            repo_id,
+            config,
+            checkpoint_bytes=checkpoint_bytes,
+            total_params=total_params,
+            source=f"Hugging Face Hub, commit {sha[:12]}",
+            checkpoint_source=checkpoint_source or "Hugging Face Hub",
+        )
+    except SizingError as exc:
+        raise _engine_error(exc, subject=repo_id, field="model") from exc
+    except (TypeError, ValueError) as exc:
+        raise ModelLookupError(
+            LookupFailure.MALFORMED_CONFIG, f"config.json of {repo_id} is malformed: {exc}"
+        ) from exc
+
+
+def _engine_error(exc: SizingError, *, subject: str, field: str) -> ModelLookupError:
+    if exc.field == "weights":
+        return ModelLookupError(
+            LookupFailure.WEIGHTS_UNKNOWN,
+            f"the weight size of {subject} is unknown (no safetensors index, file sizes or "
+            "parameter count): give the weights in GiB",
+            field="weights_gib" if field == "config" else field,
+        )
+    if isinstance(exc, ConfigError):
+        return ModelLookupError(
+            LookupFailure.UNSUPPORTED_ARCHITECTURE,
+            f"{subject} is not a text-generation architecture the engine can size: {exc.message}",
+            field=field,
+        )
+    return ModelLookupError(
+        LookupFailure.MALFORMED_CONFIG, f"{subject}: {exc.message}", field=field
+    )
+
+
+def _store(meta: HubMetadata, *, repo_key: str, revision: str | None) -> HubModel:
+    row, _created = HubModel.objects.update_or_create(
+        repo_key=repo_key,
+        revision=revision or "",
+        defaults={
+            "repo_id": meta.repo_id,
+            "sha": meta.sha,
+            "config": meta.config,
+            "checkpoint_bytes": meta.checkpoint_bytes,
+            "checkpoint_source": meta.checkpoint_source[:200],
+            "total_params": meta.total_params,
+            "gated": meta.gated,
+            "license": meta.license[:100],
+            "pipeline_tag": meta.pipeline_tag[:64],
+        },
+    )
+    return row
+
+
+def model_from_config_upload(
+    *, config_text: str, model_name: str | None, weights_gib: float | None
+) -> ModelSpec:
+    """A private model from its ``config.json`` text, sized by the same rules as Hub models.
+
+    Args:
+        config_text: the file's text (at most 1 MB).
+        model_name: a name for the plan; defaults to the config's ``_name_or_path`` or
+            first architecture.
+        weights_gib: the checkpoint size in GiB (2^30 bytes); ``None`` derives the weights
+            from the parameter count the engine computes from the config.
+
+    Raises:
+        ModelLookupError: on field ``config`` (not JSON, not an object, unsupported
+            architecture), ``model_name`` or ``weights_gib`` (not a positive size, or
+            needed because the engine cannot derive it).
+    """
+    if len(config_text.encode("utf-8")) > MAX_CONFIG_BYTES:
+        raise ModelLookupError(
+            LookupFailure.MALFORMED_CONFIG,
+            f"the uploaded config.json is larger than {MAX_CONFIG_BYTES:,} bytes; "
+            "upload the model's config.json, not its weights",
+            field="config",
+        )
+    try:
+        config = json.loads(config_text)
+    except json.JSONDecodeError as exc:
+        raise ModelLookupError(
+            LookupFailure.MALFORMED_CONFIG,
+            f"the uploaded config.json is not valid JSON: {exc.msg} at line {exc.lineno}, "
+            f"column {exc.colno}",
+            field="config",
+        ) from exc
+    if not isinstance(config, dict):
+        raise ModelLookupError(
+            LookupFailure.MALFORMED_CONFIG,
+            "the uploaded config.json must hold a JSON object ({...})",
+            field="config",
+        )
+    name = (model_name or "").strip() or _name_from_config(config)
+    if len(name) > 200:
+        raise ModelLookupError(
+            LookupFailure.INVALID_ID,
+            "the model name must be at most 200 characters",
+            field="model_name",
+        )
+    checkpoint_bytes = None
+    if weights_gib is not None:
+        if not math.isfinite(weights_gib) or not 0 < weights_gib <= MAX_WEIGHTS_GIB:
+            raise ModelLookupError(
+                LookupFailure.WEIGHTS_UNKNOWN,
+                f"the weights must be between 0 and {MAX_WEIGHTS_GIB:,.0f} GiB, "
+                f"got {weights_gib:g}",
+                field="weights_gib",
+            )
+        checkpoint_bytes = round(weights_gib * GIB)
+    try:
+        return spec_from_metadata(
+            name,
+            config,
+            checkpoint_bytes=checkpoint_bytes,
+            source="uploaded config.json",
+            checkpoint_source=f"{weights_gib:g} GiB as given" if weights_gib else "",
+        )
+    except SizingError as exc:
+        raise _engine_error(exc, subject=f"the uploaded model {name}", field="config") from exc
+    except (TypeError, ValueError) as exc:
+        raise ModelLookupError(
+            LookupFailure.MALFORMED_CONFIG,
+            f"the uploaded config.json is malformed: {exc}",
+            field="config",
+        ) from exc
+
+
+def _name_from_config(config: dict[str, Any]) -> str:
+    path = config.get("_name_or_path")
+    if isinstance(path, str) and path.strip():
+        return path.strip()[:200]
+    archs = config.get("architectures")
+    if isinstance(archs, list) and archs and isinstance(archs[0], str):
+        return f"private {archs[0]}"[:200]
+    return "private model"
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """One autocomplete suggestion: the repo id and where the answer would come from."""
+
+    repo_id: str
+    origin: str
+
+
+def model_search(*, query: str, limit: int = 20) -> list[ModelChoice]:
+    """Catalog and cached model ids containing ``query`` (case-insensitive), catalog first.
+
+    One database query; no network.
+    """
+    needle = query.strip().lower()
+    found = [ModelChoice(rid, "catalog") for rid in catalog_ids() if needle in rid.lower()]
+    seen = {choice.repo_id.lower() for choice in found}
+    rows = HubModel.objects.filter(repo_key__contains=needle).values_list("repo_id", flat=True)
+    for rid in rows.order_by("repo_key").distinct()[: limit * 2]:
+        if rid.lower() not in seen:
+            seen.add(rid.lower())
+            found.append(ModelChoice(rid, "cache"))
+    return found[:limit]

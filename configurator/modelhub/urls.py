@@ -1,4 +1,10 @@
-from django.urls import URLPattern, URLResolver
+"""Routes of the model lookup: ``/models/autocomplete/``."""
+
+from django.urls import URLPattern, URLResolver, path
+
+from configurator.modelhub import views
 
 app_name = "modelhub"
-urlpatterns: list[URLPattern | URLResolver] = []
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("autocomplete/", views.autocomplete, name="autocomplete"),
+]

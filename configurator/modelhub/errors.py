@@ -1,0 +1,39 @@
+"""Why a model could not be looked up, as a sentence for the user."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from sizing.errors import SizingError
+
+
+class LookupFailure(StrEnum):
+    """The kinds of failed lookups a page or the CLI may treat differently."""
+
+    INVALID_ID = "invalid_id"
+    NOT_FOUND = "not_found"
+    GATED = "gated"
+    REVISION_NOT_FOUND = "revision_not_found"
+    NOT_TEXT_GENERATION = "not_text_generation"
+    UNSUPPORTED_ARCHITECTURE = "unsupported_architecture"
+    GGUF_ONLY = "gguf_only"
+    MALFORMED_CONFIG = "malformed_config"
+    WEIGHTS_UNKNOWN = "weights_unknown"
+    UNREACHABLE = "unreachable"
+    OFFLINE = "offline"
+
+
+class ModelLookupError(SizingError):
+    """A model id that cannot be sized, with the reason as ``kind``.
+
+    ``field`` is ``"model"`` for Hub lookups; uploads use ``"config"`` or
+    ``"weights_gib"`` so that the form shows the message at the right input.
+    """
+
+    def __init__(self, kind: LookupFailure, message: str, *, field: str = "model") -> None:
+        super().__init__(field, message)
+        self.kind = kind
+
+
+class HubUnreachableError(Exception):
+    """The Hub did not answer in time or could not be reached; the caller falls back."""
