@@ -1,8 +1,275 @@
-"""Verification workflows."""
+"""Verification workflows: load and import benchmark records, verify a quote's plans."""
 
 from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from configurator.planning.services import plan_create
+from configurator.verification import comparison
+from configurator.verification.comparison import CheckResult, ModelClass
+from configurator.verification.models import (
+    BenchmarkRecord,
+    VerificationCheck,
+    VerificationReport,
+    VerificationStatus,
+)
+from configurator.verification.records import bundled_cases, load_cases, record_from_file
+from sizing.model import catalog_entry, from_catalog
+from sizing.plan import Plan
+
+log = logging.getLogger(__name__)
+
+PLAN_ARGUMENTS = (
+    "model_id",
+    "context_tokens",
+    "users",
+    "gpu_slug",
+    "gpus_per_node",
+    "kv_dtype",
+    "new_conversations_per_day",
+    "revision",
+)
 
 
 def benchmarks_load_initial() -> int:
     """Load the bundled benchmark records; returns how many exist. Idempotent."""
-    return 0
+    load_cases(bundled_cases())
+    return BenchmarkRecord.objects.filter(kind=BenchmarkRecord.Kind.GROUND_TRUTH).count()
+
+
+def record_import_file(
+    *,
+    content: bytes,
+    filename: str = "",
+    fmt: str | None = None,
+    gpu_type: str | None = None,
+    engine_version: str | None = None,
+    source: str = "",
+) -> tuple[BenchmarkRecord, bool]:
+    """Import one engine log or benchmark result; returns the record and whether it is new.
+
+    Args:
+        content: the file's bytes (UTF-8 text).
+        filename: shown in errors and used as the source when none is given.
+        fmt: ``vllm_log``, ``sglang_log`` or ``vllm_bench_json``; detected when ``None``.
+        gpu_type: the GPU, when the file does not name it (vLLM logs never do).
+        engine_version: the engine version, when the file does not name it.
+        source: where the file comes from (burn-in run, repository, issue).
+
+    Raises:
+        configurator.verification.parsers.ParseError: naming what is missing; nothing
+            is stored.
+    """
+    return record_from_file(
+        content=content,
+        filename=filename,
+        fmt=fmt,
+        gpu_type=gpu_type,
+        engine_version=engine_version,
+        source=source,
+    )
+
+
+@lru_cache(maxsize=256)
+def _spec(model_id: str) -> Any:
+    """The offline catalog's spec for ``model_id``, or ``None`` (no Hub calls in a job)."""
+    if catalog_entry(model_id) is None:
+        return None
+    try:
+        return from_catalog(model_id)
+    except ValueError:
+        return None
+
+
+@lru_cache(maxsize=256)
+def _class_of(model_id: str) -> ModelClass | None:
+    spec = _spec(model_id)
+    return comparison.model_class(spec) if spec is not None else None
+
+
+def _predict(record: BenchmarkRecord) -> Any:
+    """The calibrated engine model's prediction for ``record``'s settings, or ``None``."""
+    try:
+        from sizing import calibrated
+    except ImportError:
+        return None
+    spec = _spec(record.model_id)
+    if spec is None or not record.gpu_total_memory_gib or not record.max_model_len:
+        return None
+    setup = calibrated.EngineSetup(
+        engine=record.engine,
+        engine_version=record.engine_version,
+        gpu_total_memory_gib=record.gpu_total_memory_gib,
+        max_model_len=record.max_model_len,
+        tensor_parallel_size=record.tensor_parallel_size,
+        pipeline_parallel_size=record.pipeline_parallel_size,
+        data_parallel_size=record.data_parallel_size,
+        gpu_memory_utilization=record.gpu_memory_utilization,
+        mem_fraction_static=record.mem_fraction_static,
+        block_size=record.block_size,
+        kv_cache_dtype=record.kv_cache_dtype or "auto",
+        quantization=record.quantization or None,
+        max_num_batched_tokens=record.max_num_batched_tokens,
+    )
+    try:
+        return calibrated.predict(spec, setup)
+    except (ValueError, ArithmeticError) as exc:
+        log.info("no prediction for %s: %s", record, exc)
+        return None
+
+
+def plan_checks(
+    plan: Plan,
+    *,
+    records: Iterable[BenchmarkRecord] | None = None,
+    alternative: str = "",
+    predict: Callable[[BenchmarkRecord], Any] = _predict,
+) -> list[CheckResult]:
+    """Every check of one plan against the benchmark records.
+
+    Args:
+        plan: the sizing plan.
+        records: candidates; all stored records with a KV pool when ``None``.
+        alternative: the quote alternative's label, stored with each check.
+        predict: the calibrated prediction for a record's settings.
+    """
+    pool = (
+        list(records)
+        if records is not None
+        else list(BenchmarkRecord.objects.exclude(kv_cache_gib=None))
+    )
+    model_id = plan.request.model.repo_id
+    gpu = comparison.gpu_class(plan.gpu.name)
+    chosen = comparison.select_comparable(
+        pool,
+        model_id=model_id,
+        klass=comparison.model_class(plan.request.model),
+        gpu=gpu,
+        class_of=_class_of,
+    )
+    checks: list[CheckResult] = []
+    for record in chosen:
+        prediction = predict(record)
+        if prediction is not None:
+            checks += comparison.prediction_checks(record, _spec(record.model_id), prediction)
+    same_model = [r for r in pool if r.gpu_class == gpu]
+    checks += comparison.budget_checks(
+        plan_kv_gib_per_gpu=plan.parallelism.kv_cache_gib_per_gpu,
+        plan_utilization=plan.request.rule.utilization,
+        plan_tp=plan.parallelism.tensor_parallel_size,
+        records=same_model,
+        model_id=model_id,
+    )
+    reload = comparison.reload_check(
+        reload_ms=plan.transfer.reload_ms, recompute_ms=plan.transfer.recompute_ms
+    )
+    if reload is not None:
+        checks.append(reload)
+    return [_label(c, alternative) for c in checks]
+
+
+def _label(check: CheckResult, alternative: str) -> CheckResult:
+    from dataclasses import replace
+
+    return replace(check, alternative=alternative)
+
+
+def checks_outcome(checks: Sequence[CheckResult]) -> tuple[str, str]:
+    """The overall status and the summary sentence of ``checks``."""
+    status = comparison.overall_status(checks)
+    return status, comparison.summary_text(checks, status)
+
+
+def _quote_plans(quote: Any) -> list[tuple[str, Plan]]:
+    plans = []
+    for alt in quote.alternatives.all():
+        inputs = {k: v for k, v in (alt.inputs or {}).items() if k in PLAN_ARGUMENTS}
+        plans.append((alt.label, plan_create(**inputs)))
+    return plans
+
+
+def verification_start(*, quote: Any) -> VerificationReport:
+    """Mark the quote's report pending and enqueue the job when the transaction commits.
+
+    A quote has one report; starting again resets it (the job replaces its checks).
+    """
+    from configurator.verification.tasks import verify_quote
+
+    with transaction.atomic():
+        report, _ = VerificationReport.objects.select_for_update().get_or_create(quote=quote)
+        report.status = VerificationStatus.PENDING
+        report.error = ""
+        report.save(update_fields=["status", "error"])
+        quote_id = quote.pk
+        transaction.on_commit(lambda: verify_quote.delay(quote_id))
+    return report
+
+
+def verification_mark_running(*, quote_id: int) -> None:
+    """Record that a worker picked up the job."""
+    VerificationReport.objects.filter(quote_id=quote_id).update(
+        status=VerificationStatus.RUNNING, started_at=timezone.now()
+    )
+
+
+def verification_run(*, quote_id: int) -> VerificationReport:
+    """Verify every alternative of quote ``quote_id`` and replace its report atomically.
+
+    Computes all checks first, then in one transaction locks the report, deletes the
+    old checks and writes the new ones with the overall status: a re-run or a
+    redelivered job leaves exactly one report with one set of checks.
+
+    Raises:
+        Quote.DoesNotExist: no such quote.
+    """
+    from configurator.quotes.models import Quote
+
+    quote = Quote.objects.get(pk=quote_id)
+    if not BenchmarkRecord.objects.filter(kind=BenchmarkRecord.Kind.GROUND_TRUTH).exists():
+        benchmarks_load_initial()
+    records = list(BenchmarkRecord.objects.exclude(kv_cache_gib=None))
+    checks: list[CheckResult] = []
+    for label, plan in _quote_plans(quote):
+        checks += plan_checks(plan, records=records, alternative=label)
+    status, summary = checks_outcome(checks)
+    with transaction.atomic():
+        report, _ = VerificationReport.objects.select_for_update().get_or_create(quote=quote)
+        report.checks.all().delete()
+        VerificationCheck.objects.bulk_create(
+            VerificationCheck(
+                report=report,
+                position=i,
+                alternative=c.alternative[:120],
+                name=c.name[:200],
+                quantity=c.quantity,
+                unit=c.unit,
+                predicted=c.predicted,
+                measured=c.measured,
+                deviation=c.deviation,
+                tolerance=c.tolerance,
+                status=c.status,
+                source=c.source,
+                record=c.record if isinstance(c.record, BenchmarkRecord) else None,
+            )
+            for i, c in enumerate(checks)
+        )
+        report.status = status
+        report.summary = summary
+        report.error = ""
+        report.runs += 1
+        report.finished_at = timezone.now()
+        report.save(update_fields=["status", "summary", "error", "runs", "finished_at"])
+    return report
+
+
+def verification_fail(*, quote_id: int, error: str) -> None:
+    """Record that the job gave up (after its retries) with ``error``."""
+    VerificationReport.objects.filter(quote_id=quote_id).update(
+        status=VerificationStatus.FAILED, error=error[:2000], finished_at=timezone.now()
+    )

@@ -1,0 +1,386 @@
+"""Which measurements are comparable to a plan, and how far the predictions are off.
+
+Pure Python (no Django), so the CLI, the Celery task and the tests run the same rules
+on records from the database or from the bundled cases.
+
+Rules and their sources:
+
+- Comparable records (issue 8): the same model, else the same architecture class
+  (attention kind: full, sliding window, MLA, linear/hybrid) and weight size band; on
+  the same GPU class; nearest engine version first (:data:`TARGET_VLLM_VERSION`).
+- Tolerances: vLLM's pool from bytes per token is exact to within 0.01 %; what moves is
+  the non-KV side, by about 8 % between vLLM versions alone (Qwen3-14B on H100: 41.94 GiB
+  on 0.15-0.16, 45.34 GiB on 0.17; reference ``vllm_memory_model.md`` §2.6-2.7). A check
+  is *verified* within :data:`VERIFIED_WITHIN` (2 %) and *within tolerance* within
+  :data:`TOLERANCE` (10 %); beyond that it *deviates*.
+- The plan's per-GPU KV budget is compared with measured pools of the same model, GPU
+  class and TP size, moved to the plan's utilization: vLLM's pool is
+  ``total × utilization − non-KV`` and the non-KV terms do not depend on utilization
+  (reference §1.2).
+- Reload against recompute: the vLLM team measured 2× to 22× lower TTFT when KV values
+  are loaded from CPU memory, for Llama 3.1 8B on an H100 80 GB, depending on prompt size
+  (vLLM blog, 8 January 2026, quoted in the seed document).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+VERIFIED_WITHIN = 0.02
+TOLERANCE = 0.10
+TARGET_VLLM_VERSION = "0.31.0"
+"""The vLLM release the configurator's flags are written for (seed document)."""
+MAX_RECORDS = 6
+"""At most this many records are compared per alternative (nearest version first)."""
+
+PUBLISHED_TTFT_SPEEDUP = (2.0, 22.0)
+PUBLISHED_TTFT_SOURCE = (
+    "vLLM blog, 8 January 2026: loading KV values from CPU memory lowers TTFT 2× to 22× "
+    "depending on prompt size (Llama 3.1 8B, H100 80 GB; quoted in the seed document)"
+)
+
+STATUS_ORDER = ("verified", "within_tolerance", "deviates")
+
+GPU_CLASS_PATTERNS: tuple[tuple[str, str], ...] = (
+    (r"rtx\s*pro\s*6000|96\s*gb-class|97,?887\s*mib", "rtx-pro-6000"),
+    (r"h200", "h200"),
+    (r"h100\s*nvl|94\s*gb", "h100-nvl"),
+    (r"h100|80\s*gb\s*gpu \(79\.2|80\s*gb-class", "h100"),
+    (r"a100.*40\s*gb|a100-\w*-40gb", "a100-40gb"),
+    (r"a100", "a100-80gb"),
+    (r"l40s", "l40s"),
+    (r"\bl4\b", "l4"),
+    (r"b200", "b200"),
+    (r"b300|gb300", "b300"),
+    (r"(rtx[\s-]*)?4090", "rtx-4090"),
+    (r"(rtx[\s-]*)?5090", "rtx-5090"),
+    (r"(rtx[\s-]*)?3090", "rtx-3090"),
+    (r"mi3\d\dx", "mi300"),
+)
+
+
+def gpu_class(text: str) -> str:
+    """The GPU class of a GPU name, slug or log description (``h100``, ``rtx-pro-6000``).
+
+    Cards of one class have the same memory and architecture, so their KV pools are
+    comparable (SXM and PCIe H100 differ by 0.08 GiB of reported memory). Unknown text
+    falls back to ``other-<N>gb`` from the first memory size in it, else ``other``.
+    """
+    lowered = text.lower()
+    for pattern, name in GPU_CLASS_PATTERNS:
+        if re.search(pattern, lowered):
+            return name
+    size = re.search(r"(\d{2,3})\s*gb", lowered)
+    return f"other-{size.group(1)}gb" if size else "other"
+
+
+def version_key(text: str) -> tuple[int, ...]:
+    """The first dotted version number in ``text`` as integers (``~0.6.4 (V0)`` → 0,6,4)."""
+    hit = re.search(r"\d+(?:\.\d+)*", text or "")
+    return tuple(int(part) for part in hit.group(0).split(".")[:3]) if hit else ()
+
+
+def version_distance(a: str, b: str) -> float:
+    """How far apart two versions are (minor releases count 1, majors 100)."""
+    ka, kb = (*version_key(a), 0, 0, 0), (*version_key(b), 0, 0, 0)
+    if not version_key(a) or not version_key(b):
+        return 1e6
+    return abs((ka[0] - kb[0]) * 100 + (ka[1] - kb[1]) + (ka[2] - kb[2]) / 100)
+
+
+class RecordLike(Protocol):
+    """The fields of a benchmark record the comparison reads."""
+
+    pk: Any
+    engine: str
+    engine_version: str
+    model_id: str
+    gpu_type: str
+    gpu_class: str
+    gpu_total_memory_gib: float | None
+    tensor_parallel_size: int
+    pipeline_parallel_size: int
+    data_parallel_size: int
+    gpu_memory_utilization: float | None
+    mem_fraction_static: float | None
+    max_model_len: int | None
+    block_size: int | None
+    kv_cache_dtype: str
+    quantization: str
+    max_num_batched_tokens: int | None
+    kv_cache_gib: float | None
+    kv_cache_tokens: int | None
+    max_concurrency: float | None
+    case_id: str
+    source: str
+
+
+@dataclass(frozen=True)
+class ModelClass:
+    """What makes two models comparable for KV-pool sizing."""
+
+    attention: str
+    size_band: str
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One prediction compared with one measurement.
+
+    ``deviation`` is relative, ``(predicted − measured) / measured``; ``tolerance`` is
+    the relative limit of *within tolerance*.
+    """
+
+    name: str
+    quantity: str
+    unit: str
+    predicted: float
+    measured: float
+    deviation: float
+    tolerance: float
+    status: str
+    source: str
+    record: Any = None
+    alternative: str = ""
+
+
+def size_band(weights_gib: float) -> str:
+    """A weight-size band in GiB: <5, 5-20, 20-50, 50-100, 100-200, 200+."""
+    for limit, name in ((5, "<5"), (20, "5-20"), (50, "20-50"), (100, "50-100"), (200, "100-200")):
+        if weights_gib < limit:
+            return name
+    return "200+"
+
+
+def model_class(spec: Any) -> ModelClass:
+    """Attention kind and size band of a :class:`sizing.model.ModelSpec`."""
+    arch = spec.architecture
+    kinds = {layer.kind.name.lower() for layer in arch.layers}
+    if getattr(arch, "uses_mla", False):
+        attention = "mla"
+    elif kinds - {"full"}:
+        attention = "hybrid-" + "-".join(sorted(kinds - {"full"}))
+    else:
+        attention = "full"
+    return ModelClass(attention=attention, size_band=size_band(spec.weights_bytes / 2**30))
+
+
+def status_for(deviation: float, tolerance: float = TOLERANCE) -> str:
+    """``verified``, ``within_tolerance`` or ``deviates`` for a relative deviation."""
+    size = abs(deviation)
+    if size <= min(VERIFIED_WITHIN, tolerance):
+        return "verified"
+    if size <= tolerance:
+        return "within_tolerance"
+    return "deviates"
+
+
+def compare(
+    name: str, quantity: str, unit: str, predicted: float, measured: float, source: str, **kw: Any
+) -> CheckResult:
+    """A :class:`CheckResult` for ``predicted`` against ``measured`` (non-zero)."""
+    deviation = (predicted - measured) / measured if measured else 0.0
+    tolerance = kw.pop("tolerance", TOLERANCE)
+    return CheckResult(
+        name=name,
+        quantity=quantity,
+        unit=unit,
+        predicted=predicted,
+        measured=measured,
+        deviation=deviation,
+        tolerance=tolerance,
+        status=status_for(deviation, tolerance),
+        source=source,
+        **kw,
+    )
+
+
+def select_comparable(
+    records: Iterable[RecordLike],
+    *,
+    model_id: str,
+    klass: ModelClass | None,
+    gpu: str,
+    class_of: Any,
+    target_version: str = TARGET_VLLM_VERSION,
+    limit: int = MAX_RECORDS,
+) -> list[RecordLike]:
+    """Records comparable with a plan, best first.
+
+    Args:
+        records: candidates (KV-pool measurements).
+        model_id: the plan's model; same-model records are preferred.
+        klass: the plan model's class, for the fallback tier.
+        gpu: the plan's GPU class (see :func:`gpu_class`); only records of it count.
+        class_of: ``model_id -> ModelClass | None`` for the records' models.
+        target_version: versions nearest to this come first.
+        limit: how many to return.
+    """
+    same_gpu = [r for r in records if r.gpu_class == gpu and r.kv_cache_gib]
+    same_model = [r for r in same_gpu if r.model_id.lower() == model_id.lower()]
+    chosen = same_model
+    if not chosen and klass is not None:
+        chosen = [r for r in same_gpu if class_of(r.model_id) == klass]
+    return sorted(
+        chosen, key=lambda r: (version_distance(r.engine_version, target_version), str(r.pk))
+    )[:limit]
+
+
+def record_label(record: RecordLike) -> str:
+    """A short name of a record for check names."""
+    label = record.case_id or f"record {record.pk}"
+    return (
+        f"{label}: {record.model_id}, {record.engine} {record.engine_version}, "
+        f"TP {record.tensor_parallel_size}, {record.gpu_type}"
+    )
+
+
+def prediction_checks(record: RecordLike, spec: Any, predicted: Any) -> list[CheckResult]:
+    """Compare a calibrated prediction for ``record``'s settings with its measurement.
+
+    Args:
+        record: the measurement.
+        spec: the record's model spec (unused beyond provenance; kept for callers).
+        predicted: a ``sizing.calibrated.KvPoolPrediction``.
+    """
+    label = record_label(record)
+    source = f"{record.source} (calibrated engine model vs. measured)"
+    checks = []
+    if record.kv_cache_gib:
+        checks.append(
+            compare(
+                f"KV pool per GPU — {label}",
+                "kv_cache_gib",
+                "GiB",
+                float(predicted.kv_cache_gib),
+                float(record.kv_cache_gib),
+                source,
+                record=record,
+            )
+        )
+    if record.kv_cache_tokens and predicted.kv_cache_tokens:
+        checks.append(
+            compare(
+                f"KV pool tokens — {label}",
+                "kv_cache_tokens",
+                "tokens",
+                float(predicted.kv_cache_tokens),
+                float(record.kv_cache_tokens),
+                source,
+                record=record,
+            )
+        )
+    if record.max_concurrency and predicted.max_concurrency:
+        checks.append(
+            compare(
+                f"Maximum concurrency — {label}",
+                "max_concurrency",
+                "requests",
+                float(predicted.max_concurrency),
+                float(record.max_concurrency),
+                source,
+                record=record,
+            )
+        )
+    return checks
+
+
+def budget_checks(
+    *,
+    plan_kv_gib_per_gpu: float,
+    plan_utilization: float,
+    plan_tp: int,
+    records: Sequence[RecordLike],
+    model_id: str,
+) -> list[CheckResult]:
+    """The plan's per-GPU KV budget against measured pools of the same model and GPU.
+
+    A measured pool taken at another utilization is moved to the plan's:
+    ``kv + (plan_util − record_util) × total`` (reference ``vllm_memory_model.md`` §1.2).
+    """
+    checks = []
+    for record in records:
+        if (
+            record.model_id.lower() != model_id.lower()
+            or record.tensor_parallel_size != plan_tp
+            or not record.kv_cache_gib
+            or record.engine != "vllm"
+        ):
+            continue
+        measured = float(record.kv_cache_gib)
+        util, total = record.gpu_memory_utilization, record.gpu_total_memory_gib
+        if util and total:
+            measured += (plan_utilization - util) * total
+        if measured <= 0:
+            continue
+        checks.append(
+            compare(
+                f"Plan KV budget per GPU vs. measured — {record_label(record)}",
+                "kv_budget_gib",
+                "GiB",
+                plan_kv_gib_per_gpu,
+                measured,
+                f"{record.source} (measured pool at utilization {plan_utilization:g})",
+                record=record,
+            )
+        )
+    return checks
+
+
+def reload_check(*, reload_ms: float, recompute_ms: float) -> CheckResult | None:
+    """The plan's recompute/reload ratio against the published TTFT reduction range."""
+    if reload_ms <= 0 or recompute_ms <= 0:
+        return None
+    ratio = recompute_ms / reload_ms
+    low, high = PUBLISHED_TTFT_SPEEDUP
+    nearest = min(max(ratio, low), high)
+    deviation = (ratio - nearest) / nearest
+    # Inside the published range is agreement; a factor of two outside is tolerated,
+    # since the measurement is for another model and GPU.
+    if deviation == 0:
+        status = "verified"
+    elif low / 2 <= ratio <= high * 2:
+        status = "within_tolerance"
+    else:
+        status = "deviates"
+    return CheckResult(
+        name="Reload vs. recompute (TTFT reduction from CPU hits)",
+        quantity="ttft_speedup",
+        unit="×",
+        predicted=ratio,
+        measured=nearest,
+        deviation=deviation,
+        tolerance=1.0,
+        status=status,
+        source=PUBLISHED_TTFT_SOURCE,
+    )
+
+
+def overall_status(checks: Sequence[CheckResult]) -> str:
+    """The worst check status, or ``no_comparable_data`` without any measured check.
+
+    The published TTFT range alone is no measurement on comparable hardware.
+    """
+    measured = [c for c in checks if c.quantity != "ttft_speedup"]
+    if not measured:
+        return "no_comparable_data"
+    return max((c.status for c in checks), key=STATUS_ORDER.index)
+
+
+def summary_text(checks: Sequence[CheckResult], status: str) -> str:
+    """One or two sentences for the quote page and the PDF."""
+    measured = [c for c in checks if c.quantity != "ttft_speedup"]
+    if status == "no_comparable_data":
+        return (
+            "No benchmark data for this model class on this GPU class yet; "
+            "the sizing rests on the planning rules alone."
+        )
+    worst = max(measured, key=lambda c: abs(c.deviation))
+    records = {id(c.record) for c in measured if c.record is not None}
+    return (
+        f"{len(measured)} checks against {len(records)} measured engine start(s); "
+        f"largest deviation {worst.deviation * 100:+.1f} % ({worst.quantity})."
+    )

@@ -1,0 +1,175 @@
+"""Benchmark records in and out: bundled cases, uploaded files, calibrated predictions."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from importlib import resources
+from typing import Any
+
+from django.db import transaction
+
+from configurator.verification.comparison import gpu_class
+from configurator.verification.models import BenchmarkRecord
+from configurator.verification.parsers import ParsedBenchmark, ParseError, parse
+
+CASES_RESOURCE = "data/ground_truth_cases.json"
+"""The bundled cases (copied from the reference ground truth, each with its source)."""
+
+RECORD_FIELDS = (
+    "engine",
+    "engine_version",
+    "model_id",
+    "gpu_type",
+    "gpu_total_memory_gib",
+    "gpu_count",
+    "tensor_parallel_size",
+    "pipeline_parallel_size",
+    "data_parallel_size",
+    "gpu_memory_utilization",
+    "mem_fraction_static",
+    "max_model_len",
+    "block_size",
+    "kv_cache_dtype",
+    "quantization",
+    "dtype",
+    "max_num_batched_tokens",
+    "weights_gib",
+    "activation_peak_gib",
+    "non_torch_gib",
+    "cuda_graph_gib",
+    "kv_cache_gib",
+    "kv_cache_tokens",
+    "num_gpu_blocks",
+    "max_concurrency",
+    "ttft_mean_ms",
+    "ttft_median_ms",
+    "ttft_p99_ms",
+    "output_throughput_tok_s",
+    "request_throughput_req_s",
+)
+TEXT_DEFAULTS = {"kv_cache_dtype": "auto", "quantization": "", "dtype": ""}
+INT_DEFAULTS = {
+    "gpu_count": 1,
+    "tensor_parallel_size": 1,
+    "pipeline_parallel_size": 1,
+    "data_parallel_size": 1,
+}
+
+
+def _values(found: dict[str, Any]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for name in RECORD_FIELDS:
+        value = found.get(name)
+        if value is None:
+            value = TEXT_DEFAULTS.get(name, INT_DEFAULTS.get(name))
+        values[name] = value
+    values["gpu_class"] = gpu_class(values["gpu_type"] or "")
+    return values
+
+
+def bundled_cases() -> list[dict[str, Any]]:
+    """The bundled ground-truth cases (``sizing/data/ground_truth_cases.json``)."""
+    text = resources.files("sizing").joinpath(CASES_RESOURCE).read_text("utf-8")
+    cases: list[dict[str, Any]] = json.loads(text)["cases"]
+    return cases
+
+
+def case_source(case: dict[str, Any]) -> str:
+    """The case's source as one line: repository, commit, path, kind."""
+    src = case.get("source") or {}
+    if not isinstance(src, dict):
+        return str(src)
+    parts = [src.get("repo") or src.get("url") or ""]
+    if src.get("commit"):
+        parts[0] += f"@{str(src['commit'])[:7]}"
+    parts += [src.get("path") or "", src.get("kind") or ""]
+    if src.get("url") and src.get("url") not in parts:
+        parts.append(str(src["url"]))
+    return " ".join(p for p in parts if p) or "bundled ground-truth case"
+
+
+def load_cases(cases: list[dict[str, Any]]) -> int:
+    """Store ``cases`` as records (idempotent by content hash); returns how many are new."""
+    known = set(
+        BenchmarkRecord.objects.filter(kind=BenchmarkRecord.Kind.GROUND_TRUTH).values_list(
+            "content_hash", flat=True
+        )
+    )
+    new = []
+    for case in cases:
+        digest = hashlib.sha256(json.dumps(case, sort_keys=True).encode()).hexdigest()
+        if digest in known:
+            continue
+        known.add(digest)
+        extra = {
+            k: v
+            for k, v in case.items()
+            if k not in RECORD_FIELDS and k not in ("id", "source", "notes", "extra")
+        }
+        extra.update(case.get("extra") or {})
+        new.append(
+            BenchmarkRecord(
+                kind=BenchmarkRecord.Kind.GROUND_TRUTH,
+                case_id=str(case.get("id", "")),
+                source=case_source(case),
+                notes=str(case.get("notes") or ""),
+                extra=extra,
+                content_hash=digest,
+                **_values(case),
+            )
+        )
+    with transaction.atomic():
+        BenchmarkRecord.objects.bulk_create(new, ignore_conflicts=True)
+    return len(new)
+
+
+def record_from_file(
+    *,
+    content: bytes,
+    filename: str = "",
+    fmt: str | None = None,
+    gpu_type: str | None = None,
+    engine_version: str | None = None,
+    source: str = "",
+) -> tuple[BenchmarkRecord, bool]:
+    """Parse one uploaded file and store it; returns the record and whether it is new.
+
+    The same bytes imported twice give the same record (content hash).
+
+    Raises:
+        ParseError: the file is not text, not a known format, or lacks a required
+            figure; nothing is stored.
+    """
+    digest = hashlib.sha256(content).hexdigest()
+    existing = BenchmarkRecord.objects.filter(content_hash=digest).first()
+    if existing is not None:
+        return existing, False
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ParseError(f"{filename or 'the file'} is not UTF-8 text") from None
+    overrides: dict[str, Any] = {"gpu_type": gpu_type, "engine_version": engine_version}
+    parsed = _parse(text, fmt=fmt, overrides=overrides, filename=filename)
+    values = _values(parsed.as_dict())
+    with transaction.atomic():
+        record, created = BenchmarkRecord.objects.get_or_create(
+            content_hash=digest,
+            defaults={
+                "kind": parsed.kind,
+                "source": source or filename or "uploaded file",
+                "extra": {k: v for k, v in parsed.extra.items() if v is not None},
+                **values,
+            },
+        )
+    return record, created
+
+
+def _parse(
+    text: str, *, fmt: str | None, overrides: dict[str, Any], filename: str
+) -> ParsedBenchmark:
+    try:
+        return parse(text, fmt=fmt, **{k: v for k, v in overrides.items() if v})
+    except ParseError as exc:
+        prefix = f"{filename}: " if filename else ""
+        raise ParseError(prefix + exc.message, missing=exc.missing) from None
