@@ -9,16 +9,35 @@ Units and scopes (vLLM 0.31.0 and 0.33.0 wheels: ``vllm/engine/arg_utils.py``,
 - ``cpu_bytes_to_use`` in ``kv_connector_extra_config`` is in **bytes**, total across
   workers, and required in the full ``--kv-transfer-config`` form.
 
+- With an NVMe or shared tier the full form uses ``spec_name: TieringOffloadingSpec``
+  and ordered ``secondary_tiers`` (tier 0 is consulted first): an ``fs`` tier with
+  ``root_dir`` on the drive's mount, then ``fs`` on the NFS mount or ``obj`` for S3
+  (``vllm/v1/kv_offload/tiering/factory.py``; the ``obj`` tier needs NIXL's OBJ plugin).
+  The ``fs`` tier has no capacity key and vLLM never deletes its files.
+- Instances sharing a tier use the same ``PYTHONHASHSEED`` and
+  ``--prefix-caching-hash-algo`` (``vllm/v1/core/kv_cache_utils.py``).
+- The short form cannot express secondary tiers, so it is emitted only for a CPU-only
+  plan.
+
 Seed example: 125 GiB per instance → ``--kv-offloading-size 125`` and
 ``cpu_bytes_to_use`` 134,217,728,000.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
+from typing import Any
 
+from sizing.engines import flags, shell
+from sizing.engines.deployment import BundleFile, Deployment, Rendered
+from sizing.engines.placement import Slot
+from sizing.engines.shared_tier import dumps
 from sizing.units import GIB
+
+HASH_ALGO = "sha256"
+"""``--prefix-caching-hash-algo`` on every instance (vLLM's default, pinned)."""
 
 
 @dataclass(frozen=True)
@@ -50,3 +69,183 @@ def offload(per_instance_gib: float) -> VllmOffload | None:
         return None
     size = math.ceil(per_instance_gib - 1e-9)
     return VllmOffload(kv_offloading_size_gib=size, cpu_bytes_to_use=size * GIB)
+
+
+def base_argv(d: Deployment, slot: Slot, program: tuple[str, ...] = ("vllm", "serve")) -> list[str]:
+    """``vllm serve <model>`` with the instance's port, TP size, context and KV dtype."""
+    argv = [*program, d.model_id] if program == ("vllm", "serve") else [*program]
+    argv += [
+        "--host",
+        "0.0.0.0",
+        "--port",
+        str(slot.port),
+        "--tensor-parallel-size",
+        str(d.tensor_parallel_size),
+        "--max-model-len",
+        str(d.context_tokens),
+    ]
+    if d.kv_dtype == "fp8":
+        argv += ["--kv-cache-dtype", "fp8"]
+    return argv
+
+
+def engine_env(d: Deployment, slot: Slot) -> dict[str, str]:
+    """``CUDA_VISIBLE_DEVICES`` of the instance and the shared ``PYTHONHASHSEED``."""
+    return {
+        "CUDA_VISIBLE_DEVICES": slot.cuda_visible_devices,
+        "PYTHONHASHSEED": str(d.tiers.python_hash_seed),
+    }
+
+
+def secondary_tiers(d: Deployment) -> list[dict[str, Any]]:
+    """The ordered ``secondary_tiers`` of ``TieringOffloadingSpec`` (empty: CPU only)."""
+    tiers: list[dict[str, Any]] = []
+    if d.has_nvme:
+        tiers.append({"type": "fs", "root_dir": f"{d.tiers.nvme_mount}/vllm"})
+    if d.shared == "nfs":
+        tiers.append({"type": "fs", "root_dir": d.tiers.shared_dir("vllm")})
+    elif d.shared == "s3":
+        tiers.append(
+            {
+                "type": "obj",
+                "store_config": {
+                    "bucket": d.tiers.s3_bucket,
+                    "endpoint_override": d.tiers.s3_endpoint,
+                    "scheme": "https",
+                    "region": d.tiers.s3_region,
+                },
+                "prefix": d.tiers.s3_prefix(d.model_id),
+            }
+        )
+    return tiers
+
+
+def kv_transfer_config(d: Deployment, buffer: VllmOffload) -> dict[str, Any]:
+    """The full ``--kv-transfer-config`` of one instance (``OffloadingConnector``)."""
+    extra: dict[str, Any] = {"cpu_bytes_to_use": buffer.cpu_bytes_to_use}
+    tiers = secondary_tiers(d)
+    if tiers:
+        extra = {"spec_name": "TieringOffloadingSpec", **extra, "secondary_tiers": tiers}
+    return {
+        "kv_connector": "OffloadingConnector",
+        "kv_role": "kv_both",
+        "kv_connector_extra_config": extra,
+    }
+
+
+def check_transfer_config(version: str, config: dict[str, Any]) -> None:
+    """Check every key of an ``OffloadingConnector`` config against the recorded names.
+
+    Raises:
+        ValueError: naming the first key vLLM ``version`` does not know.
+    """
+    flags.require("vllm", version, "kv_transfer_config", config)
+    extra = config.get("kv_connector_extra_config", {})
+    if config.get("kv_connector") == "OffloadingConnector":
+        flags.require("vllm", version, "offloading_extra_config", extra)
+    if "spec_name" in extra:
+        flags.require("vllm", version, "spec_names", [extra["spec_name"]])
+    for tier in extra.get("secondary_tiers", []):
+        flags.require("vllm", version, "secondary_tier_types", [tier["type"]])
+        flags.require("vllm", version, f"secondary_tier_{tier['type']}", tier)
+        flags.require("vllm", version, "obj_store_config", tier.get("store_config", {}))
+
+
+def _cleanup_script(root_dir: str) -> str:
+    return shell.script(
+        title=f"Delete offloaded KV files older than one day under {root_dir}",
+        comments=(
+            "vLLM's fs tier has no capacity limit and never deletes files; run this from",
+            "cron (for a shared mount on one node only), e.g. every hour.",
+        ),
+        steps=(["find", root_dir, "-type", "f", "-name", "*.bin", "-mmin", "+1440", "-delete"],),
+    )
+
+
+def render(d: Deployment) -> Rendered:
+    """Per instance: ``serve.sh`` (full form), ``kv-transfer-config.json`` and, for a
+    CPU-only plan, ``serve-short.sh`` (``--kv-offloading-size``)."""
+    version = d.versions.vllm
+    buffer = offload(d.cpu_bytes_per_instance / GIB)
+    files: list[BundleFile] = []
+    notes: list[str] = []
+    tiers = secondary_tiers(d)
+    for slot in d.slots:
+        folder = f"node{slot.node}/vllm/{slot.name}"
+        argv = [*base_argv(d, slot), "--prefix-caching-hash-algo", HASH_ALGO]
+        env = engine_env(d, slot)
+        flags.require("vllm", version, "env", env)
+        if buffer is None:
+            flags.require("vllm", version, "cli", flags.cli_flags(argv))
+            text = shell.script(
+                title=f"vLLM {version}, {slot.host} {slot.name}: no CPU tier in this plan",
+                env=env,
+                exec_argv=[*slot.numactl, *argv],
+            )
+            files.append(BundleFile(f"{folder}/serve.sh", text, executable=True))
+            continue
+        config = kv_transfer_config(d, buffer)
+        check_transfer_config(version, config)
+        full = [*argv, "--kv-transfer-config", json.dumps(config, separators=(",", ":"))]
+        flags.require("vllm", version, "cli", flags.cli_flags(full))
+        files.append(BundleFile(f"{folder}/kv-transfer-config.json", dumps(config)))
+        files.append(
+            BundleFile(
+                f"{folder}/serve.sh",
+                shell.script(
+                    title=f"vLLM {version} native offloading, {slot.host} {slot.name}",
+                    comments=(
+                        f"CPU tier: {buffer.kv_offloading_size_gib} GiB for this instance "
+                        f"({buffer.cpu_bytes_to_use} bytes over its {d.world_size} worker(s)).",
+                    ),
+                    env=env,
+                    exec_argv=[*slot.numactl, *full],
+                ),
+                executable=True,
+            )
+        )
+        if not tiers:
+            short = [*argv, "--kv-offloading-size", str(buffer.kv_offloading_size_gib)]
+            flags.require("vllm", version, "cli", flags.cli_flags(short))
+            files.append(
+                BundleFile(
+                    f"{folder}/serve-short.sh",
+                    shell.script(
+                        title=f"vLLM {version}, {slot.host} {slot.name}: same buffer, short form",
+                        comments=(
+                            "--kv-offloading-size is GiB, total over the instance's workers.",
+                        ),
+                        env=env,
+                        exec_argv=[*slot.numactl, *short],
+                    ),
+                    executable=True,
+                )
+            )
+    if buffer is None:
+        notes.append("The plan has no CPU tier, so vLLM runs without KV offloading.")
+        return Rendered("vllm", tuple(files), tuple(notes))
+    fs_roots = [t["root_dir"] for t in tiers if t["type"] == "fs"]
+    for node in d.nodes:
+        for root in fs_roots:
+            if root.startswith(d.tiers.nvme_mount) or node == d.nodes[0]:
+                name = (
+                    "cleanup-nvme.sh"
+                    if root.startswith(d.tiers.nvme_mount)
+                    else "cleanup-shared.sh"
+                )
+                files.append(
+                    BundleFile(f"node{node}/vllm/{name}", _cleanup_script(root), executable=True)
+                )
+    if tiers:
+        notes.append(
+            "The short form --kv-offloading-size cannot name secondary tiers, so only the "
+            "full --kv-transfer-config form is emitted."
+        )
+    if fs_roots:
+        notes.append(
+            "vLLM's fs tier has no size limit and never deletes files: run the cleanup "
+            "script from cron."
+        )
+    if d.shared == "s3":
+        notes.append("The obj tier needs NIXL with its OBJ plugin installed beside vLLM.")
+    return Rendered("vllm", tuple(files), tuple(notes))

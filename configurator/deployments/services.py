@@ -1,0 +1,139 @@
+"""Workflows of the deployment bundle: render a plan's engine files and pack them."""
+
+from __future__ import annotations
+
+import io
+import json
+import stat
+import zipfile
+from collections.abc import Sequence
+from typing import Any
+
+from django.template.loader import render_to_string
+
+from sizing.engines import bundle, deployment
+from sizing.engines.deployment import BundleFile, Deployment, Rendered
+from sizing.engines.flags import EngineVersions, source
+from sizing.engines.shared_tier import TierOptions
+from sizing.plan import Plan
+
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+"""Fixed timestamp of every ZIP entry, so the same plan gives the same bytes."""
+
+
+def bundle_render(
+    *,
+    plan: Plan,
+    engine: str = "all",
+    tiers: TierOptions | None = None,
+    versions: EngineVersions | None = None,
+) -> tuple[Deployment, tuple[Rendered, ...]]:
+    """Render the engine files of ``plan`` for ``engine`` (a key or ``all``).
+
+    Raises:
+        sizing.errors.SizingError: for an unknown engine (field ``engine``).
+    """
+    engines = bundle.engines_for(engine)
+    d = deployment.from_plan(plan, tiers=tiers, versions=versions)
+    return d, bundle.render(d, engines)
+
+
+def _readme(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
+    engines = [r for r in rendered if r.engine in bundle.ENGINES]
+    versions = d.versions
+    context: dict[str, Any] = {
+        "plan": plan,
+        "summary": plan.summary(),
+        "d": d,
+        "rendered": rendered,
+        "engines": [r.engine for r in engines],
+        "notes": [n for r in rendered for n in r.notes],
+        "versions": [
+            ("vLLM", versions.vllm, source("vllm", versions.vllm)),
+            ("LMCache", versions.lmcache, source("lmcache", versions.lmcache)),
+            ("SGLang", versions.sglang, source("sglang", versions.sglang)),
+            ("Dynamo", versions.dynamo, source("dynamo", versions.dynamo)),
+            (
+                "production-stack",
+                versions.production_stack,
+                source("production-stack", versions.production_stack),
+            ),
+        ],
+        "files": sorted(f.path for r in rendered for f in r.files),
+        "cpu_gib_per_instance": round(d.cpu_bytes_per_instance / 2**30, 2),
+        "nvme_gb_per_instance": round(d.nvme_bytes_per_instance / 10**9),
+    }
+    return render_to_string("deployments/README.md", context)
+
+
+def _manifest(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
+    doc = {
+        "summary": plan.summary(),
+        "engines": [r.engine for r in rendered if r.engine in bundle.ENGINES],
+        "versions": {
+            "vllm": d.versions.vllm,
+            "lmcache": d.versions.lmcache,
+            "sglang": d.versions.sglang,
+            "dynamo": d.versions.dynamo,
+            "production_stack": d.versions.production_stack,
+        },
+        "tiers": {
+            "nvme_mount": d.tiers.nvme_mount if d.has_nvme else None,
+            "shared": d.tiers.shared,
+            "python_hash_seed": d.tiers.python_hash_seed,
+        },
+        "instances": [
+            {
+                "node": s.node,
+                "name": s.name,
+                "gpus": list(s.gpu_ids),
+                "numa_nodes": list(s.numa_nodes),
+                "port": s.port,
+                "cpu_tier_bytes": d.cpu_bytes_per_instance,
+                "nvme_tier_bytes": d.nvme_bytes_per_instance,
+            }
+            for s in d.slots
+        ],
+        "notes": [n for r in rendered for n in r.notes],
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def bundle_files(
+    *,
+    plan: Plan,
+    engine: str = "all",
+    tiers: TierOptions | None = None,
+    versions: EngineVersions | None = None,
+) -> list[BundleFile]:
+    """Every file of the bundle: ``README.md``, ``bundle.json`` and the engine files."""
+    d, rendered = bundle_render(plan=plan, engine=engine, tiers=tiers, versions=versions)
+    files = [
+        BundleFile("README.md", _readme(plan, d, rendered)),
+        BundleFile("bundle.json", _manifest(plan, d, rendered)),
+    ]
+    files += [f for r in rendered for f in r.files]
+    return files
+
+
+def bundle_build(
+    *,
+    plan: Plan,
+    engine: str = "all",
+    tiers: TierOptions | None = None,
+    versions: EngineVersions | None = None,
+) -> bytes:
+    """The bundle as ZIP bytes; scripts are marked executable.
+
+    Raises:
+        sizing.errors.SizingError: for an unknown engine or invalid tier option.
+    """
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for f in bundle_files(plan=plan, engine=engine, tiers=tiers, versions=versions):
+            info = zipfile.ZipInfo(f.path, date_time=ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            mode = 0o755 if f.executable else 0o644
+            info.external_attr = (stat.S_IFREG | mode) << 16
+            archive.writestr(info, f.text)
+    return buffer.getvalue()

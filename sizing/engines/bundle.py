@@ -1,0 +1,115 @@
+"""The whole deployment: every engine's files plus placement, mounts and router.
+
+Composes the engine modules for the engines asked for. Placement (topology check),
+NVMe and shared-tier mounts and the router come with every engine that needs them.
+Sources are in each module's docstring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from sizing.engines import dynamo, lmcache, lmcache_server, placement, router, sglang, vllm
+from sizing.engines.deployment import BundleFile, Deployment, Rendered
+from sizing.engines.shared_tier import (
+    dumps,
+    nfs_mount_script,
+    nvme_mount_script,
+    s3_lifecycle,
+    s3_setup_script,
+)
+from sizing.errors import SizingError
+
+ENGINES = ("vllm", "lmcache", "lmcache-server", "sglang", "dynamo")
+"""Engine keys of ``--engine`` (``all`` means every one)."""
+
+_RENDERERS: dict[str, Callable[[Deployment], Rendered]] = {
+    "vllm": vllm.render,
+    "lmcache": lmcache.render,
+    "lmcache-server": lmcache_server.render,
+    "sglang": sglang.render,
+    "dynamo": dynamo.render,
+}
+
+
+def engines_for(choice: str) -> tuple[str, ...]:
+    """Engine keys for an ``--engine`` value.
+
+    Raises:
+        SizingError: for an unknown value (field ``engine``).
+    """
+    if choice == "all":
+        return ENGINES
+    if choice not in ENGINES:
+        raise SizingError(
+            "engine", f"engine must be one of {', '.join((*ENGINES, 'all'))}, got {choice!r}"
+        )
+    return (choice,)
+
+
+def infrastructure(d: Deployment) -> Rendered:
+    """Topology checks per node, NVMe and NFS mounts, S3 bucket settings."""
+    files: list[BundleFile] = []
+    notes: list[str] = []
+    for node in d.nodes:
+        node_slots = d.node_slots(node)
+        files.append(
+            BundleFile(
+                f"node{node}/check-topology.sh",
+                placement.topology_check_script(node_slots),
+                executable=True,
+            )
+        )
+        if d.has_nvme:
+            files.append(
+                BundleFile(
+                    f"node{node}/mount-nvme.sh",
+                    nvme_mount_script(d.tiers, drive_count=d.nvme_drive_count),
+                    executable=True,
+                )
+            )
+        if d.shared == "nfs":
+            files.append(
+                BundleFile(
+                    f"node{node}/mount-shared.sh", nfs_mount_script(d.tiers), executable=True
+                )
+            )
+        per_socket = placement.buffer_gib_per_socket(node_slots, d.cpu_bytes_per_instance / 2**30)
+        for socket, gib in sorted(per_socket.items()):
+            if gib * 2**30 > d.socket_memory_gb * 10**9:
+                notes.append(
+                    f"Node {node}: socket {socket} would pin {gib:.0f} GiB, more than its "
+                    f"{d.socket_memory_gb} GB of DIMMs."
+                )
+    if d.shared == "s3":
+        files.append(
+            BundleFile("shared/s3-lifecycle.json", dumps(s3_lifecycle(d.tiers, d.model_id)))
+        )
+        files.append(BundleFile("shared/s3-setup.sh", s3_setup_script(d.tiers), executable=True))
+    if d.shared != "none":
+        notes.append(
+            f"Every instance sharing the {d.shared.upper()} tier runs with "
+            f"PYTHONHASHSEED={d.tiers.python_hash_seed} and the same hash algorithm."
+        )
+    return Rendered("infrastructure", tuple(files), tuple(notes))
+
+
+def render(d: Deployment, engines: Sequence[str]) -> tuple[Rendered, ...]:
+    """Render ``engines`` (keys of :data:`ENGINES`) for ``d``.
+
+    Returns:
+        One :class:`Rendered` per engine, then the router (when any vLLM-based engine
+        runs several instances) and the infrastructure files.
+
+    Raises:
+        SizingError: for an unknown engine key.
+    """
+    out = []
+    for key in engines:
+        engines_for(key)
+        out.append(_RENDERERS[key](d))
+    vllm_based = {"vllm", "lmcache", "lmcache-server"} & set(engines)
+    if vllm_based:
+        out.append(router.render(d, helm="lmcache" in engines))
+    out.append(infrastructure(d))
+    return tuple(out)

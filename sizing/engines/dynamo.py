@@ -1,0 +1,165 @@
+"""NVIDIA Dynamo KVBM (1.5.1 and 1.6.1): environment, connector, frontend.
+
+Units and scopes (``kvbm/_core.abi3.so`` strings; ``lib/llm/src/block_manager/
+distributed/leader.rs``, ``storage/disk.rs``; ``dynamo/vllm/args.py``; engine_flags.md §4):
+
+- ``DYN_KVBM_CPU_CACHE_GB`` and ``DYN_KVBM_DISK_CACHE_GB`` are floats in **GB (10^9
+  bytes)**, **total over the engine's TP workers** (the leader divides by the summed
+  bytes per block). The CPU value is rounded up to 0.001 GB (1 MB).
+- Tier order (Dynamo KVBM guide): disk ≥ CPU ≥ GPU KV. The disk tier is the larger of
+  the plan's NVMe share and the CPU tier; a CPU tier not above the GPU KV only mirrors it.
+- ``DYN_KVBM_DISK_DISABLE_O_DIRECT`` disables O_DIRECT when set to any value, so the
+  bundle never sets it. ``DYN_KVBM_LEADER_ZMQ_PUB_PORT``/``_ACK_PORT`` differ per
+  instance on one host.
+- The connector is ``DynamoConnector`` from ``kvbm.vllm_integration.connector`` through
+  ``--kv-transfer-config`` (``--connector`` is rejected by 1.5.1 and 1.6.1); KV events
+  go to the frontend's KV router (``python -m dynamo.frontend --router-mode kv``).
+- Released KVBM 1.5.1/1.6.1 has no shared S3/NFS tier (its G4 variables are absent
+  from the binaries): the bundle says so and emits none.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from sizing.engines import flags, shell
+from sizing.engines.deployment import BundleFile, Deployment, Rendered
+from sizing.engines.placement import Slot
+from sizing.units import GB
+
+ZMQ_PORT = 56001
+"""KVBM leader's first ZMQ port (its default); instance ``i`` uses ``56001 + 2i`` and
+``56002 + 2i``."""
+KV_EVENTS_PORT = 20080
+"""KV-events publisher port of instance 0; instance ``i`` uses ``20080 + i``."""
+FRONTEND_PORT = 8000
+CONNECTOR = {
+    "kv_connector": "DynamoConnector",
+    "kv_role": "kv_both",
+    "kv_connector_module_path": "kvbm.vllm_integration.connector",
+}
+SHARED_TIER_UNSUPPORTED = (
+    "Released Dynamo KVBM {version} has no shared S3 or NFS tier: the bundle configures "
+    "none for Dynamo. Use vLLM native, LMCache or SGLang for a tier shared between nodes."
+)
+
+
+def gb_up(n_bytes: int) -> float:
+    """``n_bytes`` in GB, rounded up to 0.001 GB."""
+    return math.ceil(n_bytes / GB * 1000 - 1e-6) / 1000
+
+
+def kvbm_env(d: Deployment, slot: Slot) -> dict[str, str]:
+    """The KVBM variables of one instance."""
+    cpu_gb = gb_up(d.cpu_bytes_per_instance)
+    env = {
+        "CUDA_VISIBLE_DEVICES": slot.cuda_visible_devices,
+        "DYN_KVBM_CPU_CACHE_GB": f"{cpu_gb:g}",
+        "DYN_KVBM_LEADER_ZMQ_PUB_PORT": str(ZMQ_PORT + 2 * slot.index),
+        "DYN_KVBM_LEADER_ZMQ_ACK_PORT": str(ZMQ_PORT + 2 * slot.index + 1),
+    }
+    if d.has_nvme:
+        disk_gb = max(gb_up(d.nvme_bytes_per_instance), cpu_gb)
+        env["DYN_KVBM_DISK_CACHE_GB"] = f"{disk_gb:g}"
+        env["DYN_KVBM_DISK_CACHE_DIR"] = f"{d.tiers.nvme_mount}/kvbm/{slot.name}"
+    flags.require("dynamo", d.versions.dynamo, "env", env)
+    return env
+
+
+def worker_argv(d: Deployment, slot: Slot) -> list[str]:
+    """``python -m dynamo.vllm`` for one instance."""
+    events: dict[str, Any] = {
+        "publisher": "zmq",
+        "topic": "kv-events",
+        "endpoint": f"tcp://*:{KV_EVENTS_PORT + slot.index}",
+        "enable_kv_cache_events": True,
+    }
+    version = d.versions.dynamo
+    flags.require("dynamo", version, "kv_transfer_config", CONNECTOR)
+    flags.require("dynamo", version, "connectors", [CONNECTOR["kv_connector"]])
+    flags.require("dynamo", version, "kv_events_config", events)
+    argv = [
+        "python",
+        "-m",
+        "dynamo.vllm",
+        "--model",
+        d.model_id,
+        "--tensor-parallel-size",
+        str(d.tensor_parallel_size),
+        "--max-model-len",
+        str(d.context_tokens),
+    ]
+    if d.kv_dtype == "fp8":
+        argv += ["--kv-cache-dtype", "fp8"]
+    argv += [
+        "--kv-transfer-config",
+        json.dumps(CONNECTOR, separators=(",", ":")),
+        "--kv-events-config",
+        json.dumps(events, separators=(",", ":")),
+    ]
+    flags.require("dynamo", version, "worker_cli", flags.cli_flags(argv))
+    return argv
+
+
+def frontend_argv(d: Deployment) -> list[str]:
+    """``python -m dynamo.frontend --router-mode kv``."""
+    argv = [
+        "python",
+        "-m",
+        "dynamo.frontend",
+        "--router-mode",
+        "kv",
+        "--http-port",
+        str(FRONTEND_PORT),
+    ]
+    flags.require("dynamo", d.versions.dynamo, "frontend_cli", flags.cli_flags(argv))
+    flags.require("dynamo", d.versions.dynamo, "router_modes", ["kv"])
+    return argv
+
+
+def render(d: Deployment) -> Rendered:
+    """Per instance ``serve.sh`` (KVBM worker) and, on node 1, ``frontend.sh``."""
+    version = d.versions.dynamo
+    notes: list[str] = []
+    if d.shared != "none":
+        notes.append(SHARED_TIER_UNSUPPORTED.format(version=version))
+    if not d.has_cpu_tier:
+        notes.append("The plan has no CPU tier, so KVBM is not configured.")
+        return Rendered("dynamo", (), tuple(notes))
+    files = [
+        BundleFile(
+            f"node{d.nodes[0]}/dynamo/frontend.sh",
+            shell.script(
+                title=f"Dynamo {version} frontend with the KV-aware router",
+                comments=("Start once; it routes to every worker below.",),
+                exec_argv=frontend_argv(d),
+            ),
+            executable=True,
+        )
+    ]
+    for slot in d.slots:
+        env = kvbm_env(d, slot)
+        files.append(
+            BundleFile(
+                f"node{slot.node}/dynamo/{slot.name}/serve.sh",
+                shell.script(
+                    title=f"Dynamo {version} vLLM worker with KVBM, {slot.host} {slot.name}",
+                    comments=(
+                        "DYN_KVBM_*_CACHE_GB are GB (10^9 bytes), total over the "
+                        f"instance's {d.world_size} worker(s); keep disk >= CPU >= GPU KV.",
+                    ),
+                    env=env,
+                    exec_argv=[*slot.numactl, *worker_argv(d, slot)],
+                ),
+                executable=True,
+            )
+        )
+    if d.cpu_bytes_per_instance <= d.gpu_kv_bytes_per_instance:
+        notes.append(
+            "The CPU tier is not larger than the GPU KV cache of an instance, so KVBM's "
+            "host tier would only mirror the GPU."
+        )
+    notes.append("DYN_KVBM_CPU_CACHE_GB is GB (10^9 bytes) for the whole instance, not per worker.")
+    return Rendered("dynamo", tuple(files), tuple(notes))

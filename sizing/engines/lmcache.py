@@ -1,0 +1,120 @@
+"""LMCache 0.5.6 in-process (``LMCacheConnectorV1``): the YAML and the vLLM flag.
+
+Units and scopes (``lmcache/v1/config.py``, ``cache_engine.py``,
+``local_cpu_backend.py``, ``local_disk_backend.py``; engine_flags.md §2.1):
+
+- One LMCache engine runs in every vLLM worker process, so ``max_local_cpu_size`` and
+  ``max_local_disk_size`` are **GiB per worker** (per TP rank): an instance of TP ``t``
+  holds ``t × max_local_cpu_size`` GiB. The value is rounded up to 0.01 GiB.
+- The disk tier is on only when ``local_disk`` is set and ``max_local_disk_size`` > 0.
+- Shared tier: S3 has no plugin form, only ``remote_url: s3://<bucket>.<host>`` with
+  ``extra_config.s3_region`` (required); NFS uses the ``fs`` remote storage plugin with
+  ``remote_storage_plugin.fs.base_path``.
+- vLLM side: ``--kv-transfer-config {"kv_connector":"LMCacheConnectorV1",...}`` and the
+  YAML named by ``LMCACHE_CONFIG_FILE``.
+- A shared cache needs the same ``PYTHONHASHSEED`` on every instance (LMCache docs on
+  ``pre_caching_hash_algorithm``, whose default ``builtin`` is kept).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import yaml
+
+from sizing.engines import flags, shell
+from sizing.engines.deployment import BundleFile, Deployment, Rendered
+from sizing.engines.vllm import HASH_ALGO, base_argv, engine_env
+from sizing.units import GIB
+
+CHUNK_TOKENS = 256
+"""``chunk_size`` (LMCache's default, pinned so every instance chunks alike)."""
+
+
+def gib_per_worker(total_bytes: int, world_size: int) -> float:
+    """``total_bytes`` split over ``world_size`` workers, GiB rounded up to 0.01.
+
+    Raises:
+        ValueError: if ``world_size`` < 1 or ``total_bytes`` < 0.
+    """
+    if world_size < 1 or total_bytes < 0:
+        raise ValueError("world_size must be >= 1 and total_bytes >= 0")
+    return math.ceil(total_bytes / world_size / GIB * 100 - 1e-6) / 100
+
+
+def config(d: Deployment, instance: str) -> dict[str, Any]:
+    """The LMCache YAML of one instance (per-worker sizes)."""
+    doc: dict[str, Any] = {
+        "chunk_size": CHUNK_TOKENS,
+        "local_cpu": True,
+        "max_local_cpu_size": gib_per_worker(d.cpu_bytes_per_instance, d.world_size),
+        "pre_caching_hash_algorithm": "builtin",
+    }
+    if d.has_nvme:
+        doc["local_disk"] = f"file://{d.tiers.nvme_mount}/lmcache/{instance}/"
+        doc["max_local_disk_size"] = gib_per_worker(d.nvme_bytes_per_instance, d.world_size)
+    if d.shared == "s3":
+        doc["remote_url"] = d.tiers.s3_virtual_host_url
+        doc["remote_serde"] = "naive"
+        doc["extra_config"] = {"s3_region": d.tiers.s3_region}
+    elif d.shared == "nfs":
+        doc["remote_storage_plugins"] = ["fs"]
+        doc["remote_serde"] = "naive"
+        doc["extra_config"] = {"remote_storage_plugin.fs.base_path": d.tiers.shared_dir("lmcache")}
+    flags.require("lmcache", d.versions.lmcache, "yaml", doc)
+    flags.require("lmcache", d.versions.lmcache, "extra_config", doc.get("extra_config", {}))
+    return doc
+
+
+CONNECTOR = {"kv_connector": "LMCacheConnectorV1", "kv_role": "kv_both"}
+
+
+def render(d: Deployment) -> Rendered:
+    """Per instance: ``lmcache.yaml`` and ``serve.sh`` (vLLM with ``LMCacheConnectorV1``)."""
+    if not d.has_cpu_tier:
+        return Rendered("lmcache", (), ("The plan has no CPU tier, so no LMCache config.",))
+    files: list[BundleFile] = []
+    for slot in d.slots:
+        folder = f"node{slot.node}/lmcache/{slot.name}"
+        doc = config(d, slot.name)
+        argv = [
+            *base_argv(d, slot),
+            "--prefix-caching-hash-algo",
+            HASH_ALGO,
+            "--kv-transfer-config",
+            json.dumps(CONNECTOR, separators=(",", ":")),
+        ]
+        flags.require("vllm", d.versions.vllm, "cli", flags.cli_flags(argv))
+        flags.require("vllm", d.versions.vllm, "kv_transfer_config", CONNECTOR)
+        env = engine_env(d, slot)
+        flags.require("lmcache", d.versions.lmcache, "env", [*env, "LMCACHE_CONFIG_FILE"])
+        files.append(BundleFile(f"{folder}/lmcache.yaml", yaml.safe_dump(doc, sort_keys=False)))
+        files.append(
+            BundleFile(
+                f"{folder}/serve.sh",
+                shell.script(
+                    title=f"vLLM {d.versions.vllm} + LMCache {d.versions.lmcache} in-process, "
+                    f"{slot.host} {slot.name}",
+                    comments=(
+                        f"max_local_cpu_size is GiB per worker: {doc['max_local_cpu_size']} "
+                        f"× {d.world_size} worker(s).",
+                    ),
+                    env_here={"LMCACHE_CONFIG_FILE": "lmcache.yaml"},
+                    env=env,
+                    exec_argv=[*slot.numactl, *argv],
+                ),
+                executable=True,
+            )
+        )
+    notes = [
+        "LMCache in-process sizes are per worker (TP rank): max_local_cpu_size × TP is the "
+        "instance's CPU tier."
+    ]
+    if d.shared == "s3":
+        notes.append(
+            "LMCache 0.5.6 reaches S3 only through remote_url (deprecated in 0.5.x, but S3 "
+            "has no plugin form); credentials come from the AWS default chain."
+        )
+    return Rendered("lmcache", tuple(files), tuple(notes))

@@ -1,0 +1,158 @@
+"""LMCache 0.5.6 multiprocess server (``lmcache server``) and its vLLM connector.
+
+Units and scopes (``lmcache/cli/commands/server.py``, ``lmcache/v1/distributed/config.py``,
+``lmcache/integration/vllm/lmcache_mp_connector.py``; engine_flags.md §2.2):
+
+- ``--l1-size-gb`` is **GiB** (the code multiplies by 2^30 although the help says GB)
+  and is the whole server's L1; it requires ``--eviction-policy``.
+- The bundle runs one server per engine instance, bound to the instance's NUMA node, so
+  ``--l1-size-gb`` equals the instance's CPU tier (rounded up to 0.01 GiB).
+- ``--l2-adapter`` entries are ordered: ``fs_native`` on the NVMe mount with
+  ``max_capacity_gb`` (GiB) and an LRU ``eviction`` block, then the shared tier (``s3``
+  with ``s3_endpoint``/``s3_region``, or ``fs`` on NFS), marked ``shared``. There is no
+  ``disk`` adapter type.
+- vLLM side: ``LMCacheMPConnector`` with ``lmcache.mp.host``/``lmcache.mp.port`` of the
+  instance's server. ``--kv-offloading-backend lmcache`` would ignore any size, so the
+  explicit connector is emitted. ``--hash-algorithm`` and ``lmcache.mp.hash_algorithm``
+  must match (``blake3``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sizing.engines import flags, shell
+from sizing.engines.deployment import BundleFile, Deployment, Rendered
+from sizing.engines.lmcache import CHUNK_TOKENS, gib_per_worker
+from sizing.engines.placement import Slot
+from sizing.engines.vllm import HASH_ALGO, base_argv, engine_env
+
+SERVER_PORT = 5555
+"""First ZMQ port (LMCache's default); instance ``i`` uses ``5555 + i``."""
+HTTP_PORT = 8080
+"""First admin HTTP port (LMCache's default); instance ``i`` uses ``8080 + i``."""
+HASH_ALGORITHM = "blake3"
+
+
+def l2_adapters(d: Deployment, instance: str) -> list[dict[str, Any]]:
+    """The ordered ``--l2-adapter`` documents of one server."""
+    adapters: list[dict[str, Any]] = []
+    if d.has_nvme:
+        adapters.append(
+            {
+                "type": "fs_native",
+                "base_path": f"{d.tiers.nvme_mount}/lmcache-mp/{instance}",
+                "max_capacity_gb": gib_per_worker(d.nvme_bytes_per_instance, 1),
+                "eviction": {"eviction_policy": "LRU"},
+            }
+        )
+    if d.shared == "s3":
+        adapters.append(
+            {
+                "type": "s3",
+                "s3_endpoint": d.tiers.s3_virtual_host_url,
+                "s3_region": d.tiers.s3_region,
+                "shared": True,
+            }
+        )
+    elif d.shared == "nfs":
+        adapters.append(
+            {"type": "fs", "base_path": d.tiers.shared_dir("lmcache-mp"), "shared": True}
+        )
+    version = d.versions.lmcache
+    for adapter in adapters:
+        flags.require("lmcache", version, "l2_adapter_types", [adapter["type"]])
+        flags.require("lmcache", version, "l2_adapter", adapter)
+        flags.require("lmcache", version, "l2_eviction", adapter.get("eviction", {}))
+    return adapters
+
+
+def server_argv(d: Deployment, slot: Slot) -> list[str]:
+    """``lmcache server`` for one instance."""
+    argv = [
+        "lmcache",
+        "server",
+        "--port",
+        str(SERVER_PORT + slot.index),
+        "--http-port",
+        str(HTTP_PORT + slot.index),
+        "--l1-size-gb",
+        f"{gib_per_worker(d.cpu_bytes_per_instance, 1):g}",
+        "--eviction-policy",
+        "LRU",
+        "--chunk-size",
+        str(CHUNK_TOKENS),
+        "--hash-algorithm",
+        HASH_ALGORITHM,
+    ]
+    for adapter in l2_adapters(d, slot.name):
+        argv += ["--l2-adapter", json.dumps(adapter, separators=(",", ":"))]
+    flags.require("lmcache", d.versions.lmcache, "server_cli", flags.cli_flags(argv))
+    return argv
+
+
+def connector(slot: Slot) -> dict[str, Any]:
+    """The vLLM ``--kv-transfer-config`` pointing at the instance's server."""
+    return {
+        "kv_connector": "LMCacheMPConnector",
+        "kv_role": "kv_both",
+        "kv_connector_extra_config": {
+            "lmcache.mp.host": "tcp://localhost",
+            "lmcache.mp.port": SERVER_PORT + slot.index,
+            "lmcache.mp.hash_algorithm": HASH_ALGORITHM,
+        },
+    }
+
+
+def render(d: Deployment) -> Rendered:
+    """Per instance: ``lmcache-server.sh`` (start first) and ``serve.sh``."""
+    if not d.has_cpu_tier:
+        return Rendered("lmcache-server", (), ("The plan has no CPU tier, so no LMCache server.",))
+    files: list[BundleFile] = []
+    for slot in d.slots:
+        folder = f"node{slot.node}/lmcache-server/{slot.name}"
+        server = server_argv(d, slot)
+        conn = connector(slot)
+        flags.require(
+            "lmcache",
+            d.versions.lmcache,
+            "mp_connector_extra_config",
+            conn["kv_connector_extra_config"],
+        )
+        argv = [
+            *base_argv(d, slot),
+            "--prefix-caching-hash-algo",
+            HASH_ALGO,
+            "--kv-transfer-config",
+            json.dumps(conn, separators=(",", ":")),
+        ]
+        flags.require("vllm", d.versions.vllm, "cli", flags.cli_flags(argv))
+        files.append(
+            BundleFile(
+                f"{folder}/lmcache-server.sh",
+                shell.script(
+                    title=f"LMCache {d.versions.lmcache} server for {slot.host} {slot.name}",
+                    comments=("--l1-size-gb is GiB (2^30 bytes) for the whole server.",),
+                    exec_argv=[*slot.numactl, *server],
+                ),
+                executable=True,
+            )
+        )
+        files.append(
+            BundleFile(
+                f"{folder}/serve.sh",
+                shell.script(
+                    title=f"vLLM {d.versions.vllm}, LMCacheMPConnector, {slot.host} {slot.name}",
+                    comments=("Start lmcache-server.sh first.",),
+                    env=engine_env(d, slot),
+                    exec_argv=[*slot.numactl, *argv],
+                ),
+                executable=True,
+            )
+        )
+    notes = (
+        "One LMCache server per engine instance, bound to the same NUMA node; "
+        "--l1-size-gb is the instance's whole CPU tier in GiB.",
+    )
+    return Rendered("lmcache-server", tuple(files), notes)

@@ -1,0 +1,138 @@
+"""The router in front of several vLLM instances: production-stack router and Helm values.
+
+Sources: vllm-project/production-stack ``src/vllm_router/parsers/parser.py`` (router
+CLI) and chart ``vllm-stack-0.1.12`` ``helm/templates/deployment-vllm-multi.yaml``
+(engine_flags.md §5).
+
+Rules:
+
+- Static discovery lists every instance's URL with its model, index-aligned.
+- The CPU (and NVMe) tier of each instance is its own: a returning conversation finds
+  its KV only on the instance that served it before. The router therefore uses
+  ``session`` routing on a header the client sends (``x-session-id``); ``kvaware``
+  would need LMCache's controller on every engine. With a shared tier another instance
+  can still load the prefix, but from slower storage.
+- Helm ``lmcacheConfig.cpuOffloadingBufferSize`` is LMCache's ``max_local_cpu_size``:
+  **GiB per worker**, and the chart drops values whose integer part is 0, so the
+  bundle writes a whole number of GiB, rounded up. ``diskOffloadingBufferSize`` needs
+  ``LMCACHE_LOCAL_DISK`` in ``env`` (the chart does not set it). The chart sets
+  ``PYTHONHASHSEED`` itself.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import yaml
+
+from sizing.engines import flags, shell
+from sizing.engines.deployment import BundleFile, Deployment, Rendered
+from sizing.units import GIB
+
+ROUTER_PORT = 8000
+"""The router's port, the clients' endpoint (engines listen from 8100)."""
+SESSION_HEADER = "x-session-id"
+
+
+def router_argv(d: Deployment) -> list[str]:
+    """``vllm-router`` with static backends and session routing."""
+    backends = ",".join(f"http://{s.host}:{s.port}" for s in d.slots)
+    models = ",".join(d.model_id for _ in d.slots)
+    argv = [
+        "vllm-router",
+        "--service-discovery",
+        "static",
+        "--static-backends",
+        backends,
+        "--static-models",
+        models,
+        "--routing-logic",
+        "session",
+        "--session-key",
+        SESSION_HEADER,
+        "--port",
+        str(ROUTER_PORT),
+    ]
+    version = d.versions.production_stack
+    flags.require("production-stack", version, "router_cli", flags.cli_flags(argv))
+    flags.require("production-stack", version, "routing_logic", ["session"])
+    return argv
+
+
+def whole_gib_per_worker(total_bytes: int, world_size: int) -> int:
+    """A per-worker GiB value the chart keeps: whole GiB, rounded up."""
+    return math.ceil(total_bytes / world_size / GIB - 1e-9)
+
+
+def helm_values(d: Deployment) -> dict[str, Any]:
+    """production-stack values: one modelSpec with LMCache and the router."""
+    lmcache: dict[str, Any] = {
+        "enabled": True,
+        "cpuOffloadingBufferSize": str(
+            whole_gib_per_worker(d.cpu_bytes_per_instance, d.world_size)
+        ),
+    }
+    spec: dict[str, Any] = {
+        "name": "kv-offload",
+        "repository": "lmcache/vllm-openai",
+        "tag": "latest",
+        "modelURL": d.model_id,
+        "replicaCount": len(d.slots),
+        "requestGPU": d.tensor_parallel_size,
+        "vllmConfig": {
+            "tensorParallelSize": d.tensor_parallel_size,
+            "maxModelLen": d.context_tokens,
+        },
+        "lmcacheConfig": lmcache,
+    }
+    if d.kv_dtype == "fp8":
+        spec["vllmConfig"]["extraArgs"] = ["--kv-cache-dtype", "fp8"]
+    if d.has_nvme:
+        lmcache["diskOffloadingBufferSize"] = str(
+            whole_gib_per_worker(d.nvme_bytes_per_instance, d.world_size)
+        )
+        spec["env"] = [{"name": "LMCACHE_LOCAL_DISK", "value": "file:///data/lmcache/"}]
+    router = {"routingLogic": "session", "sessionKey": SESSION_HEADER}
+    version = d.versions.production_stack
+    flags.require("production-stack", version, "helm_model_spec", spec)
+    flags.require("production-stack", version, "helm_vllm_config", spec["vllmConfig"])
+    flags.require("production-stack", version, "helm_lmcache_config", lmcache)
+    flags.require("production-stack", version, "helm_router_spec", router)
+    return {"servingEngineSpec": {"modelSpec": [spec]}, "routerSpec": router}
+
+
+def render(d: Deployment, *, helm: bool) -> Rendered:
+    """``router/vllm-router.sh`` when there are several instances; Helm values if asked."""
+    files: list[BundleFile] = []
+    notes: list[str] = []
+    if len(d.slots) > 1:
+        files.append(
+            BundleFile(
+                "router/vllm-router.sh",
+                shell.script(
+                    title=f"vLLM production-stack router ({d.versions.production_stack}) "
+                    f"in front of {len(d.slots)} instances",
+                    comments=(
+                        "Replace node1, node2… with the nodes' addresses. Clients send the",
+                        f"header {SESSION_HEADER} (one value per conversation).",
+                    ),
+                    exec_argv=router_argv(d),
+                ),
+                executable=True,
+            )
+        )
+        notes.append(
+            "Each instance has its own CPU tier: a returning conversation is fast only on "
+            f"the instance that served it, so the router uses session routing on "
+            f"{SESSION_HEADER} (KV-aware routing would need LMCache's controller)."
+        )
+    if helm and d.has_cpu_tier:
+        files.append(
+            BundleFile("router/helm-values.yaml", yaml.safe_dump(helm_values(d), sort_keys=False))
+        )
+        notes.append(
+            "Helm cpuOffloadingBufferSize is whole GiB per worker (rounded up), the "
+            "chart's LMCache semantics."
+        )
+    return Rendered("router", tuple(files), tuple(notes))

@@ -1,0 +1,142 @@
+"""SGLang HiCache (0.5.22 and 0.5.23): the host pool and the storage backend.
+
+Units and scopes (``sglang/srt/arg_groups/fields/memory.py``,
+``mem_cache/pool_host/base.py``, ``mem_cache/storage/backend_factory.py``;
+engine_flags.md §3):
+
+- ``--hicache-size`` is an **integer** in **GB (10^9 bytes)** and **per rank**: every TP
+  rank allocates ``size × 10^9`` bytes. The bundle rounds the plan's per-rank share up
+  to the next whole GB, so an instance holds at most ``TP`` GB more than planned.
+  It overrides ``--hicache-ratio``.
+- ``--enable-hierarchical-cache`` works in both versions (``--enable-hicache`` is only
+  an alias in 0.5.23).
+- One L3 storage backend: the ``file`` backend on NVMe (``file_storage_path``,
+  ``max_size`` per rank with SI ``G`` = 10^9), or on NFS with
+  ``enable_metadata_cache``; S3 through ``nixl`` with the ``obj`` plugin. With both an
+  NVMe and a shared tier planned, the shared tier is the backend.
+- KV dtype: ``--kv-cache-dtype fp8_e4m3`` for an FP8 cache.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from sizing.engines import flags, shell
+from sizing.engines.deployment import BundleFile, Deployment, Rendered
+from sizing.engines.placement import Slot
+from sizing.units import GB
+
+
+def hicache_size_gb(d: Deployment) -> int:
+    """``--hicache-size``: the instance's CPU tier per rank, whole GB rounded up."""
+    return math.ceil(d.cpu_bytes_per_instance / d.world_size / GB - 1e-9)
+
+
+def storage(d: Deployment, instance: str) -> tuple[str, dict[str, Any]] | None:
+    """``(backend, extra_config)`` of the L3 tier, or ``None`` without one."""
+    if d.shared == "nfs":
+        return "file", {
+            "file_storage_path": d.tiers.shared_dir("hicache"),
+            "enable_metadata_cache": True,
+        }
+    if d.shared == "s3":
+        return "nixl", {
+            "plugin": {
+                "obj": {
+                    "active": True,
+                    "bucket": d.tiers.s3_bucket,
+                    "endpoint_override": d.tiers.s3_endpoint,
+                    "region": d.tiers.s3_region,
+                    "scheme": "https",
+                }
+            }
+        }
+    if d.has_nvme:
+        per_rank_gb = math.floor(d.nvme_bytes_per_instance / d.world_size / GB)
+        return "file", {
+            "file_storage_path": f"{d.tiers.nvme_mount}/hicache/{instance}",
+            "max_size": f"{per_rank_gb}G",
+        }
+    return None
+
+
+def serve_argv(d: Deployment, slot: Slot) -> list[str]:
+    """``python -m sglang.launch_server`` for one instance."""
+    argv = [
+        "python",
+        "-m",
+        "sglang.launch_server",
+        "--model-path",
+        d.model_id,
+        "--host",
+        "0.0.0.0",
+        "--port",
+        str(slot.port),
+        "--tp-size",
+        str(d.tensor_parallel_size),
+        "--context-length",
+        str(d.context_tokens),
+    ]
+    if d.kv_dtype == "fp8":
+        argv += ["--kv-cache-dtype", "fp8_e4m3"]
+    argv += ["--enable-hierarchical-cache", "--hicache-size", str(hicache_size_gb(d))]
+    l3 = storage(d, slot.name)
+    version = d.versions.sglang
+    if l3 is not None:
+        backend, extra = l3
+        flags.require("sglang", version, "storage_backends", [backend])
+        group = "file_backend_extra_config" if backend == "file" else "nixl_backend_extra_config"
+        flags.require("sglang", version, group, _keys(extra))
+        argv += [
+            "--hicache-storage-backend",
+            backend,
+            "--hicache-storage-backend-extra-config",
+            json.dumps(extra, separators=(",", ":")),
+        ]
+    flags.require("sglang", version, "cli", flags.cli_flags(argv))
+    return argv
+
+
+def _keys(doc: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for key, value in doc.items():
+        out.append(key)
+        if isinstance(value, dict):
+            out += _keys(value)
+    return out
+
+
+def render(d: Deployment) -> Rendered:
+    """Per instance: ``serve.sh``."""
+    if not d.has_cpu_tier:
+        return Rendered("sglang", (), ("The plan has no CPU tier, so HiCache stays off.",))
+    files = []
+    for slot in d.slots:
+        env = {"CUDA_VISIBLE_DEVICES": slot.cuda_visible_devices}
+        if d.shared != "none":
+            env["PYTHONHASHSEED"] = str(d.tiers.python_hash_seed)
+        flags.require("sglang", d.versions.sglang, "env", env)
+        files.append(
+            BundleFile(
+                f"node{slot.node}/sglang/{slot.name}/serve.sh",
+                shell.script(
+                    title=f"SGLang {d.versions.sglang} HiCache, {slot.host} {slot.name}",
+                    comments=(
+                        f"--hicache-size is whole GB (10^9 bytes) per rank: "
+                        f"{hicache_size_gb(d)} GB × {d.world_size} rank(s).",
+                    ),
+                    env=env,
+                    exec_argv=[*slot.numactl, *serve_argv(d, slot)],
+                ),
+                executable=True,
+            )
+        )
+    notes = ["--hicache-size is an integer in GB (10^9 bytes) per TP rank."]
+    if d.shared != "none" and d.has_nvme:
+        notes.append(
+            "HiCache has one storage backend: the shared tier is used, the local NVMe "
+            "drive is not part of the SGLang deployment."
+        )
+    return Rendered("sglang", tuple(files), tuple(notes))
