@@ -283,7 +283,7 @@ def model_from_config_upload(
     if len(config_text.encode("utf-8")) > MAX_CONFIG_BYTES:
         raise ModelLookupError(
             LookupFailure.MALFORMED_CONFIG,
-            f"the uploaded config.json is larger than {MAX_CONFIG_BYTES:,} bytes; "
+            f"the private model's config.json is larger than {MAX_CONFIG_BYTES:,} bytes; "
             "upload the model's config.json, not its weights",
             field="config",
         )
@@ -292,14 +292,14 @@ def model_from_config_upload(
     except json.JSONDecodeError as exc:
         raise ModelLookupError(
             LookupFailure.MALFORMED_CONFIG,
-            f"the uploaded config.json is not valid JSON: {exc.msg} at line {exc.lineno}, "
+            f"the private model's config.json is not valid JSON: {exc.msg} at line {exc.lineno}, "
             f"column {exc.colno}",
             field="config",
         ) from exc
     if not isinstance(config, dict):
         raise ModelLookupError(
             LookupFailure.MALFORMED_CONFIG,
-            "the uploaded config.json must hold a JSON object ({...})",
+            "the private model's config.json must hold a JSON object ({...})",
             field="config",
         )
     name = (model_name or "").strip() or _name_from_config(config)
@@ -328,11 +328,11 @@ def model_from_config_upload(
             checkpoint_source=f"{weights_gib:g} GiB as given" if weights_gib else "",
         )
     except SizingError as exc:
-        raise _engine_error(exc, subject=f"the uploaded model {name}", field="config") from exc
+        raise _engine_error(exc, subject=f"the private model {name}", field="config") from exc
     except (TypeError, ValueError) as exc:
         raise ModelLookupError(
             LookupFailure.MALFORMED_CONFIG,
-            f"the uploaded config.json is malformed: {exc}",
+            f"the private model's config.json is malformed: {exc}",
             field="config",
         ) from exc
 

@@ -6,14 +6,18 @@ Bad input ends the command with exit status 2 and one line naming the input.
 from __future__ import annotations
 
 import argparse
+import math
 import types
+from pathlib import Path
 from typing import Any, NoReturn
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from configurator.modelhub.services import model_from_config_upload
 from configurator.planning.services import plan_create
 from sizing import catalog
 from sizing.errors import SizingError
+from sizing.model import ModelSpec
 from sizing.plan import KV_DTYPES, Plan
 
 FLAG_FOR_FIELD = {
@@ -24,6 +28,9 @@ FLAG_FOR_FIELD = {
     "gpus_per_node": "--gpus-per-node",
     "kv_dtype": "--kv-dtype",
     "new_conversations_per_day": "--new-conversations-per-day",
+    "config": "--config",
+    "model_name": "--model-name",
+    "weights_gib": "--weights-gib",
 }
 
 
@@ -40,6 +47,17 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
 
 
+def positive_gib(text: str) -> float:
+    """argparse type: a positive size in GiB."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive size in GiB, got {text!r}")
+    return value
+
+
 class SizingCommand(BaseCommand):
     """Base class of commands that take the sizing arguments of ``size``."""
 
@@ -50,7 +68,14 @@ class SizingCommand(BaseCommand):
         return parser
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--model", required=True, help="Hugging Face repo id")
+        parser.add_argument("--model", default=None, help="Hugging Face repo id")
+        parser.add_argument(
+            "--config", default=None, help="config.json of a private model (instead of --model)"
+        )
+        parser.add_argument("--model-name", default=None, help="name of the --config model")
+        parser.add_argument(
+            "--weights-gib", type=positive_gib, default=None, help="weights of the --config model"
+        )
         parser.add_argument("--revision", default=None, help="Hub revision (branch, tag, commit)")
         parser.add_argument(
             "--context", type=positive_int, required=True, help="tokens per conversation"
@@ -70,8 +95,10 @@ class SizingCommand(BaseCommand):
     def plan_from_options(self, options: dict[str, Any]) -> Plan:
         """Size the options' workload; a :class:`SizingError` becomes exit status 2."""
         try:
+            model = self._uploaded_model(options)
             return plan_create(
                 model_id=options["model"],
+                model=model,
                 revision=options.get("revision"),
                 context_tokens=options["context"],
                 users=options["users"],
@@ -83,3 +110,26 @@ class SizingCommand(BaseCommand):
         except SizingError as exc:
             flag = FLAG_FOR_FIELD.get(exc.field, exc.field)
             raise CommandError(f"{flag}: {exc.message}", returncode=2) from exc
+
+    def _uploaded_model(self, options: dict[str, Any]) -> ModelSpec | None:
+        """The ``--config`` model (naming ``options["model"]`` after it), or ``None``."""
+        if (options["model"] is None) == (options["config"] is None):
+            raise CommandError(
+                "--model/--config: give exactly one, a Hugging Face repo id or a config.json",
+                returncode=2,
+            )
+        if options["config"] is None:
+            if options["model_name"] is not None or options["weights_gib"] is not None:
+                raise CommandError("--model-name/--weights-gib: only with --config", returncode=2)
+            return None
+        path = Path(options["config"])
+        try:
+            text = path.read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+            raise CommandError(f"--config: cannot read {path}: {reason}", returncode=2) from exc
+        model = model_from_config_upload(
+            config_text=text, model_name=options["model_name"], weights_gib=options["weights_gib"]
+        )
+        options["model"] = model.repo_id
+        return model

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from configurator.modelhub.services import model_resolve
+from sizing.model import ModelSpec
 from sizing.plan import Plan, PlanRequest, make_plan
 
 
@@ -16,16 +17,18 @@ def plan_create(
     kv_dtype: str = "fp8",
     new_conversations_per_day: int = 0,
     revision: str | None = None,
+    model: ModelSpec | None = None,
 ) -> Plan:
-    """Resolve ``model_id`` and size one node for the workload.
+    """Resolve ``model_id`` (unless ``model``, e.g. an uploaded config, is given) and
+    size one node for the workload.
 
     Raises:
         sizing.errors.SizingError: naming the input that cannot be sized.
     """
-    model = model_resolve(model_id, revision=revision)
+    spec = model if model is not None else model_resolve(model_id, revision=revision)
     return make_plan(
         PlanRequest(
-            model=model,
+            model=spec,
             context_tokens=context_tokens,
             users=users,
             gpu_slug=gpu_slug,
