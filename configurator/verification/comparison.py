@@ -234,7 +234,7 @@ def record_label(record: RecordLike) -> str:
     label = record.case_id or f"record {record.pk}"
     return (
         f"{label}: {record.model_id}, {record.engine} {record.engine_version}, "
-        f"TP {record.tensor_parallel_size}, {record.gpu_type}"
+        f"TP {record.tensor_parallel_size}, {record.gpu_type[:40]}"
     )
 
 
@@ -293,21 +293,27 @@ def budget_checks(
     plan_kv_gib_per_gpu: float,
     plan_utilization: float,
     plan_tp: int,
+    plan_weights_gib_per_gpu: float,
     records: Sequence[RecordLike],
     model_id: str,
 ) -> list[CheckResult]:
     """The plan's per-GPU KV budget against measured pools of the same model and GPU.
 
-    A measured pool taken at another utilization is moved to the plan's:
+    Only vLLM starts with the plan's layout (same TP, no pipeline stages) and the same
+    weights per GPU (within 10 %, so another dtype or quantization is left out) count.
+    A pool measured at another utilization is moved to the plan's:
     ``kv + (plan_util − record_util) × total`` (reference ``vllm_memory_model.md`` §1.2).
     """
     checks = []
     for record in records:
+        weights = getattr(record, "weights_gib", None)
         if (
             record.model_id.lower() != model_id.lower()
             or record.tensor_parallel_size != plan_tp
+            or record.pipeline_parallel_size != 1
             or not record.kv_cache_gib
             or record.engine != "vllm"
+            or (weights and abs(weights / plan_weights_gib_per_gpu - 1) > TOLERANCE)
         ):
             continue
         measured = float(record.kv_cache_gib)
@@ -360,14 +366,15 @@ def reload_check(*, reload_ms: float, recompute_ms: float) -> CheckResult | None
 
 
 def overall_status(checks: Sequence[CheckResult]) -> str:
-    """The worst check status, or ``no_comparable_data`` without any measured check.
+    """The worst status of the measured checks, or ``no_comparable_data`` without any.
 
-    The published TTFT range alone is no measurement on comparable hardware.
+    The published TTFT range was measured for another model and GPU, so its check is
+    shown but does not set the overall status.
     """
     measured = [c for c in checks if c.quantity != "ttft_speedup"]
     if not measured:
         return "no_comparable_data"
-    return max((c.status for c in checks), key=STATUS_ORDER.index)
+    return max((c.status for c in measured), key=STATUS_ORDER.index)
 
 
 def summary_text(checks: Sequence[CheckResult], status: str) -> str:

@@ -20,6 +20,8 @@ from configurator.verification.models import (
     VerificationStatus,
 )
 from configurator.verification.records import bundled_cases, load_cases, record_from_file
+from sizing import calibrated
+from sizing.errors import SizingError
 from sizing.model import catalog_entry, from_catalog
 from sizing.plan import Plan
 
@@ -94,32 +96,40 @@ def _class_of(model_id: str) -> ModelClass | None:
 
 
 def _predict(record: BenchmarkRecord) -> Any:
-    """The calibrated engine model's prediction for ``record``'s settings, or ``None``."""
-    try:
-        from sizing import calibrated
-    except ImportError:
-        return None
+    """The calibrated engine model's prediction for ``record``'s settings, or ``None``.
+
+    Only the settings known before the engine started are read
+    (``sizing.calibrated.setup_from_case``); a record without them is not predicted.
+    """
     spec = _spec(record.model_id)
-    if spec is None or not record.gpu_total_memory_gib or not record.max_model_len:
+    if spec is None:
         return None
-    setup = calibrated.EngineSetup(
-        engine=record.engine,
-        engine_version=record.engine_version,
-        gpu_total_memory_gib=record.gpu_total_memory_gib,
-        max_model_len=record.max_model_len,
-        tensor_parallel_size=record.tensor_parallel_size,
-        pipeline_parallel_size=record.pipeline_parallel_size,
-        data_parallel_size=record.data_parallel_size,
-        gpu_memory_utilization=record.gpu_memory_utilization,
-        mem_fraction_static=record.mem_fraction_static,
-        block_size=record.block_size,
-        kv_cache_dtype=record.kv_cache_dtype or "auto",
-        quantization=record.quantization or None,
-        max_num_batched_tokens=record.max_num_batched_tokens,
-    )
+    inputs = {
+        name: getattr(record, name)
+        for name in (
+            "engine",
+            "engine_version",
+            "model_id",
+            "dtype",
+            "kv_cache_dtype",
+            "gpu_type",
+            "gpu_total_memory_gib",
+            "gpu_count",
+            "tensor_parallel_size",
+            "pipeline_parallel_size",
+            "data_parallel_size",
+            "gpu_memory_utilization",
+            "mem_fraction_static",
+            "max_model_len",
+            "block_size",
+        )
+    }
+    inputs["quantization"] = record.quantization or None
+    inputs["dtype"] = record.dtype or None
+    inputs["expert_parallel"] = bool(record.extra.get("expert_parallel"))
     try:
-        return calibrated.predict(spec, setup)
-    except (ValueError, ArithmeticError) as exc:
+        return calibrated.predict(spec, calibrated.setup_from_case(inputs))
+    except (SizingError, ValueError, ArithmeticError) as exc:
         log.info("no prediction for %s: %s", record, exc)
         return None
 
@@ -163,6 +173,7 @@ def plan_checks(
         plan_kv_gib_per_gpu=plan.parallelism.kv_cache_gib_per_gpu,
         plan_utilization=plan.request.rule.utilization,
         plan_tp=plan.parallelism.tensor_parallel_size,
+        plan_weights_gib_per_gpu=plan.weights_gib / plan.parallelism.tensor_parallel_size,
         records=same_model,
         model_id=model_id,
     )

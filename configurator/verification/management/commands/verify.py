@@ -1,0 +1,57 @@
+"""``manage.py verify``: size a workload and check the plan against benchmark data."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import CommandParser
+from django.template.loader import render_to_string
+from django.utils import translation
+
+from configurator.planning.cli import SizingCommand
+from configurator.verification.models import BenchmarkRecord
+from configurator.verification.services import benchmarks_load_initial, checks_outcome, plan_checks
+
+
+class Command(SizingCommand):
+    help = "Size a workload like `size`, then compare the plan with measured engine starts."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        super().add_arguments(parser)
+        parser.add_argument("--format", choices=("text", "json"), default="text")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        plan = self.plan_from_options(options)
+        if not BenchmarkRecord.objects.filter(kind=BenchmarkRecord.Kind.GROUND_TRUTH).exists():
+            benchmarks_load_initial()
+        checks = plan_checks(plan)
+        status, summary = checks_outcome(checks)
+        if options["format"] == "json":
+            payload = {
+                "status": status,
+                "summary": summary,
+                "model": plan.request.model.repo_id,
+                "gpu": plan.gpu.slug,
+                "checks": [
+                    {
+                        "name": c.name,
+                        "quantity": c.quantity,
+                        "unit": c.unit,
+                        "predicted": round(c.predicted, 4),
+                        "measured": round(c.measured, 4),
+                        "deviation": round(c.deviation, 4),
+                        "tolerance": c.tolerance,
+                        "status": c.status,
+                        "source": c.source,
+                        "record": getattr(c.record, "case_id", None)
+                        or getattr(c.record, "pk", None),
+                    }
+                    for c in checks
+                ],
+            }
+            self.stdout.write(json.dumps(payload, indent=2))
+        else:
+            with translation.override("en"):
+                context = {"plan": plan, "checks": checks, "status": status, "summary": summary}
+                self.stdout.write(render_to_string("verification/report.txt", context))

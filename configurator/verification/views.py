@@ -1,0 +1,44 @@
+"""Presales start a quote's verification and watch its report (polled with htmx)."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import user_passes_test
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.middleware import HtmxDetails
+
+from configurator.quotes.models import Quote
+from configurator.verification.models import VerificationReport
+from configurator.verification.services import verification_start
+
+staff_required = user_passes_test(lambda user: user.is_active and user.is_staff)
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+def _context(quote: Quote) -> dict[str, object]:
+    report = VerificationReport.objects.filter(quote=quote).prefetch_related("checks").first()
+    return {"quote": quote, "report": report}
+
+
+@require_POST
+@staff_required
+def start(request: HtmxHttpRequest, quote_pk: int) -> HttpResponse:
+    """Start (or restart) the verification job of quote ``quote_pk``."""
+    quote = get_object_or_404(Quote, pk=quote_pk)
+    verification_start(quote=quote)
+    if request.htmx:
+        return render(request, "verification/report.html#status", _context(quote))
+    return redirect("verification:report", quote_pk=quote.pk)
+
+
+@require_GET
+@staff_required
+def report(request: HtmxHttpRequest, quote_pk: int) -> HttpResponse:
+    """The verification report of quote ``quote_pk``; htmx polls its status partial."""
+    quote = get_object_or_404(Quote, pk=quote_pk)
+    template = "verification/report.html#status" if request.htmx else "verification/report.html"
+    return render(request, template, _context(quote))
