@@ -1,0 +1,115 @@
+"""The configurator in a real headless Chromium: live estimate, quote request, confirmation.
+
+Expected figures are the seed document's worked example (DESIGN §3): Qwen/Qwen3-32B-FP8,
+8,192 tokens, 500 users, RTX PRO 6000 Blackwell Server Edition, FP8 cache → 51
+conversations per GPU and 24 × 48 GB of host memory. Screenshots go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from configurator.inquiries.models import Inquiry
+from tests.conftest import ci_requires
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture
+def chromium_path() -> str:
+    """The Chromium binary (``CHROMIUM_PATH`` or Debian's ``/usr/bin/chromium``)."""
+    path = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+    if not Path(path).exists():
+        ci_requires(f"Chromium at {path}")
+    return path
+
+
+@pytest.fixture
+def page(chromium_path: str, monkeypatch: pytest.MonkeyPatch, settings: Any) -> Iterator[Any]:
+    """A German-language browser page; Playwright's loop runs beside Django's ORM."""
+    from playwright.sync_api import sync_playwright
+
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    settings.HF_HUB_OFFLINE = True  # the live server never reaches the Hub
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
+        context = browser.new_context(locale="de-DE", viewport={"width": 1280, "height": 900})
+        yield context.new_page()
+        context.close()
+        browser.close()
+
+
+def test_seed_example_updates_live_and_the_quote_request_is_confirmed(
+    page: Any, live_server: Any
+) -> None:
+    from playwright.sync_api import expect
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.goto(f"{live_server.url}/")
+    expect(page.locator("h1")).to_contain_text("Was braucht Ihre LLM-Anwendung?")
+    page.evaluate("window.__loadedOnce = true")
+
+    page.locator("#id_model").press_sequentially("Qwen/Qwen3-32B-FP8", delay=5)
+    page.locator("#id_context_tokens").fill("")
+    page.locator("#id_context_tokens").press_sequentially("8192")
+    page.locator("#id_users").fill("")
+    page.locator("#id_users").press_sequentially("500")
+    page.locator("details.more > summary").click()
+    page.locator("#id_gpu").select_option("rtx-pro-6000-se")
+    page.locator("#id_kv_dtype").select_option("fp8")
+    page.locator("#id_gpus_per_node").fill("4")
+
+    # Seed: 51 conversations per card, 204 on four cards, 24 × 48 GB host memory.
+    expect(page.locator("#figure-resident")).to_contain_text("51 pro GPU", timeout=15_000)
+    expect(page.locator("#figure-resident .value")).to_have_text("204")
+    expect(page.locator("#figure-host")).to_contain_text("24 × 48 GB = 1.152 GB")
+    expect(page.locator("#figure-gpus .value")).to_have_text("4 Replikate × 1 GPU")
+    assert page.evaluate("window.__loadedOnce") is True  # updated without a reload
+
+    page.locator("#figure-host summary").click()
+    expect(page.locator("#figure-host .calc")).to_contain_text("921 GB")
+    page.screenshot(path=str(ARTIFACTS / "configurator-estimate.png"), full_page=True)
+
+    page.locator("#id_name").fill("Ada Muster")
+    page.locator("#id_company").fill("Muster GmbH")
+    page.locator("#id_email").fill("ada@example.com")
+    page.locator("#id_message").fill("Bitte mit NVMe-Stufe.")
+    page.locator("#id_consent").check()
+    page.get_by_role("button", name="Angebotsanfrage senden").click()
+
+    page.wait_for_url(re.compile(r"/quote/thanks/$"))
+    reference = page.locator(".reference").inner_text()
+    assert re.fullmatch(r"INQ-\d{4}-\d{6}", reference)
+    page.screenshot(path=str(ARTIFACTS / "configurator-confirmation.png"), full_page=True)
+
+    inquiry = Inquiry.objects.get(reference=reference)
+    assert (inquiry.users, inquiry.context_tokens, inquiry.kv_dtype) == (500, 8192, "fp8")
+    assert inquiry.plan_summary["conversations_per_gpu"] == 51  # seed: 51 per card
+
+
+def test_phone_width_shows_the_form_in_one_column(page: Any, live_server: Any) -> None:
+    from playwright.sync_api import expect
+
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(f"{live_server.url}/")
+    expect(page.locator("#id_model")).to_be_visible()
+    # No horizontal scrolling on a 375 px wide phone screen.
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "skip"
