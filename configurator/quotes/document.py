@@ -77,7 +77,7 @@ def _line(
     }
 
 
-def _verification(quote: Quote) -> dict[str, str] | None:
+def latest_verification(quote: Quote) -> dict[str, str] | None:
     reports = getattr(quote, "verification_reports", None)
     if reports is None:
         return None
@@ -139,7 +139,7 @@ def document_from_quote(quote: Quote, *, live: bool = False) -> dict[str, Any]:
         "notes": quote.notes,
         "example_prices": _has_example_prices(alternatives),
         "alternatives": alternatives,
-        "verification": _verification(quote),
+        "verification": latest_verification(quote),
     }
 
 

@@ -158,6 +158,13 @@ class QuoteLine(models.Model):
     def total_eur(self) -> Decimal:
         return money(Decimal(self.quantity) * self.unit_price_eur)
 
+    @property
+    def margin_percent(self) -> Decimal:
+        """(price − cost) / price in percent; 0 for an unpriced line."""
+        if not self.unit_price_eur:
+            return Decimal("0.00")
+        return money((self.unit_price_eur - self.unit_cost_eur) * 100 / self.unit_price_eur)
+
 
 class QuoteNumberCounter(models.Model):
     """The last quote number issued in a year; locked while issuing (gapless numbering)."""

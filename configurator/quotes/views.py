@@ -1,0 +1,254 @@
+"""The presales workspace: the inquiry queue, the quote editor, issuing, the PDF."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import user_passes_test
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Prefetch
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.middleware import HtmxDetails
+
+from configurator.inquiries.models import Inquiry
+from configurator.quotes.document import document_from_quote, latest_verification, vat_rate
+from configurator.quotes.due import due_at
+from configurator.quotes.forms import (
+    InquiryStatusForm,
+    LineAddForm,
+    LineQuantityForm,
+    QuoteSettingsForm,
+)
+from configurator.quotes.models import Quote, QuoteAlternative, QuoteLine
+from configurator.quotes.pdf import quote_pdf_render
+from configurator.quotes.queue import inquiry_queue
+from configurator.quotes.services import (
+    QuoteFrozenError,
+    quote_create_from_inquiry,
+    quote_issue,
+    quote_line_add,
+    quote_line_set_quantity,
+    quote_update,
+)
+from sizing.errors import SizingError
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+def _is_presales(user: AbstractBaseUser | AnonymousUser) -> bool:
+    return bool(user.is_active and getattr(user, "is_staff", False))
+
+
+presales_required: Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]] = (
+    user_passes_test(_is_presales, login_url=settings.LOGIN_URL)
+)
+
+
+def _optional_url(name: str, pk: int) -> str:
+    """The URL of a route another area provides, or '' until it exists."""
+    try:
+        return reverse(name, args=[pk])
+    except NoReverseMatch:
+        return ""
+
+
+@require_GET
+@presales_required
+def queue(request: HttpRequest) -> HttpResponse:
+    status = request.GET.get("status") or None
+    if status not in (None, "all", *Inquiry.Status.values):
+        status = None
+    rows = inquiry_queue(now=timezone.now(), status=status)
+    return render(
+        request,
+        "quotes/queue.html",
+        {"rows": rows, "status": status or "", "statuses": Inquiry.Status.choices},
+    )
+
+
+@require_GET
+@presales_required
+def inquiry_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    inquiry = get_object_or_404(Inquiry, pk=pk)
+    return render(
+        request,
+        "quotes/inquiry_detail.html",
+        {
+            "inquiry": inquiry,
+            "due_at": due_at(inquiry.received_at),
+            "quotes": inquiry.quotes.all(),
+            "status_form": InquiryStatusForm(initial={"status": inquiry.status}),
+        },
+    )
+
+
+@require_POST
+@presales_required
+def inquiry_status(request: HttpRequest, pk: int) -> HttpResponse:
+    inquiry = get_object_or_404(Inquiry, pk=pk)
+    form = InquiryStatusForm(request.POST)
+    if not form.is_valid():
+        return render(
+            request,
+            "quotes/inquiry_detail.html",
+            {
+                "inquiry": inquiry,
+                "due_at": due_at(inquiry.received_at),
+                "quotes": inquiry.quotes.all(),
+                "status_form": form,
+            },
+            status=400,
+        )
+    inquiry.status = form.cleaned_data["status"]
+    inquiry.save(update_fields=["status"])
+    return redirect("quotes:inquiry", pk=inquiry.pk)
+
+
+@require_POST
+@presales_required
+def quote_create(request: HttpRequest, pk: int) -> HttpResponse:
+    inquiry = get_object_or_404(Inquiry, pk=pk)
+    try:
+        quote = quote_create_from_inquiry(inquiry=inquiry, user=request.user)
+    except SizingError as exc:
+        messages.error(request, _("The inquiry cannot be sized: %(error)s") % {"error": exc})
+        return redirect("quotes:inquiry", pk=inquiry.pk)
+    return redirect("quotes:detail", pk=quote.pk)
+
+
+def _editor_context(quote: Quote, **extra: Any) -> dict[str, Any]:
+    alternatives = quote.alternatives.prefetch_related(
+        Prefetch("lines", queryset=QuoteLine.objects.order_by("position", "pk"))
+    )
+    rows = [
+        (alt, alt.totals(discount_percent=quote.discount_percent, vat_rate=vat_rate()))
+        for alt in alternatives
+    ]
+    context: dict[str, Any] = {
+        "quote": quote,
+        "alternatives": rows,
+        "settings_form": QuoteSettingsForm(instance=quote),
+        "add_form": LineAddForm(day=timezone.localdate()),
+        "verification": (quote.snapshot or {}).get("verification")
+        if quote.is_issued
+        else latest_verification(quote),
+        "verify_url": _optional_url("verification:start", quote.pk),
+        "bundle_url": _optional_url("deployments:quote_bundle", quote.pk),
+    }
+    context.update(extra)
+    return context
+
+
+@require_GET
+@presales_required
+def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    quote = get_object_or_404(Quote.objects.select_related("inquiry"), pk=pk)
+    return render(request, "quotes/quote_detail.html", _editor_context(quote))
+
+
+def _frozen(request: HttpRequest, quote: Quote) -> HttpResponse:
+    messages.error(request, str(QuoteFrozenError(quote)))
+    return render(request, "quotes/quote_detail.html", _editor_context(quote), status=409)
+
+
+@require_POST
+@presales_required
+def quote_settings(request: HttpRequest, pk: int) -> HttpResponse:
+    quote = get_object_or_404(Quote, pk=pk)
+    if quote.is_issued:
+        return _frozen(request, quote)
+    form = QuoteSettingsForm(request.POST, instance=Quote.objects.get(pk=pk))
+    if not form.is_valid():
+        ctx = _editor_context(quote, settings_form=form)
+        return render(request, "quotes/quote_detail.html", ctx, status=400)
+    data = form.cleaned_data
+    quote_update(
+        quote=quote,
+        discount_percent=data["discount_percent"],
+        language=data["language"],
+        notes=data["notes"],
+    )
+    return redirect("quotes:detail", pk=quote.pk)
+
+
+def _alternative_response(
+    request: HtmxHttpRequest, alt: QuoteAlternative, *, status: int = 200, **extra: Any
+) -> HttpResponse:
+    quote = alt.quote
+    if request.htmx:
+        ctx = {
+            "quote": quote,
+            "alt": alt,
+            "add_form": LineAddForm(day=timezone.localdate()),
+            "totals": alt.totals(discount_percent=quote.discount_percent, vat_rate=vat_rate()),
+            **extra,
+        }
+        return render(request, "quotes/quote_detail.html#alternative", ctx, status=status)
+    if status != 200:
+        return render(
+            request, "quotes/quote_detail.html", _editor_context(quote, **extra), status=status
+        )
+    return redirect(f"{reverse('quotes:detail', args=[quote.pk])}#alt-{alt.pk}")
+
+
+@require_POST
+@presales_required
+def line_quantity(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    line = get_object_or_404(QuoteLine.objects.select_related("alternative__quote"), pk=pk)
+    alt = line.alternative
+    if alt.quote.is_issued:
+        return _frozen(request, alt.quote)
+    form = LineQuantityForm(request.POST)
+    if not form.is_valid():
+        return _alternative_response(
+            request, alt, status=400, error_line=line.pk, line_error=form.errors["quantity"]
+        )
+    quote_line_set_quantity(line=line, quantity=form.cleaned_data["quantity"])
+    return _alternative_response(request, alt)
+
+
+@require_POST
+@presales_required
+def line_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    alt = get_object_or_404(QuoteAlternative.objects.select_related("quote"), pk=pk)
+    if alt.quote.is_issued:
+        return _frozen(request, alt.quote)
+    form = LineAddForm(request.POST, day=timezone.localdate())
+    if not form.is_valid():
+        return _alternative_response(request, alt, status=400, add_form=form, add_alt=alt.pk)
+    quote_line_add(
+        alternative=alt, sku=form.cleaned_data["sku"], quantity=form.cleaned_data["quantity"]
+    )
+    return _alternative_response(request, alt)
+
+
+@require_POST
+@presales_required
+def issue(request: HttpRequest, pk: int) -> HttpResponse:
+    quote = get_object_or_404(Quote, pk=pk)
+    if quote.is_issued:
+        return _frozen(request, quote)
+    quote = quote_issue(quote=quote)
+    messages.success(request, _("Quote %(number)s issued.") % {"number": quote.number})
+    return redirect("quotes:detail", pk=quote.pk)
+
+
+@require_GET
+@presales_required
+def pdf(request: HttpRequest, pk: int) -> HttpResponse:
+    quote = get_object_or_404(Quote.objects.select_related("inquiry"), pk=pk)
+    body = quote_pdf_render(document_from_quote(quote))
+    name = quote.number or f"draft-{quote.pk}"
+    response = HttpResponse(body, content_type="application/pdf")
+    response["Content-Disposition"] = f'attachment; filename="{name}.pdf"'
+    return response

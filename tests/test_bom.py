@@ -1,0 +1,94 @@
+"""The bill of materials of a plan (sizing/bom.py): SKUs, quantities and reasons."""
+
+from __future__ import annotations
+
+import pytest
+
+from sizing.bom import bill_of_materials, psu_count
+from sizing.model import from_catalog
+from sizing.plan import PlanRequest, make_plan
+
+
+def _plan(**kw: object) -> object:
+    args: dict[str, object] = {
+        "model": from_catalog("Qwen/Qwen3-32B-FP8"),
+        "context_tokens": 8192,
+        "users": 500,
+        "new_conversations_per_day": 2000,
+    }
+    args.update(kw)
+    return make_plan(PlanRequest(**args))  # type: ignore[arg-type]
+
+
+def test_seed_example_bom() -> None:
+    bom = bill_of_materials(_plan())  # type: ignore[arg-type]
+    lines = {ln.category: ln for ln in bom.lines}
+    # Seed worked example (DESIGN §3.3): 24 × 48 GB DIMMs, 4 GPUs, 2 sockets.
+    assert (lines["dimm"].sku, lines["dimm"].quantity) == ("DIMM-DDR5-48GB", 24)
+    assert "537 GB" in lines["dimm"].why_en  # 500 GiB ≈ 537 GB buffer (seed)
+    assert (lines["gpu"].sku, lines["gpu"].quantity) == ("GPU-RTX-PRO-6000-SE", 4)
+    assert lines["cpu"].quantity == 2  # dual-socket EPYC 9005 platform (hardware.json)
+    assert lines["chassis"].quantity == 1
+    # 2,000 conversations × 1 GiB = 2.1 TB/day (seed); one 6.4 TB 3-DWPD drive covers it
+    # (least raw capacity whose rating covers the writes, sizing/nvme.py).
+    assert (lines["nvme"].sku, lines["nvme"].quantity) == ("NVME-MICRON-9550-MAX-6.4", 1)
+    assert "2.1 TB/day" in lines["nvme"].why_en
+    # TP 1 (seed): no replica spans GPUs, so no NVLink bridge is sold.
+    assert "bridge" not in lines
+    assert [ln.category for ln in bom.lines][:4] == ["chassis", "cpu", "dimm", "gpu"]
+
+
+def test_sixteen_bit_cache_takes_64_gb_dimms() -> None:
+    # Seed: with the 16-bit cache the tier is 1,000 GiB and the node takes 24 × 64 GB.
+    dimm = bill_of_materials(_plan(kv_dtype="auto")).line("dimm")  # type: ignore[arg-type]
+    assert dimm is not None and (dimm.sku, dimm.quantity) == ("DIMM-DDR5-64GB", 24)
+
+
+def test_no_offload_sells_baseline_memory_and_no_nvme() -> None:
+    # Seed: with 150 users everything fits; host memory stays at the 768 GB baseline
+    # (24 × 32 GB) and no NVMe tier is sold.
+    bom = bill_of_materials(_plan(users=150))  # type: ignore[arg-type]
+    dimm = bom.line("dimm")
+    assert dimm is not None and (dimm.sku, dimm.quantity) == ("DIMM-DDR5-32GB", 24)
+    assert bom.line("nvme") is None
+    assert "768 GB" in dimm.why_en and "768 GB" in dimm.why_de
+
+
+def test_tensor_parallel_h200_nvl_gets_four_way_bridges() -> None:
+    # Llama 3.3 70B in 16-bit needs TP ≥ 2 on 141 GB cards; H200 NVL takes 2- or 4-way
+    # bridges (hardware.json nvlink.type), one bridge per replica's GPU group.
+    plan = _plan(
+        model=from_catalog("meta-llama/Llama-3.3-70B-Instruct"),
+        gpu_slug="h200-nvl",
+        users=50,
+        new_conversations_per_day=0,
+        kv_dtype="auto",
+    )
+    tp = plan.parallelism.tensor_parallel_size  # type: ignore[attr-defined]
+    assert tp >= 2
+    bridge = bill_of_materials(plan).line("bridge")  # type: ignore[arg-type]
+    assert bridge is not None
+    ways = 4 if tp % 4 == 0 else 2
+    assert bridge.sku == f"NVLINK-BRIDGE-{ways}WAY"
+    assert bridge.quantity == 4 // ways
+
+
+@pytest.mark.parametrize(
+    ("gpus", "tdp", "expected"),
+    [
+        # 4 × 600 W + 2 × 280 W + 400 W = 3,360 W → 2 supplies of 2,700 W, doubled (N+N).
+        (4, 600, 4),
+        # 8 × 600 W + 560 W + 400 W = 5,760 W → 3 supplies, doubled.
+        (8, 600, 6),
+        # 1 × 72 W (L4) + 960 W → 1 supply, doubled.
+        (1, 72, 2),
+    ],
+)
+def test_power_supplies_cover_peak_draw_n_plus_n(gpus: int, tdp: int, expected: int) -> None:
+    assert psu_count(gpus=gpus, gpu_tdp_w=tdp, sockets=2) == expected
+
+
+def test_too_many_pcie_gpus_for_one_chassis() -> None:
+    plan = _plan(gpus_per_node=12)
+    with pytest.raises(ValueError, match="gpus_per_node must be at most 8"):
+        bill_of_materials(plan)  # type: ignore[arg-type]
