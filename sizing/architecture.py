@@ -5,38 +5,33 @@ Each decoder layer keeps per token, for every KV head, a key and a value vector:
 attention (MLA) keeps one compressed latent of ``kv_lora_rank + qk_rope_head_dim``
 values instead, with no factor 2. Sliding-window and chunked-local layers keep at most
 their window of tokens; linear-attention and Mamba layers keep a fixed state per
-sequence.
+sequence (see :mod:`sizing.recurrent`).
 
 Sources:
     - seed document: "2 × Layer × KV-Heads × Head-Dimension × Bytes pro Wert", Qwen3-32B
       64 layers, 8 KV heads, head_dim 128 → 128 KiB per token with an FP8 cache.
-    - vLLM ``vllm/attention/layer.py`` and ``vllm/v1/kv_cache_interface.py``
-      (``FullAttentionSpec.page_size_bytes``, ``MLAAttentionSpec``): KV heads per rank
-      ``max(1, kv_heads // tp)``; the MLA latent is not sharded by TP.
+    - vLLM ``vllm/v1/kv_cache_interface.py`` (``FullAttentionSpec``, ``MLAAttentionSpec``,
+      ``SlidingWindowSpec``, ``ChunkedLocalAttentionSpec``, ``MambaSpec``): KV heads per
+      rank ``max(1, kv_heads // tp)``; the MLA latent is not sharded by TP.
     - DeepSeek-V3 ``config.json`` (kv_lora_rank 512, qk_rope_head_dim 64): 576 values
       per layer and token.
+    - transformers configs: Gemma 2 alternates sliding and global layers (layer 0
+      sliding), Gemma 3 ``sliding_window_pattern`` 6, Llama 4 ``no_rope_layers`` (1 =
+      chunked local layer, 0 = global NoPE layer), Qwen3-Next ``full_attention_interval``,
+      Jamba ``attn_layer_period``/``attn_layer_offset``, Nemotron-H
+      ``hybrid_override_pattern`` (M Mamba-2, * attention, - MLP, E MoE).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from sizing.errors import ConfigError
-
-
-class LayerKind(StrEnum):
-    """How one decoder layer stores its cache."""
-
-    FULL = "full_attention"
-    SLIDING = "sliding_attention"
-    CHUNKED = "chunked_attention"
-    MLA = "mla"
-    LINEAR = "linear_attention"
-    MAMBA = "mamba"
-
+from sizing.layer_kinds import LayerKind as LayerKind
+from sizing.layer_kinds import layer_kinds
+from sizing.recurrent import DTYPE_BYTES, RecurrentState, recurrent_state
 
 GROWING_KINDS = frozenset({LayerKind.FULL, LayerKind.MLA})
 """Layer kinds whose cache grows with every token of a conversation."""
@@ -44,19 +39,8 @@ GROWING_KINDS = frozenset({LayerKind.FULL, LayerKind.MLA})
 WINDOWED_KINDS = frozenset({LayerKind.SLIDING, LayerKind.CHUNKED})
 """Layer kinds that hold at most ``window_tokens`` tokens per conversation."""
 
-DTYPE_BYTES: Mapping[str, int] = {
-    "float32": 4,
-    "fp32": 4,
-    "bfloat16": 2,
-    "bf16": 2,
-    "float16": 2,
-    "fp16": 2,
-    "half": 2,
-    "fp8": 1,
-    "fp8_e4m3": 1,
-    "fp8_e5m2": 1,
-}
-"""Bytes per stored value for each dtype name used by configs and ``--kv-cache-dtype``."""
+ATTENTION_KINDS = GROWING_KINDS | WINDOWED_KINDS
+"""Layer kinds that store keys and values per token."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +53,8 @@ class Layer:
         k_head_dim: values per key vector (MLA: ``kv_lora_rank + qk_rope_head_dim``).
         v_head_dim: values per value vector (0 for MLA: the latent holds both).
         window_tokens: tokens a windowed layer keeps; ``None`` for growing layers.
-        state_bytes: fixed bytes per sequence for linear-attention or Mamba layers.
+        state: the fixed per-sequence state of a linear-attention or Mamba mixer
+            (Falcon-H1 layers have both attention and a state).
     """
 
     kind: LayerKind
@@ -77,21 +62,30 @@ class Layer:
     k_head_dim: int = 0
     v_head_dim: int = 0
     window_tokens: int | None = None
-    state_bytes: int = 0
+    state: RecurrentState | None = None
+
+    def kv_heads_per_rank(self, tp: int = 1) -> int:
+        """KV heads one rank holds: split over ``tp`` and replicated when ``tp`` exceeds
+        them (``max(1, kv_heads // tp)``, vLLM ``ModelConfig.get_num_kv_heads``); 1 for
+        MLA, whose latent is replicated on every rank."""
+        if self.kind is LayerKind.MLA:
+            return 1
+        return max(1, self.kv_heads // tp)
 
     def values_per_token(self, tp: int = 1) -> int:
         """Cached values one token adds to this layer on one tensor-parallel rank.
 
-        KV heads are split over ``tp`` ranks and replicated when ``tp`` exceeds them
-        (``max(1, kv_heads // tp)``, vLLM ``get_num_kv_heads``); the MLA latent is
-        replicated on every rank. Linear and Mamba layers add nothing per token.
+        Linear, Mamba and cache-free layers add nothing per token.
         """
-        if self.kind in (LayerKind.LINEAR, LayerKind.MAMBA):
+        if self.kind not in ATTENTION_KINDS:
             return 0
         if self.kind is LayerKind.MLA:
             return self.k_head_dim
-        heads = max(1, self.kv_heads // tp)
-        return heads * (self.k_head_dim + self.v_head_dim)
+        return self.kv_heads_per_rank(tp) * (self.k_head_dim + self.v_head_dim)
+
+    def state_bytes(self, model_dtype_bytes: int = 2, tp: int = 1) -> int:
+        """Fixed bytes per sequence on one rank (0 without a recurrent state)."""
+        return self.state.bytes_per_rank(tp, model_dtype_bytes) if self.state else 0
 
 
 @dataclass(frozen=True)
@@ -132,6 +126,34 @@ class Architecture:
         """True when the attention layers store an MLA latent."""
         return any(layer.kind is LayerKind.MLA for layer in self.layers)
 
+    @property
+    def is_hybrid(self) -> bool:
+        """True when some layers hold a fixed state or a window instead of every token."""
+        return any(layer.state is not None or layer.kind in WINDOWED_KINDS for layer in self.layers)
+
+    @property
+    def model_dtype_bytes(self) -> int:
+        """Bytes of one value in the model dtype (2 for bf16/fp16, 4 for fp32)."""
+        return DTYPE_BYTES.get(self.dtype.lower(), 2)
+
+
+# transformers/vLLM config-class defaults that apply when a config.json omits the key
+# (Hugging Face fills absent keys from the class). Source: vLLM
+# ``vllm/transformers_utils/configs/nemotron_h.py`` (NemotronHConfig docstring).
+_CONFIG_DEFAULTS: Mapping[str, Mapping[str, Any]] = {
+    "nemotron_h": {
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "attention_head_dim": 128,
+        "mamba_num_heads": 128,
+        "mamba_head_dim": 64,
+        "n_groups": 8,
+        "ssm_state_size": 128,
+        "conv_kernel": 4,
+        "vocab_size": 131072,
+    },
+}
+
 
 def text_config(config: Mapping[str, Any]) -> Mapping[str, Any]:
     """Return the language-model part of a config: ``text_config`` of a multimodal
@@ -146,7 +168,16 @@ def text_config(config: Mapping[str, Any]) -> Mapping[str, Any]:
     return config
 
 
-def _int(cfg: Mapping[str, Any], key: str, model_type: str) -> int:
+def _with_defaults(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
+    defaults = _CONFIG_DEFAULTS.get(str(cfg.get("model_type") or ""))
+    if not defaults:
+        return cfg
+    merged = dict(defaults)
+    merged.update({k: v for k, v in cfg.items() if v is not None})
+    return merged
+
+
+def _int(cfg: Mapping[str, Any], key: str, model_type: str, *, allow_zero: bool = False) -> int:
     value = cfg.get(key)
     if value is None:
         raise ConfigError(
@@ -154,9 +185,11 @@ def _int(cfg: Mapping[str, Any], key: str, model_type: str) -> int:
             f"config.json of this {model_type or 'model'} has no '{key}', "
             f"which its architecture needs to size the KV cache",
         )
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+    low = 0 if allow_zero else 1
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        kind = "a non-negative" if allow_zero else "a positive"
         raise ConfigError(
-            f"config.{key}", f"config.json field '{key}' must be a positive integer, got {value!r}"
+            f"config.{key}", f"config.json field '{key}' must be {kind} integer, got {value!r}"
         )
     return value
 
@@ -188,72 +221,85 @@ def from_config(config: Mapping[str, Any]) -> Architecture:
 
     Returns:
         The layer geometry: MLA when ``kv_lora_rank`` is set (never from the name),
-        sliding-window layers from ``layer_types`` or ``sliding_window_pattern``, the
-        explicit ``head_dim`` when the config gives one.
+        windowed, global, linear-attention and Mamba layers from the config's layer
+        pattern, the explicit ``head_dim`` when the config gives one.
 
     Raises:
-        ConfigError: naming the missing or malformed field.
+        ConfigError: naming the missing or malformed field, or saying which fields an
+            unrecognised layer type would need.
     """
-    cfg = text_config(config)
+    cfg = _with_defaults(text_config(config))
     model_type = str(cfg.get("model_type") or config.get("model_type") or "")
-    n_layers = _int(cfg, "num_hidden_layers", model_type)
+    kinds = layer_kinds(cfg, model_type)
     n_heads = _int(cfg, "num_attention_heads", model_type)
     hidden = _int(cfg, "hidden_size", model_type)
-    kv_heads = cfg.get("num_key_value_heads") or n_heads
+    kv_heads = int(cfg.get("num_key_value_heads") or n_heads)
     dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
-    max_ctx = int(cfg.get("max_position_embeddings") or 0)
-    vocab = int(cfg.get("vocab_size") or 0)
-
-    if cfg.get("kv_lora_rank"):
-        latent = _int(cfg, "kv_lora_rank", model_type) + _int(cfg, "qk_rope_head_dim", model_type)
-        layers = tuple(Layer(LayerKind.MLA, kv_heads=1, k_head_dim=latent) for _ in range(n_layers))
-    else:
-        head_dim = cfg.get("head_dim") or hidden // n_heads
-        if not isinstance(head_dim, int) or head_dim <= 0:
-            raise ConfigError(
-                "config.head_dim",
-                f"config.json field 'head_dim' must be a positive integer, got {head_dim!r}",
-            )
-        kinds = _layer_kinds(cfg, n_layers)
-        window = cfg.get("sliding_window")
-        layers = tuple(
-            Layer(
-                kind,
-                kv_heads=int(kv_heads),
-                k_head_dim=head_dim,
-                v_head_dim=head_dim,
-                window_tokens=int(window) if kind is LayerKind.SLIDING and window else None,
-            )
-            for kind in kinds
-        )
+    layers = tuple(_layer(cfg, kind, model_type, n_heads, kv_heads, hidden) for kind in kinds)
     return Architecture(
         model_type=model_type,
         layers=layers,
         num_attention_heads=n_heads,
-        num_kv_heads=int(kv_heads),
+        num_kv_heads=kv_heads,
         hidden_size=hidden,
-        vocab_size=vocab,
-        max_context_tokens=max_ctx,
+        vocab_size=int(cfg.get("vocab_size") or 0),
+        max_context_tokens=int(cfg.get("max_position_embeddings") or 0),
         dtype=dtype,
     )
 
 
-def _layer_kinds(cfg: Mapping[str, Any], n_layers: int) -> list[LayerKind]:
-    """Attention kind per layer from ``layer_types`` or ``sliding_window_pattern``.
+def _head_dim(cfg: Mapping[str, Any], n_heads: int, hidden: int, key: str = "head_dim") -> int:
+    explicit = cfg.get(key) or cfg.get("attention_head_dim")
+    if explicit:
+        if isinstance(explicit, bool) or not isinstance(explicit, int) or explicit <= 0:
+            raise ConfigError(
+                f"config.{key}",
+                f"config.json field '{key}' must be a positive integer, got {explicit!r}",
+            )
+        return explicit
+    if hidden % n_heads:
+        raise ConfigError(
+            "config.head_dim",
+            f"config.json has no 'head_dim' and hidden_size {hidden} is not a multiple of "
+            f"num_attention_heads {n_heads}",
+        )
+    return hidden // n_heads
 
-    Source: transformers' Gemma 2/3 and gpt-oss configs (``layer_types`` lists
-    ``sliding_attention``/``full_attention``; Gemma 3's ``sliding_window_pattern`` 6
-    makes every sixth layer global).
-    """
-    types = cfg.get("layer_types")
-    if isinstance(types, list) and len(types) == n_layers:
-        return [LayerKind.SLIDING if t == "sliding_attention" else LayerKind.FULL for t in types]
-    pattern = cfg.get("sliding_window_pattern")
-    if isinstance(pattern, int) and pattern > 1 and cfg.get("sliding_window"):
-        return [
-            LayerKind.FULL if (i + 1) % pattern == 0 else LayerKind.SLIDING for i in range(n_layers)
-        ]
-    return [LayerKind.FULL] * n_layers
+
+def _layer(
+    cfg: Mapping[str, Any], kind: LayerKind, model_type: str, n_heads: int, kv: int, hidden: int
+) -> Layer:
+    if kind is LayerKind.NONE:
+        return Layer(kind)
+    if kind in (LayerKind.LINEAR, LayerKind.MAMBA):
+        return Layer(kind, state=recurrent_state(cfg, kind.value, model_type))
+    if kind is LayerKind.MLA:
+        latent = _int(cfg, "kv_lora_rank", model_type) + _int(
+            cfg, "qk_rope_head_dim", model_type, allow_zero=True
+        )
+        return Layer(kind, kv_heads=1, k_head_dim=latent)
+    head_dim = _head_dim(cfg, n_heads, hidden)
+    window: int | None = None
+    if kind is LayerKind.SLIDING:
+        window = _int(cfg, "sliding_window", model_type)
+    elif kind is LayerKind.CHUNKED:
+        window = _int(cfg, "attention_chunk_size", model_type)
+    elif cfg.get("global_head_dim") or cfg.get("num_global_key_value_heads"):
+        # Global layers with their own geometry (Gemma 4 style configs).
+        head_dim = int(cfg.get("global_head_dim") or head_dim)
+        kv = int(cfg.get("num_global_key_value_heads") or kv)
+    state = None
+    if cfg.get("mamba_d_state") and model_type == "falcon_h1":
+        # Falcon-H1 runs attention and a Mamba-2 mixer side by side in every layer.
+        state = recurrent_state(cfg, LayerKind.MAMBA.value, model_type)
+    return Layer(
+        kind,
+        kv_heads=kv,
+        k_head_dim=head_dim,
+        v_head_dim=head_dim,
+        window_tokens=window,
+        state=state,
+    )
 
 
 def kv_bytes_per_token(arch: Architecture, kv_dtype: str, tp: int = 1) -> int:
@@ -277,8 +323,8 @@ def conversation_bytes(arch: Architecture, kv_dtype: str, context_tokens: int, t
     """Bytes one conversation of ``context_tokens`` holds on one tensor-parallel rank.
 
     Growing layers hold every token, windowed layers at most their window, linear and
-    Mamba layers their fixed state. Seed example: 8,192 tokens of Qwen3-32B with an
-    FP8 cache = 1 GiB.
+    Mamba layers their fixed state (in the model dtype unless the config names a state
+    dtype). Seed example: 8,192 tokens of Qwen3-32B with an FP8 cache = 1 GiB.
 
     Raises:
         ValueError: if ``context_tokens`` is not positive.
@@ -291,5 +337,6 @@ def conversation_bytes(arch: Architecture, kv_dtype: str, context_tokens: int, t
         tokens = context_tokens
         if layer.kind in WINDOWED_KINDS and layer.window_tokens:
             tokens = min(context_tokens, layer.window_tokens)
-        total += layer.values_per_token(tp) * per_value * tokens + layer.state_bytes
+        total += layer.values_per_token(tp) * per_value * tokens
+        total += layer.state_bytes(arch.model_dtype_bytes, tp)
     return total

@@ -15,8 +15,8 @@ from importlib import resources
 from typing import Any
 
 from sizing.architecture import Architecture, from_config
-from sizing.checkpoint import weight_format, weights_bytes_from_params
-from sizing.errors import ConfigError, SizingError
+from sizing.checkpoint import weight_format, weights_bytes_from_config
+from sizing.errors import SizingError
 
 
 @dataclass(frozen=True)
@@ -69,15 +69,14 @@ def spec_from_metadata(
     fmt = weight_format(config)
     if checkpoint_bytes:
         weights, wsource = int(checkpoint_bytes), checkpoint_source
-    elif total_params:
-        weights = weights_bytes_from_params(int(total_params), fmt)
-        wsource = f"{int(total_params):,} parameters × {fmt} bytes per parameter"
     else:
-        raise ConfigError(
-            "weights",
-            f"the size of {repo_id}'s weights is unknown: give the "
-            "checkpoint size or the parameter count",
+        weights = weights_bytes_from_config(config, fmt, total_params)
+        count = (
+            f"{int(total_params):,} parameters"
+            if total_params
+            else "parameters counted from config.json"
         )
+        wsource = f"{count} × {fmt} bits per weight (embeddings at 16 bit)"
     return ModelSpec(
         repo_id=repo_id,
         config=config,

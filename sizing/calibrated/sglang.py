@@ -1,0 +1,84 @@
+"""SGLang's static memory pool and its token count.
+
+``rest = free_after_load − free_before_load × (1 − mem_fraction_static)``, and
+``max_total_num_tokens = rest // cell`` with ``cell`` the bytes of one token over all
+attention layers on one rank (reference ``vllm_memory_model.md`` §3, from
+``python/sglang/srt/model_executor/pool_configurator.py`` and ``server_args.py``).
+
+- Free memory before load is the CUDA total less the context and NCCL buffers: 0.38
+  GiB on one GPU (SGLang docs log: 78.81 GiB free on an 80 GB card reporting 79.19) and
+  0.86 GiB per GPU at TP ≥ 2 (sglang issue #4760: 21.63 free on a 22.49 GiB L4).
+- Free memory after load is that less the weights over the TP ranks.
+- Default ``mem_fraction_static``: ``(gpu − reserved) / gpu`` with ``reserved_mb =
+  512 + max(chunked_prefill, 2048) × 1.5 + cuda_graph_max_bs × 2 + tp × pp / 8 ×
+  1024``, at least 10 GiB above 60 GB (``_handle_gpu_memory_settings``).
+- Hybrid sliding-window models give the windowed layers 0.8 of the full pool
+  (``swa_full_tokens_ratio``).
+"""
+
+from __future__ import annotations
+
+from sizing.architecture import ATTENTION_KINDS, WINDOWED_KINDS, LayerKind
+from sizing.calibrated.pages import kv_value_bytes
+from sizing.calibrated.setup import EngineSetup
+from sizing.model import ModelSpec
+from sizing.units import GIB
+
+SWA_FULL_TOKENS_RATIO = 0.8
+
+
+def _chunk_and_graph_bs(gpu_gb: float, tp: int) -> tuple[int, int]:
+    if gpu_gb < 20:
+        return 2048, 8
+    if gpu_gb < 35:
+        return 2048, 80 if tp >= 4 else 24
+    if gpu_gb < 60:
+        return 4096, 160 if tp >= 4 else 32
+    if gpu_gb < 160:
+        return 8192, 512 if tp >= 4 else 256
+    return 16384, 512
+
+
+def default_mem_fraction_static(setup: EngineSetup) -> float:
+    """SGLang's default ``mem_fraction_static`` for the GPU size and parallelism."""
+    gpu_mb = setup.gpu_total_memory_gib * 1024
+    chunk, graph_bs = _chunk_and_graph_bs(gpu_mb / 1024 * GIB / 1e9, setup.tensor_parallel_size)
+    reserved = 512 + max(chunk, 2048) * 1.5 + graph_bs * 2
+    reserved += setup.tensor_parallel_size * setup.pipeline_parallel_size / 8 * 1024
+    if gpu_mb * 2**20 / 1e9 > 60:
+        reserved = max(reserved, 10 * 1024)
+    return round((gpu_mb - reserved) / gpu_mb, 3)
+
+
+def free_before_load_bytes(setup: EngineSetup) -> float:
+    """Free memory per GPU after distributed init, before weights load."""
+    overhead = 0.38 if setup.tensor_parallel_size == 1 else 0.86
+    return (setup.gpu_total_memory_gib - overhead) * GIB
+
+
+def cell_bytes(model: ModelSpec, setup: EngineSetup) -> float:
+    """Bytes one token takes over the attention layers of one rank."""
+    value = kv_value_bytes(model, setup)
+    tp = setup.tensor_parallel_size
+    total = 0.0
+    for layer in model.architecture.layers:
+        if layer.kind not in ATTENTION_KINDS:
+            continue
+        per_token = float(layer.values_per_token(tp) * value)
+        if layer.kind in WINDOWED_KINDS:
+            per_token *= SWA_FULL_TOKENS_RATIO
+        total += per_token
+    return total
+
+
+def pool_bytes(model: ModelSpec, setup: EngineSetup) -> tuple[float, float]:
+    """(rest bytes for the KV pool, weights bytes per GPU)."""
+    mfs = setup.mem_fraction_static or default_mem_fraction_static(setup)
+    before = free_before_load_bytes(setup)
+    weights = model.weights_bytes / (setup.tensor_parallel_size * setup.pipeline_parallel_size)
+    return before - weights - before * (1 - mfs), weights
+
+
+def uses_full_layers(model: ModelSpec) -> bool:
+    """True when some layer keeps every token (MLA or full attention)."""
+    return any(layer.kind in (LayerKind.FULL, LayerKind.MLA) for layer in model.architecture.layers)
