@@ -47,8 +47,12 @@ def engines_for(choice: str) -> tuple[str, ...]:
     return (choice,)
 
 
-def infrastructure(d: Deployment) -> Rendered:
-    """Topology checks per node, NVMe and NFS mounts, S3 bucket settings."""
+def infrastructure(d: Deployment, *, shared_used: bool = True) -> Rendered:
+    """Topology checks per node, NVMe and NFS mounts, S3 bucket settings.
+
+    ``shared_used`` is false when no chosen engine can use the shared tier (Dynamo
+    alone); then no mount or bucket file is emitted.
+    """
     files: list[BundleFile] = []
     notes: list[str] = []
     for node in d.nodes:
@@ -68,7 +72,7 @@ def infrastructure(d: Deployment) -> Rendered:
                     executable=True,
                 )
             )
-        if d.shared == "nfs":
+        if d.shared == "nfs" and shared_used:
             files.append(
                 BundleFile(
                     f"node{node}/mount-shared.sh", nfs_mount_script(d.tiers), executable=True
@@ -81,12 +85,12 @@ def infrastructure(d: Deployment) -> Rendered:
                     f"Node {node}: socket {socket} would pin {gib:.0f} GiB, more than its "
                     f"{d.socket_memory_gb} GB of DIMMs."
                 )
-    if d.shared == "s3":
+    if d.shared == "s3" and shared_used:
         files.append(
             BundleFile("shared/s3-lifecycle.json", dumps(s3_lifecycle(d.tiers, d.model_id)))
         )
         files.append(BundleFile("shared/s3-setup.sh", s3_setup_script(d.tiers), executable=True))
-    if d.shared != "none":
+    if d.shared != "none" and shared_used:
         notes.append(
             f"Every instance sharing the {d.shared.upper()} tier runs with "
             f"PYTHONHASHSEED={d.tiers.python_hash_seed} and the same hash algorithm."
@@ -111,5 +115,5 @@ def render(d: Deployment, engines: Sequence[str]) -> tuple[Rendered, ...]:
     vllm_based = {"vllm", "lmcache", "lmcache-server"} & set(engines)
     if vllm_based:
         out.append(router.render(d, helm="lmcache" in engines))
-    out.append(infrastructure(d))
+    out.append(infrastructure(d, shared_used=bool(set(engines) - {"dynamo"})))
     return tuple(out)

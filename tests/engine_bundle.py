@@ -1,0 +1,99 @@
+"""Reading emitted bundle files back the way an operator's shell would.
+
+Shared by the engine tests: plans from the offline catalog, a script parser
+(exports and the ``exec`` line, numactl prefix removed) and the recorded flag lists
+read straight from ``sizing/data/engine_flags.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+from sizing.engines import bundle, deployment
+from sizing.engines.deployment import BundleFile, Deployment
+from sizing.engines.shared_tier import TierOptions
+from sizing.model import from_catalog
+from sizing.plan import Plan, PlanRequest, make_plan
+
+ROOT = Path(__file__).resolve().parent.parent
+FLAGS: dict[str, Any] = json.loads((ROOT / "sizing/data/engine_flags.json").read_text())
+
+
+def seed_plan(new_conversations_per_day: int = 2000) -> Plan:
+    """The seed example (Qwen3-32B-FP8, 8,192 tokens, 500 users, 4 × RTX PRO 6000)."""
+    return make_plan(
+        PlanRequest(
+            model=from_catalog("Qwen/Qwen3-32B-FP8"),
+            context_tokens=8192,
+            users=500,
+            new_conversations_per_day=new_conversations_per_day,
+        )
+    )
+
+
+def tp2_plan() -> Plan:
+    """Llama-3.3-70B, 16-bit cache, 8 GPUs: TP 2 × 4 instances (plan of sizing.gpu)."""
+    return make_plan(
+        PlanRequest(
+            model=from_catalog("meta-llama/Llama-3.3-70B-Instruct"),
+            context_tokens=32768,
+            users=300,
+            gpus_per_node=8,
+            kv_dtype="auto",
+            new_conversations_per_day=1000,
+        )
+    )
+
+
+PLANS = {"seed": seed_plan, "seed-cpu-only": lambda: seed_plan(0), "llama70b-tp2": tp2_plan}
+SHARED = ("none", "nfs", "s3")
+
+
+def files_of(plan: Plan, engine: str, shared: str = "none") -> tuple[Deployment, list[BundleFile]]:
+    """The deployment and every file the bundle emits for ``engine``."""
+    d = deployment.from_plan(plan, tiers=TierOptions(shared=shared))
+    rendered = bundle.render(d, bundle.engines_for(engine))
+    return d, [f for r in rendered for f in r.files]
+
+
+def notes_of(plan: Plan, engine: str, shared: str = "none") -> list[str]:
+    d = deployment.from_plan(plan, tiers=TierOptions(shared=shared))
+    return [n for r in bundle.render(d, bundle.engines_for(engine)) for n in r.notes]
+
+
+def parse_script(text: str) -> tuple[dict[str, str], list[str]]:
+    """``(exported variables, exec argv without the numactl prefix)`` of a script."""
+    env: dict[str, str] = {}
+    argv: list[str] = []
+    for line in text.replace("\\\n", " ").splitlines():
+        if line.startswith("export "):
+            name, _, value = line[len("export ") :].partition("=")
+            env[name] = shlex.split(value)[0]
+        elif line.startswith("exec "):
+            argv = shlex.split(line[len("exec ") :])
+    if argv and argv[0] == "numactl":
+        argv = argv[1:]
+        while argv and argv[0].startswith(("--cpunodebind", "--membind")):
+            argv = argv[1:]
+    return env, argv
+
+
+def option(argv: list[str], flag: str, default: str | None = None) -> str | None:
+    """The value after ``flag`` (the last one if repeated), else ``default``."""
+    value = default
+    for i, arg in enumerate(argv[:-1]):
+        if arg == flag:
+            value = argv[i + 1]
+    return value
+
+
+def options(argv: list[str], flag: str) -> list[str]:
+    """Every value given to a repeatable ``flag``."""
+    return [argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg == flag]
+
+
+def scripts(files: list[BundleFile], name: str) -> list[BundleFile]:
+    return [f for f in files if f.path.endswith("/" + name)]

@@ -1,0 +1,79 @@
+"""LMCache in-process: the YAML read back with LMCache's per-worker GiB semantics."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+import yaml
+
+from sizing.units import GIB
+from tests.engine_bundle import PLANS, SHARED, files_of, option, parse_script, scripts
+
+
+def instance_bytes(yaml_text: str, serve_text: str) -> float:
+    """Pinned bytes of one instance.
+
+    LMCache 0.5.6 (engine_flags.md §2.1): one LMCache engine per vLLM worker,
+    ``max_local_cpu_size`` in GiB (× 1024³) per worker; workers = TP × PP.
+    """
+    doc = yaml.safe_load(yaml_text)
+    argv = parse_script(serve_text)[1]
+    workers = int(option(argv, "--tensor-parallel-size", "1") or 1) * int(
+        option(argv, "--pipeline-parallel-size", "1") or 1
+    )
+    return float(doc["max_local_cpu_size"]) * GIB * workers
+
+
+@pytest.mark.parametrize("plan_name", sorted(PLANS))
+@pytest.mark.parametrize("shared", SHARED)
+def test_buffer_equals_plan(plan_name: str, shared: str) -> None:
+    plan = PLANS[plan_name]()
+    d, files = files_of(plan, "lmcache", shared)
+    yamls = scripts(files, "lmcache.yaml")
+    serves = scripts(files, "serve.sh")
+    assert len(yamls) == len(serves) == len(d.slots)
+    emitted = sum(instance_bytes(y.text, s.text) for y, s in zip(yamls, serves, strict=True))
+    planned = plan.cpu_tier.total_gib * GIB
+    # Rounding: up to 0.01 GiB per worker (sizing/engines/lmcache.py).
+    assert planned - 1 <= emitted <= planned + len(yamls) * d.world_size * 0.01 * GIB
+
+
+def test_tp2_halves_the_per_worker_value() -> None:
+    # 750 GiB per TP-2 instance (plan of tests/engine_bundle.tp2_plan) -> 375 GiB per worker.
+    _d, files = files_of(PLANS["llama70b-tp2"](), "lmcache")
+    assert yaml.safe_load(scripts(files, "lmcache.yaml")[0].text)["max_local_cpu_size"] == 375.0
+
+
+def test_vllm_side_and_config_file() -> None:
+    _d, files = files_of(PLANS["seed"](), "lmcache")
+    serve = scripts(files, "serve.sh")[0]
+    env, argv = parse_script(serve.text)
+    assert env["LMCACHE_CONFIG_FILE"] == "$HERE/lmcache.yaml"
+    assert pathlib.PurePosixPath(serve.path).with_name("lmcache.yaml").as_posix() in {
+        f.path for f in files
+    }
+    assert '"kv_connector":"LMCacheConnectorV1"' in (option(argv, "--kv-transfer-config") or "")
+
+
+def test_disk_tier_is_on_only_with_both_keys() -> None:
+    # engine_flags.md §2.1: the disk tier needs local_disk AND max_local_disk_size > 0.
+    for plan_name in PLANS:
+        _d, files = files_of(PLANS[plan_name](), "lmcache")
+        for f in scripts(files, "lmcache.yaml"):
+            doc = yaml.safe_load(f.text)
+            assert ("local_disk" in doc) == (doc.get("max_local_disk_size", 0) > 0)
+
+
+def test_shared_tiers() -> None:
+    d, files = files_of(PLANS["seed"](), "lmcache", "s3")
+    doc = yaml.safe_load(scripts(files, "lmcache.yaml")[0].text)
+    # S3 has no plugin form in 0.5.6: remote_url s3://<bucket>.<host> plus s3_region.
+    assert doc["remote_url"] == f"s3://{d.tiers.s3_bucket}.{d.tiers.s3_endpoint}"
+    assert doc["extra_config"]["s3_region"] == d.tiers.s3_region
+    d, files = files_of(PLANS["seed"](), "lmcache", "nfs")
+    doc = yaml.safe_load(scripts(files, "lmcache.yaml")[0].text)
+    assert doc["remote_storage_plugins"] == ["fs"]
+    assert doc["extra_config"]["remote_storage_plugin.fs.base_path"].startswith(d.tiers.nfs_mount)
+    seeds = {parse_script(f.text)[0]["PYTHONHASHSEED"] for f in scripts(files, "serve.sh")}
+    assert seeds == {str(d.tiers.python_hash_seed)}

@@ -1,0 +1,94 @@
+"""Router, Helm values, NUMA placement and shared-tier settings."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from sizing.engines.placement import numa_node_of_gpu, slots
+from sizing.engines.shared_tier import TierOptions
+from sizing.errors import SizingError
+from sizing.units import GIB
+from tests.engine_bundle import PLANS, files_of, notes_of, option, parse_script, scripts
+
+
+@pytest.mark.parametrize("plan_name", ["seed", "llama70b-tp2"])
+def test_helm_buffer_equals_plan(plan_name: str) -> None:
+    """production-stack chart 0.1.12: ``cpuOffloadingBufferSize`` is LMCache's
+    ``max_local_cpu_size`` (GiB per worker); workers = tensorParallelSize × replicaCount."""
+    plan = PLANS[plan_name]()
+    d, files = files_of(plan, "lmcache")
+    values = yaml.safe_load(scripts(files, "helm-values.yaml")[0].text)
+    spec = values["servingEngineSpec"]["modelSpec"][0]
+    per_worker = spec["lmcacheConfig"]["cpuOffloadingBufferSize"]
+    assert int(per_worker) > 0  # the chart drops values whose integer part is 0
+    workers = spec["vllmConfig"]["tensorParallelSize"] * spec["replicaCount"]
+    emitted = int(per_worker) * GIB * workers
+    planned = plan.cpu_tier.total_gib * GIB
+    # Rounding: whole GiB per worker, rounded up (sizing/engines/router.py).
+    assert planned <= emitted < planned + workers * GIB
+    if "diskOffloadingBufferSize" in spec["lmcacheConfig"]:
+        # The chart does not set LMCACHE_LOCAL_DISK; without it the disk size does nothing.
+        assert {"name": "LMCACHE_LOCAL_DISK", "value": "file:///data/lmcache/"} in spec["env"]
+
+
+def test_router_lists_every_instance_with_session_routing() -> None:
+    d, files = files_of(PLANS["llama70b-tp2"](), "vllm")
+    argv = parse_script(scripts(files, "vllm-router.sh")[0].text)[1]
+    backends = (option(argv, "--static-backends") or "").split(",")
+    models = (option(argv, "--static-models") or "").split(",")
+    assert backends == [f"http://{s.host}:{s.port}" for s in d.slots]
+    assert models == [d.model_id] * len(d.slots)
+    assert option(argv, "--routing-logic") == "session"
+    assert option(argv, "--session-key") == "x-session-id"
+    assert any("session routing" in n for n in notes_of(PLANS["llama70b-tp2"](), "vllm"))
+
+
+def test_numa_placement_follows_sockets() -> None:
+    # Seed: 4 cards on 2 sockets, TP 1 -> cards 0,1 on node 0 and 2,3 on node 1.
+    seed = slots(nodes=1, gpus_per_node=4, tensor_parallel_size=1, replicas_per_node=4, sockets=2)
+    assert [s.numa_nodes for s in seed] == [(0,), (0,), (1,), (1,)]
+    assert seed[2].numactl == ["numactl", "--cpunodebind=1", "--membind=1"]
+    # TP 4 spans both sockets: bound to both nodes.
+    wide = slots(nodes=1, gpus_per_node=4, tensor_parallel_size=4, replicas_per_node=1, sockets=2)
+    assert wide[0].numa_nodes == (0, 1) and wide[0].cuda_visible_devices == "0,1,2,3"
+    assert numa_node_of_gpu(7, gpus_per_node=8, sockets=2) == 1
+    with pytest.raises(ValueError, match="do not fit"):
+        slots(nodes=1, gpus_per_node=4, tensor_parallel_size=2, replicas_per_node=3, sockets=2)
+
+
+def test_every_engine_script_is_bound_and_checked_first() -> None:
+    d, files = files_of(PLANS["seed"](), "all")
+    check = scripts(files, "check-topology.sh")[0].text
+    assert "nvidia-smi topo -m" in check
+    for s in d.slots:
+        assert f"check {s.gpu_ids[0]} {s.numa_nodes[0]}" in check
+    for f in scripts(files, "serve.sh"):
+        assert "numactl \\\n  --cpunodebind=" in f.text and "--membind=" in f.text
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("shared", "ceph"),
+        ("nvme_mount", "relative/path"),
+        ("nfs_mount", "/mnt/../etc"),
+        ("s3_bucket", "Bad_Bucket"),
+        ("s3_region", "US EAST"),
+        ("nfs_server", "bad host"),
+        ("python_hash_seed", 2**32),
+    ],
+)
+def test_tier_options_reject_bad_input(field: str, value: object) -> None:
+    with pytest.raises(SizingError) as exc:
+        TierOptions(**{field: value})  # type: ignore[arg-type]
+    assert exc.value.field == field
+
+
+def test_nfs_mount_and_s3_lifecycle() -> None:
+    d, files = files_of(PLANS["seed"](), "vllm", "nfs")
+    mount = scripts(files, "mount-shared.sh")[0].text
+    assert f"{d.tiers.nfs_server}:{d.tiers.nfs_export}" in mount and "vers=4.2" in mount
+    d, files = files_of(PLANS["seed"](), "vllm", "s3")
+    paths = {f.path for f in files}
+    assert {"shared/s3-lifecycle.json", "shared/s3-setup.sh"} <= paths
