@@ -10,6 +10,8 @@ import os
 
 import pytest
 
+pytest_plugins = ["tests.hubserver.fixtures"]
+
 
 def ci_requires(service: str) -> None:
     """Fail under CI, skip elsewhere, when ``service`` is not configured."""

@@ -139,9 +139,7 @@ def fetch_with_deadline(repo_id: str, *, revision: str | None, client: HubClient
     try:
         outcome = results.get(timeout=client.timeout_s)
     except queue.Empty:
-        raise HubUnreachableError(
-            f"the Hugging Face Hub did not answer within {client.timeout_s:g} s"
-        ) from None
+        raise _unreachable(None, client) from None
     if isinstance(outcome, BaseException):
         raise outcome
     return outcome
@@ -169,7 +167,7 @@ def fetch_metadata(repo_id: str, *, revision: str | None, client: HubClient) -> 
     except HfHubHTTPError as exc:
         raise _lookup_error(exc, repo_id, revision, gated=False, client=client) from exc
     except (httpx2.TransportError, OfflineModeIsEnabled) as exc:
-        raise HubUnreachableError(f"the Hugging Face Hub could not be reached ({exc})") from exc
+        raise _unreachable(exc, client) from exc
 
     files = {sibling.rfilename: sibling for sibling in info.siblings or []}
     gated = str(info.gated or "")
@@ -242,9 +240,7 @@ class _Downloader:
                 exc, self.repo_id, self.sha, gated=self.gated, client=self.client
             ) from exc
         except (httpx2.TransportError, LocalEntryNotFoundError, OfflineModeIsEnabled) as exc:
-            raise HubUnreachableError(
-                f"the Hugging Face Hub could not be reached for {filename} ({exc})"
-            ) from exc
+            raise _unreachable(exc, self.client) from exc
         try:
             return json.loads(Path(str(path)).read_text("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -280,6 +276,18 @@ def _checkpoint_bytes(
         total_bytes = sum(n * SAFETENSORS_DTYPE_BYTES[dtype] for dtype, n in counts.items())
         return round(total_bytes), "Hub safetensors parameter counts × bytes per dtype"
     return None, ""
+
+
+def _unreachable(exc: BaseException | None, client: HubClient) -> HubUnreachableError:
+    """The outage as a sentence: a timeout (also one wrapped by the library) or no route."""
+    cause: BaseException | None = exc
+    while cause is not None and not isinstance(cause, httpx2.TimeoutException):
+        cause = cause.__cause__ or cause.__context__
+    if exc is None or cause is not None:
+        return HubUnreachableError(
+            f"the Hugging Face Hub did not answer within {client.timeout_s:g} s"
+        )
+    return HubUnreachableError(f"the Hugging Face Hub at {client.endpoint} could not be reached")
 
 
 def _lookup_error(

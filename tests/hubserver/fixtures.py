@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from pytest_django.fixtures import SettingsWrapper
+from pytest_django import Settings
 
 from tests.hubserver.server import RecordedHub, serve
 
@@ -18,7 +18,7 @@ STALL_TIMEOUT_SECONDS = 1.0
 
 
 @pytest.fixture
-def hub(settings: SettingsWrapper) -> Iterator[RecordedHub]:
+def hub(settings: Settings) -> Iterator[RecordedHub]:
     """A recorded Hub that answers at once; ``HF_ENDPOINT`` points at it."""
     with serve() as recorded:
         settings.HF_ENDPOINT = recorded.url
@@ -28,7 +28,7 @@ def hub(settings: SettingsWrapper) -> Iterator[RecordedHub]:
 
 
 @pytest.fixture
-def stalled_hub(settings: SettingsWrapper) -> Iterator[RecordedHub]:
+def stalled_hub(settings: Settings) -> Iterator[RecordedHub]:
     """A Hub that accepts connections and never answers, with a 1 s lookup deadline."""
     with serve(stall=True) as recorded:
         settings.HF_ENDPOINT = recorded.url

@@ -175,7 +175,12 @@ def serve(*, stall: bool = False) -> Iterator[RecordedHub]:
     server = _Server(("127.0.0.1", 0), _Handler)
     server.hub = hub
     hub.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, name="recorded-hub", daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever,
+        kwargs={"poll_interval": 0.05},
+        name="recorded-hub",
+        daemon=True,
+    )
     thread.start()
     try:
         yield hub
