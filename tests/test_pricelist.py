@@ -111,6 +111,6 @@ def test_malformed_price_file_names_the_line_and_writes_nothing(tmp_path: Path) 
         "B,b,b,cpu,ten,5.00,2026-01-01,1\n",
         encoding="utf-8",
     )
-    with pytest.raises(ValueError, match="prices.csv line 3"):
+    with pytest.raises(ValueError, match=r"prices\.csv line 3"):
         pricelist_load_demo(path=bad)
     assert Price.objects.count() == 0
