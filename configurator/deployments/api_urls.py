@@ -1,3 +1,7 @@
-from django.urls import URLPattern, URLResolver
+"""``/api/``: the JSON API and its OpenAPI schema (``/api/openapi.json``)."""
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from django.urls import URLPattern, URLResolver, path
+
+from configurator.deployments.api import api
+
+urlpatterns: list[URLPattern | URLResolver] = [path("", api.urls)]

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.template.loader import render_to_string
+from django.utils import translation
 
 from sizing.engines import bundle, deployment
 from sizing.engines.deployment import BundleFile, Deployment, Rendered
@@ -60,10 +61,15 @@ def _readme(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
             ),
         ],
         "files": sorted(f.path for r in rendered for f in r.files),
-        "cpu_gib_per_instance": round(d.cpu_bytes_per_instance / 2**30, 2),
-        "nvme_gb_per_instance": round(d.nvme_bytes_per_instance / 10**9),
+        "cpu_gib_per_instance": f"{d.cpu_bytes_per_instance / 2**30:.2f}",
+        "nvme_gb_per_instance": f"{d.nvme_bytes_per_instance / 10**9:.0f}",
+        "rows": [
+            (s.node, s.name, s.cuda_visible_devices, ",".join(map(str, s.numa_nodes)), s.port)
+            for s in d.slots
+        ],
     }
-    return render_to_string("deployments/README.md", context)
+    with translation.override("en"):
+        return render_to_string("deployments/README.md", context)
 
 
 def _manifest(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:

@@ -1,4 +1,8 @@
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, path
+
+from configurator.deployments import views
 
 app_name = "deployments"
-urlpatterns: list[URLPattern | URLResolver] = []
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("quotes/<int:pk>/bundle.zip", views.quote_bundle, name="quote_bundle"),
+]

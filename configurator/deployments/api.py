@@ -1,0 +1,113 @@
+"""The JSON API (OpenAPI at ``/api/docs``): size a workload, download its bundle."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from django.http import HttpRequest, HttpResponse
+from ninja import Field, NinjaAPI, Query, Schema
+
+from configurator.deployments.services import bundle_build
+from configurator.planning.services import plan_create
+from sizing.engines.shared_tier import TierOptions
+from sizing.errors import SizingError
+from sizing.plan import MAX_CONTEXT_TOKENS, MAX_GPUS_PER_NODE, MAX_USERS, Plan
+
+api = NinjaAPI(
+    title="KV-offload configurator",
+    version="1",
+    description="Sizing plans and deployment bundles for KV-cache offloading.",
+    urls_namespace="api",
+)
+
+KvDtype = Literal["auto", "bf16", "fp16", "fp32", "fp8"]
+Engine = Literal["vllm", "lmcache", "lmcache-server", "sglang", "dynamo", "all"]
+Shared = Literal["none", "nfs", "s3"]
+
+
+class SizingRequest(Schema):
+    """The inputs of ``manage.py size``."""
+
+    model: str = Field(..., min_length=3, max_length=200, examples=["Qwen/Qwen3-32B-FP8"])
+    context: int = Field(..., ge=1, le=MAX_CONTEXT_TOKENS, examples=[8192])
+    users: int = Field(..., ge=1, le=MAX_USERS, examples=[500])
+    gpu: str = Field("rtx-pro-6000-se", max_length=64)
+    gpus_per_node: int = Field(4, ge=1, le=MAX_GPUS_PER_NODE)
+    kv_dtype: KvDtype = "fp8"
+    new_conversations_per_day: int = Field(0, ge=0, le=100_000_000)
+
+
+class BundleQuery(SizingRequest):
+    """A sizing request plus the bundle's engine and shared tier."""
+
+    engine: Engine = "all"
+    shared: Shared = "none"
+
+
+class PlanOut(Schema):
+    """The plan's stable JSON contract (keys as in ``docs/cli.md``)."""
+
+    summary: dict[str, Any]
+
+
+class ErrorOut(Schema):
+    """An input that cannot be sized: which one and why."""
+
+    field: str
+    detail: str
+
+
+class ValidationErrorOut(Schema):
+    """Request validation errors (django-ninja's format)."""
+
+    detail: list[dict[str, Any]]
+
+
+def _plan(body: SizingRequest) -> Plan:
+    return plan_create(
+        model_id=body.model,
+        context_tokens=body.context,
+        users=body.users,
+        gpu_slug=body.gpu,
+        gpus_per_node=body.gpus_per_node,
+        kv_dtype=body.kv_dtype,
+        new_conversations_per_day=body.new_conversations_per_day,
+    )
+
+
+@api.exception_handler(SizingError)
+def sizing_error(request: HttpRequest, exc: SizingError) -> HttpResponse:
+    return api.create_response(request, {"field": exc.field, "detail": exc.message}, status=400)
+
+
+@api.post(
+    "/plans",
+    response={200: PlanOut, 400: ErrorOut, 422: ValidationErrorOut},
+    summary="Size a workload",
+)
+def plan_post(request: HttpRequest, body: SizingRequest) -> dict[str, Any]:
+    """The sizing plan for a model, a context and a number of users."""
+    return {"summary": _plan(body).summary()}
+
+
+@api.get(
+    "/bundle",
+    response={400: ErrorOut, 422: ValidationErrorOut},
+    summary="Download the deployment bundle (ZIP)",
+    openapi_extra={
+        "responses": {
+            "200": {
+                "description": "The bundle as a ZIP file",
+                "content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}},
+            }
+        }
+    },
+)
+def bundle_get(request: HttpRequest, query: Query[BundleQuery]) -> HttpResponse:
+    """Engine configuration for the plan: commands, JSON, YAML, env, numactl, mounts."""
+    data = bundle_build(
+        plan=_plan(query), engine=query.engine, tiers=TierOptions(shared=query.shared)
+    )
+    response = HttpResponse(data, content_type="application/zip")
+    response["Content-Disposition"] = 'attachment; filename="kv-offload-bundle.zip"'
+    return response
