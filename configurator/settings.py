@@ -130,6 +130,10 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 120
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Redis re-delivers a task whose worker died once this many seconds have passed unacked.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": int(env_str("CELERY_VISIBILITY_TIMEOUT_SECONDS") or "3600")
+}
 
 # Hugging Face Hub: the endpoint and token for gated models (see configurator.modelhub).
 HF_ENDPOINT = env_str("HF_ENDPOINT", "https://huggingface.co")

@@ -21,6 +21,7 @@ from configurator.verification.services import (
     verification_run,
     verification_start,
 )
+from configurator.verification.tasks import verify_quote
 
 LLAMA_H100 = {
     "model_id": "meta-llama/Llama-3.1-8B-Instruct",
@@ -134,8 +135,10 @@ def test_start_without_js_redirects_to_the_report(
 ):
     quote = make_quote(LLAMA_H100)
     client.force_login(staff)
-    with django_capture_on_commit_callbacks(execute=True):
+    with django_capture_on_commit_callbacks() as callbacks:
         response = client.post(reverse("verification:start", args=[quote.pk]))
+    assert len(callbacks) == 1
+    verify_quote.apply(args=[quote.pk])
     assert response.status_code == 302
     assert response["Location"] == reverse("verification:report", args=[quote.pk])
     page = client.get(response["Location"])
@@ -146,12 +149,16 @@ def test_start_without_js_redirects_to_the_report(
 
 
 @pytest.mark.django_db
-def test_htmx_start_returns_only_the_status_fragment(client, staff):
+def test_htmx_start_returns_only_the_status_fragment(
+    client, staff, django_capture_on_commit_callbacks
+):
     quote = make_quote(LLAMA_H100)
     client.force_login(staff)
-    response = client.post(
-        reverse("verification:start", args=[quote.pk]), headers={"HX-Request": "true"}
-    )
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = client.post(
+            reverse("verification:start", args=[quote.pk]), headers={"HX-Request": "true"}
+        )
+    assert len(callbacks) == 1
     body = response.content.decode()
     assert response.status_code == 200
     assert "<html" not in body
@@ -174,11 +181,15 @@ def test_a_pending_report_polls_and_a_finished_one_stops(client, staff):
 
 
 @pytest.mark.django_db
-def test_only_staff_start_a_verification(client, django_user_model):
+def test_only_staff_start_a_verification(
+    client, django_user_model, django_capture_on_commit_callbacks
+):
     quote = make_quote(LLAMA_H100)
     user = django_user_model.objects.create_user("customer", password="pw")
     client.force_login(user)
-    response = client.post(reverse("verification:start", args=[quote.pk]))
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = client.post(reverse("verification:start", args=[quote.pk]))
+    assert callbacks == []
     assert response.status_code == 302
     assert "login" in response["Location"]
     assert not VerificationReport.objects.exists()
