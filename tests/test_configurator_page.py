@@ -194,3 +194,15 @@ def test_a_shared_link_fills_in_the_workload(client: Client) -> None:
 def test_get_only_and_post_only(client: Client) -> None:
     assert client.post("/").status_code == 405
     assert client.get("/estimate/").status_code == 405
+
+
+def test_german_texts_and_language_switch(client: Client) -> None:
+    german = client.post("/estimate/", seed(), headers={**HTMX, **DE}).content.decode()
+    # configurator/locale/de: the German texts of the estimate.
+    assert "4 Replikate × 1 GPU" in figure(german, "gpus")
+    assert "<summary>Rechnung zeigen</summary>" in german
+    response = client.post("/i18n/setlang/", {"language": "en", "next": "/"})
+    assert response.status_code == 302
+    assert (
+        "Show the calculation" in client.post("/estimate/", seed(), headers=HTMX).content.decode()
+    )

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.contrib import admin
 
 from configurator.inquiries.models import Inquiry
 
+if TYPE_CHECKING:
+    _ModelAdmin = admin.ModelAdmin[Inquiry]
+else:  # ModelAdmin is generic only in django-stubs, not at run time
+    _ModelAdmin = admin.ModelAdmin
+
 
 @admin.register(Inquiry)
-class InquiryAdmin(admin.ModelAdmin):
+class InquiryAdmin(_ModelAdmin):
     list_display = ["reference", "received_at", "company", "name", "model_id", "users", "status"]
     list_filter = ["status", "gpu_slug", "language"]
     search_fields = ["reference", "company", "name", "email", "model_id"]

@@ -9,10 +9,11 @@ live in the ``sizing`` modules named in each :class:`Figure`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
-from django.utils.formats import number_format
+from django.utils.formats import get_format
+from django.utils.translation import get_language, ngettext, override
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
 from sizing.architecture import GROWING_KINDS, LayerKind
 from sizing.plan import Plan
@@ -22,9 +23,23 @@ from sizing.units import GB, GIB
 SEED = "Seed document (KV-Offloading für On-Premise-Inferenz)"
 
 
+@cache
+def _separators(language: str) -> tuple[str, str]:
+    """The decimal and thousands separators of ``language`` (Django's locale formats)."""
+    with override(language):
+        return str(get_format("DECIMAL_SEPARATOR")), str(get_format("THOUSAND_SEPARATOR"))
+
+
 def num(value: float, decimals: int = 0) -> str:
-    """``value`` with ``decimals`` places and thousands grouping in the active language."""
-    return number_format(round(value, decimals), decimals, use_l10n=True, force_grouping=True)
+    """``value`` with ``decimals`` places and thousands grouping in the active language.
+
+    Same result as ``django.utils.formats.number_format(..., force_grouping=True)`` for
+    languages that group by three (German, English), at a fraction of the cost: the
+    estimate formats about ninety numbers per keystroke.
+    """
+    decimal, thousands = _separators(get_language() or "en")
+    text = f"{value:,.{decimals}f}"
+    return text.replace(",", "\0").replace(".", decimal).replace("\0", thousands)
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,7 @@ def inquiry_notify(*, inquiry: Inquiry) -> None:
             subject=render_to_string("inquiries/email/presales_subject.txt", context).strip(),
             message=render_to_string("inquiries/email/presales.txt", context),
             from_email=settings.DEFAULT_FROM_EMAIL,
-            recipient_list=[settings.PRESALES_EMAIL],
+            recipient_list=[str(settings.PRESALES_EMAIL)],
         )
     with translation.override(inquiry.language):
         send_mail(
