@@ -17,7 +17,7 @@ def test_helm_buffer_equals_plan(plan_name: str) -> None:
     """production-stack chart 0.1.12: ``cpuOffloadingBufferSize`` is LMCache's
     ``max_local_cpu_size`` (GiB per worker); workers = tensorParallelSize × replicaCount."""
     plan = PLANS[plan_name]()
-    d, files = files_of(plan, "lmcache")
+    _d, files = files_of(plan, "lmcache")
     values = yaml.safe_load(scripts(files, "helm-values.yaml")[0].text)
     spec = values["servingEngineSpec"]["modelSpec"][0]
     per_worker = spec["lmcacheConfig"]["cpuOffloadingBufferSize"]

@@ -1,0 +1,204 @@
+"""The ZIP bundle: every file parses, every script passes ``bash -n``, every name is
+recorded for its engine version; the CLI and the quote download."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+from django.core.management import call_command
+
+from configurator.deployments.services import bundle_build
+from sizing.engines.flags import EngineVersions
+from sizing.engines.shared_tier import TierOptions
+from tests.engine_bundle import FLAGS, PLANS, ROOT, SHARED, parse_script
+
+VERSIONS = [
+    EngineVersions(vllm="0.31.0", sglang="0.5.22", dynamo="1.5.1"),
+    EngineVersions(vllm="0.33.0", sglang="0.5.23", dynamo="1.6.1"),
+]
+
+
+def unzip(data: bytes) -> dict[str, str]:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return {name: archive.read(name).decode() for name in archive.namelist()}
+
+
+def recorded_cli(argv: list[str], v: EngineVersions) -> set[str] | None:
+    """The recorded flag list for the program ``argv`` runs (engine_flags.json)."""
+    if argv[:2] == ["vllm", "serve"]:
+        return set(FLAGS["vllm"][v.vllm]["cli"])
+    if argv[:2] == ["lmcache", "server"]:
+        return set(FLAGS["lmcache"][v.lmcache]["server_cli"])
+    if "sglang.launch_server" in argv:
+        return set(FLAGS["sglang"][v.sglang]["cli"])
+    if "dynamo.vllm" in argv:
+        return set(FLAGS["dynamo"][v.dynamo]["worker_cli"])
+    if "dynamo.frontend" in argv:
+        return set(FLAGS["dynamo"][v.dynamo]["frontend_cli"])
+    if argv[:1] == ["vllm-router"]:
+        return set(FLAGS["production-stack"][v.production_stack]["router_cli"])
+    return None
+
+
+def recorded_env(path: str, v: EngineVersions) -> set[str]:
+    if "/sglang/" in path:
+        return set(FLAGS["sglang"][v.sglang]["env"])
+    if "/dynamo/" in path:
+        return set(FLAGS["dynamo"][v.dynamo]["env"])
+    return set(FLAGS["vllm"][v.vllm]["env"]) | set(FLAGS["lmcache"][v.lmcache]["env"])
+
+
+@pytest.mark.parametrize("plan_name", sorted(PLANS))
+@pytest.mark.parametrize("shared", SHARED)
+@pytest.mark.parametrize("versions", VERSIONS, ids=["older", "newer"])
+def test_every_file_is_valid(
+    plan_name: str, shared: str, versions: EngineVersions, tmp_path: Path
+) -> None:
+    files = unzip(
+        bundle_build(plan=PLANS[plan_name](), tiers=TierOptions(shared=shared), versions=versions)
+    )
+    assert "README.md" in files and "bundle.json" in files
+    for path, text in files.items():
+        if path.endswith(".json"):
+            json.loads(text)
+        elif path.endswith(".yaml"):
+            assert isinstance(yaml.safe_load(text), dict)
+        elif path.endswith(".sh"):
+            script = tmp_path / path.replace("/", "_")
+            script.write_text(text)
+            result = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+            assert result.returncode == 0, f"{path}: {result.stderr}"
+            env, argv = parse_script(text)
+            assert set(env) <= recorded_env(path, versions), path
+            allowed = recorded_cli(argv, versions) if argv else None
+            if allowed is not None:
+                used = {a.split("=", 1)[0] for a in argv if a.startswith("--")}
+                assert used <= allowed, f"{path}: {used - allowed}"
+                if argv[:2] == ["vllm", "serve"] and "--kv-transfer-config" in argv:
+                    config = json.loads(argv[argv.index("--kv-transfer-config") + 1])
+                    assert set(config) <= set(FLAGS["vllm"][versions.vllm]["kv_transfer_config"])
+    for path, text in files.items():
+        if path.endswith("lmcache.yaml"):
+            assert set(yaml.safe_load(text)) <= set(FLAGS["lmcache"]["0.5.6"]["yaml"])
+
+
+def test_settings_that_do_nothing_or_the_opposite_are_never_emitted() -> None:
+    for shared in SHARED:
+        files = unzip(bundle_build(plan=PLANS["seed"](), tiers=TierOptions(shared=shared)))
+        text = "\n".join(files.values())
+        # Any value disables O_DIRECT (kvbm storage/disk.rs), "false" included.
+        assert "DYN_KVBM_DISK_DISABLE_O_DIRECT" not in text
+        for path, body in files.items():
+            if not path.endswith(".sh"):
+                continue
+            argv = parse_script(body)[1]
+            # The backend flag overwrites --kv-transfer-config; with lmcache the size is ignored.
+            assert not ("--kv-offloading-backend" in argv and "--kv-transfer-config" in argv)
+            assert not ("--kv-offloading-size" in argv and "--kv-transfer-config" in argv)
+            if "--l2-adapter" in argv:
+                types = [
+                    json.loads(argv[i + 1])["type"]
+                    for i, a in enumerate(argv)
+                    if a == "--l2-adapter"
+                ]
+                assert "disk" not in types  # no such adapter type in LMCache 0.5.6
+
+
+def test_zip_is_reproducible_and_scripts_executable() -> None:
+    plan = PLANS["seed"]()
+    first, second = bundle_build(plan=plan), bundle_build(plan=plan)
+    assert first == second
+    with zipfile.ZipFile(io.BytesIO(first)) as archive:
+        modes = {i.filename: (i.external_attr >> 16) & 0o777 for i in archive.infolist()}
+    assert all(mode == 0o755 for name, mode in modes.items() if name.endswith(".sh"))
+
+
+def test_cli_writes_the_bundle(tmp_path: Path) -> None:
+    out = tmp_path / "bundle.zip"
+    call_command(
+        "bundle",
+        "--model",
+        "Qwen/Qwen3-32B-FP8",
+        "--context",
+        "8192",
+        "--users",
+        "500",
+        "--new-conversations-per-day",
+        "2000",
+        "--engine",
+        "sglang",
+        "--shared",
+        "nfs",
+        "--out",
+        str(out),
+    )
+    files = unzip(out.read_bytes())
+    assert "node1/sglang/instance3/serve.sh" in files
+    assert not [p for p in files if "/vllm/" in p]
+    assert json.loads(files["bundle.json"])["engines"] == ["sglang"]
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["--engine", "trt"], "--engine"),
+        (["--s3-bucket", "Not A Bucket"], "--s3-bucket"),
+        (["--users", "0"], "--users"),
+    ],
+)
+def test_cli_bad_input_is_one_line_exit_2(args: list[str], flag: str, tmp_path: Path) -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "bundle",
+            "--model",
+            "Qwen/Qwen3-32B-FP8",
+            "--context",
+            "8192",
+            "--users",
+            "500",
+            "--out",
+            str(tmp_path / "b.zip"),
+            *args,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and flag in result.stderr
+    assert not (tmp_path / "b.zip").exists()
+
+
+@pytest.mark.django_db
+def test_quote_bundle_download(admin_client, django_user_model) -> None:  # type: ignore[no-untyped-def]
+    from django.urls import reverse
+
+    from configurator.quotes.models import Quote, QuoteAlternative
+
+    quote = Quote.objects.create(customer_name="Example GmbH")
+    inputs = {"model_id": "Qwen/Qwen3-32B-FP8", "context_tokens": 8192, "users": 500}
+    QuoteAlternative.objects.create(quote=quote, label="seed", inputs=inputs, plan_summary={})
+    url = reverse("deployments:quote_bundle", args=[quote.pk])
+    response = admin_client.get(url, {"engine": "vllm"})
+    assert response.status_code == 200 and response["Content-Type"] == "application/zip"
+    files = unzip(response.content)
+    assert "node1/vllm/instance0/serve-short.sh" in files
+    bad = admin_client.get(url, {"shared": "s3", "s3_bucket": "Bad Bucket"})
+    assert bad.status_code == 400 and b"s3_bucket" in bad.content
+    assert admin_client.get(url, {"alternative": "7"}).status_code == 400
+    user = django_user_model.objects.create_user("customer", password="x" * 12)
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    assert client.get(url).status_code == 302  # staff only: redirected to the login
