@@ -206,3 +206,12 @@ def test_german_texts_and_language_switch(client: Client) -> None:
     assert (
         "Show the calculation" in client.post("/estimate/", seed(), headers=HTMX).content.decode()
     )
+
+
+def test_model_field_asks_the_model_hub_for_suggestions(client: Client) -> None:
+    html = client.get("/").content.decode()
+    model_input = re.search(r'<input[^>]*name="model"[^>]*>', html)
+    assert model_input and 'hx-get="/models/autocomplete/"' in model_input.group(0)
+    assert 'hx-target="#model-options"' in model_input.group(0)
+    options = client.get("/models/autocomplete/", {"model": "Qwen3-32B"}, headers=HTMX)
+    assert '<option value="Qwen/Qwen3-32B-FP8"' in options.content.decode()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.urls import NoReverseMatch, reverse
 from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 
@@ -52,6 +53,26 @@ def gpu_choices() -> list[tuple[str, str]]:
     """GPUs the engine knows, largest memory first (``sizing.catalog.gpus``)."""
     gpus = sorted(catalog.gpus().values(), key=lambda g: (-g.marketed_memory_gb, g.name))
     return [(g.slug, g.name) for g in gpus]
+
+
+def autocomplete_attrs() -> dict[str, str]:
+    """htmx attributes that refresh the model suggestions from the model hub as one types.
+
+    The hub answers ``GET ?model=...`` with ``<option>`` elements for the datalist
+    (``modelhub:autocomplete``); without it the bundled catalog list stays.
+    """
+    try:
+        url = reverse("modelhub:autocomplete")
+    except NoReverseMatch:
+        return {}
+    return {
+        "hx-get": url,
+        "hx-trigger": "input changed delay:200ms",
+        "hx-target": "#model-options",
+        "hx-swap": "innerHTML",
+        "hx-include": "this",
+        "hx-sync": "this:replace",
+    }
 
 
 def model_suggestions() -> tuple[str, ...]:
@@ -142,6 +163,7 @@ class WorkloadForm(forms.Form):
         self.plan = None
         self.fixes: tuple[str, ...] = ()
         describe_fields(self)
+        self.fields["model"].widget.attrs.update(autocomplete_attrs())
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}

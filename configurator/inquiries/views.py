@@ -6,7 +6,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.utils.translation import get_language
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.middleware import HtmxDetails
@@ -21,14 +21,6 @@ SESSION_REFERENCE = "inquiries:last_reference"
 
 class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
-
-
-def _autocomplete_url() -> str:
-    """The model hub's autocomplete endpoint, or empty while it is not routed."""
-    try:
-        return reverse("modelhub:autocomplete")
-    except NoReverseMatch:
-        return ""
 
 
 def _estimate_context(form: WorkloadForm) -> dict[str, Any]:
@@ -60,7 +52,6 @@ def _page(
         contact=contact,
         rate_limited=rate_limited,
         model_suggestions=model_suggestions(),
-        autocomplete_url=_autocomplete_url(),
     )
     return render(request, "inquiries/configurator.html", context, status=status)
 
