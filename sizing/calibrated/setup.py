@@ -148,12 +148,15 @@ def pre_start_inputs(case: Mapping[str, Any]) -> dict[str, Any]:
     return {key: case.get(key) for key in _PRE_START_KEYS}
 
 
-def setup_from_case(case: Mapping[str, Any]) -> EngineSetup:
+def setup_from_case(case: Mapping[str, Any], max_position_embeddings: int = 0) -> EngineSetup:
     """An :class:`EngineSetup` from a ground-truth case, reading pre-start fields only.
 
     Args:
         case: one entry of ``ground_truth_cases.json`` (schema of the reference
             ``ground_truth/cases.json``).
+        max_position_embeddings: the model's limit, the engines' default
+            ``max_model_len`` when the case does not set one (vLLM
+            ``ModelConfig.get_and_verify_max_len``; SGLang ``context_len``).
 
     Raises:
         SizingError: naming the pre-start input that is missing (the case is then
@@ -169,7 +172,7 @@ def setup_from_case(case: Mapping[str, Any]) -> EngineSetup:
             "gpu_total_memory_gib",
             f"the CUDA total of GPU {inputs['gpu_type']!r} is not known and not given",
         )
-    max_len = inputs["max_model_len"]
+    max_len = inputs["max_model_len"] or max_position_embeddings
     if not max_len:
         raise SizingError("max_model_len", "max_model_len is not given")
     tp = int(inputs["tensor_parallel_size"] or 1)

@@ -1,0 +1,151 @@
+"""How close the calibrated model comes to measured KV pools.
+
+Each ground-truth case is predicted from its pre-start inputs alone
+(:func:`sizing.calibrated.setup_from_case`); the measured ``kv_cache_gib`` and
+``kv_cache_tokens`` are read only to compare. Percentiles use the nearest-rank method
+(the smallest value with at least p % of the errors at or below it).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sizing.calibrated import predict, setup_from_case
+from sizing.errors import SizingError
+from sizing.model import ModelSpec, from_catalog
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One case: the prediction against the measurement, or why it was skipped.
+
+    Attributes:
+        case_id: the case's ``id``.
+        engine: ``vllm`` or ``sglang``.
+        model_id: the model.
+        predicted_kv_cache_gib, measured_kv_cache_gib: per GPU, GiB.
+        predicted_kv_cache_tokens, measured_kv_cache_tokens: tokens (measured may be
+            ``None`` when the log did not give it).
+        skipped: the reason the case was not evaluated, else ``None``.
+    """
+
+    case_id: str
+    engine: str
+    model_id: str
+    predicted_kv_cache_gib: float | None = None
+    measured_kv_cache_gib: float | None = None
+    predicted_kv_cache_tokens: int | None = None
+    measured_kv_cache_tokens: int | None = None
+    skipped: str | None = None
+
+    @property
+    def error_pct(self) -> float | None:
+        """Signed error of the KV GiB in % of the measurement."""
+        if self.skipped or not self.measured_kv_cache_gib or self.predicted_kv_cache_gib is None:
+            return None
+        return (self.predicted_kv_cache_gib / self.measured_kv_cache_gib - 1) * 100
+
+    @property
+    def tokens_error_pct(self) -> float | None:
+        """Signed error of the token count in % of the measurement."""
+        if self.skipped or not self.measured_kv_cache_tokens:
+            return None
+        return ((self.predicted_kv_cache_tokens or 0) / self.measured_kv_cache_tokens - 1) * 100
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form of the ``accuracy`` command."""
+        if self.skipped:
+            return {"id": self.case_id, "engine": self.engine, "model_id": self.model_id,
+                    "skipped": self.skipped}  # fmt: skip
+        error = self.error_pct
+        tokens_error = self.tokens_error_pct
+        return {
+            "id": self.case_id,
+            "engine": self.engine,
+            "model_id": self.model_id,
+            "predicted_kv_cache_gib": round(self.predicted_kv_cache_gib or 0.0, 2),
+            "measured_kv_cache_gib": self.measured_kv_cache_gib,
+            "predicted_kv_cache_tokens": self.predicted_kv_cache_tokens,
+            "measured_kv_cache_tokens": self.measured_kv_cache_tokens,
+            "error_pct": None if error is None else round(error, 2),
+            "tokens_error_pct": None if tokens_error is None else round(tokens_error, 2),
+        }
+
+
+def percentile(values: Iterable[float], pct: float) -> float | None:
+    """Nearest-rank percentile of ``values``; ``None`` when empty."""
+    ordered = sorted(values)
+    if not ordered:
+        return None
+    rank = max(1, math.ceil(pct / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def evaluate_case(
+    case: Mapping[str, Any], models: Callable[[str], ModelSpec] = from_catalog
+) -> CaseResult:
+    """Predict one case from its pre-start inputs and compare with its measurement."""
+    case_id = str(case.get("id") or "?")
+    engine = str(case.get("engine") or "")
+    model_id = str(case.get("model_id") or "")
+    base = CaseResult(case_id=case_id, engine=engine, model_id=model_id)
+    measured = case.get("kv_cache_gib")
+    if not measured:
+        return _skip(base, "no measured kv_cache_gib")
+    try:
+        model = models(model_id)
+        setup = setup_from_case(case, model.architecture.max_context_tokens)
+        pred = predict(model, setup)
+    except (SizingError, ValueError) as exc:
+        return _skip(base, str(exc))
+    return CaseResult(
+        case_id=case_id,
+        engine=engine,
+        model_id=model_id,
+        predicted_kv_cache_gib=pred.kv_cache_gib,
+        measured_kv_cache_gib=float(measured),
+        predicted_kv_cache_tokens=pred.kv_cache_tokens,
+        measured_kv_cache_tokens=case.get("kv_cache_tokens"),
+    )
+
+
+def _skip(base: CaseResult, reason: str) -> CaseResult:
+    return CaseResult(base.case_id, base.engine, base.model_id, skipped=reason)
+
+
+def summarize(results: Iterable[CaseResult]) -> dict[str, Any]:
+    """``evaluated``, ``skipped``, median and p90 absolute KV-GiB error, overall and per
+    engine."""
+    results = list(results)
+    done = [r for r in results if r.error_pct is not None]
+
+    def stats(rows: list[CaseResult]) -> dict[str, Any]:
+        errors = [abs(r.error_pct or 0.0) for r in rows]
+        med = statistics.median(errors) if errors else None
+        p90 = percentile(errors, 90)
+        return {
+            "evaluated": len(rows),
+            "median_abs_error_pct": None if med is None else round(med, 2),
+            "p90_abs_error_pct": None if p90 is None else round(p90, 2),
+        }
+
+    summary = stats(done)
+    summary["skipped"] = len(results) - len(done)
+    summary["evaluated_share_pct"] = round(100 * len(done) / len(results), 1) if results else 0.0
+    summary["by_engine"] = {
+        engine: stats([r for r in done if r.engine == engine])
+        for engine in sorted({r.engine for r in done})
+    }
+    return summary
+
+
+def evaluate(
+    cases: Iterable[Mapping[str, Any]], models: Callable[[str], ModelSpec] = from_catalog
+) -> tuple[list[CaseResult], dict[str, Any]]:
+    """All cases' results and their summary."""
+    results = [evaluate_case(case, models) for case in cases]
+    return results, summarize(results)

@@ -1,0 +1,129 @@
+"""The engine-calibrated KV-pool model against real engine start-up logs."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+from sizing.calibrated import EngineSetup, predict, setup_from_case, tokens_for_kv_gib
+from sizing.calibrated.pages import vllm_layout
+from sizing.errors import SizingError
+from sizing.model import catalog_entry, from_catalog
+
+
+def _cases() -> list[dict]:
+    text = resources.files("sizing").joinpath("data/ground_truth_cases.json").read_text("utf-8")
+    return json.loads(text)["cases"]
+
+
+CASES = {c["id"]: c for c in _cases()}
+GEOMETRY_CASES = [
+    c
+    for c in _cases()
+    if c["kv_cache_tokens"] and c["kv_cache_gib"] and catalog_entry(c["model_id"])
+]
+
+
+def _setup(case: dict) -> EngineSetup:
+    model = from_catalog(case["model_id"])
+    return setup_from_case(case, model.architecture.max_context_tokens)
+
+
+@pytest.mark.parametrize("case", GEOMETRY_CASES, ids=lambda c: c["id"])
+def test_geometry_reproduces_logged_tokens(case: dict) -> None:
+    # Given the logged "Available KV cache memory" (2-decimal GiB), the predicted token
+    # count must match the logged "GPU KV cache size" (ground_truth_cases.json, per case).
+    model = from_catalog(case["model_id"])
+    # The geometry does not use the GPU total; some logs do not state it.
+    setup = _setup(dict(case, gpu_total_memory_gib=case["gpu_total_memory_gib"] or 80.0))
+    logged = case["kv_cache_tokens"]
+    predicted = tokens_for_kv_gib(model, setup, case["kv_cache_gib"])
+    # The log rounds GiB to 2 decimals: any value in [x - 0.005, x + 0.005] is the log.
+    low = tokens_for_kv_gib(model, setup, case["kv_cache_gib"] - 0.005)
+    high = tokens_for_kv_gib(model, setup, case["kv_cache_gib"] + 0.005)
+    ranks = setup.tensor_parallel_size * setup.pipeline_parallel_size
+    if low <= logged <= high or abs(predicted / logged - 1) <= 0.001:
+        return
+    # With several ranks vLLM uses the minimum block count over ranks while the log's
+    # memory line is one rank's (vllm_memory_model.md §1.3): allow that spread.
+    assert ranks > 1, f"{case['id']}: predicted {predicted:,} tokens, logged {logged:,}"
+    assert abs(predicted / logged - 1) <= 0.015
+
+
+def test_llama_8b_kv_pool_on_h100_matches_the_log() -> None:
+    # case-024: vLLM 0.19, H100, util 0.95, 8192 tokens: 58.11 GiB, 476,016 tokens,
+    # 29,751 blocks, concurrency 58.11 (llm-d-planner accuracy logs).
+    pred = predict(from_catalog("meta-llama/Llama-3.1-8B-Instruct"), _setup(CASES["case-024"]))
+    assert pred.kv_cache_gib == pytest.approx(58.11, rel=0.005)
+    assert pred.kv_cache_tokens == pytest.approx(476_016, rel=0.005)
+    assert pred.num_gpu_blocks == pytest.approx(29_751, rel=0.005)
+    assert pred.max_concurrency == pytest.approx(58.11, rel=0.005)
+    assert pred.cuda_graph_gib == 0  # v0.19 printed the estimate but did not subtract it
+
+
+def test_fp8_kv_cache_doubles_tokens() -> None:
+    # case-017: the same pool with --kv-cache-dtype fp8 holds 952,032 tokens.
+    pred = predict(from_catalog("meta-llama/Llama-3.1-8B-Instruct"), _setup(CASES["case-017"]))
+    assert pred.kv_cache_tokens == pytest.approx(952_032, rel=0.005)
+
+
+def test_runtime_fp8_quantization_shrinks_weights() -> None:
+    # case-019: --quantization fp8 on the bf16 checkpoint: "Model loading took 8.49 GiB".
+    pred = predict(from_catalog("meta-llama/Llama-3.1-8B-Instruct"), _setup(CASES["case-019"]))
+    assert pred.weights_gib == pytest.approx(8.49, abs=0.1)
+
+
+def test_sglang_pool_from_mem_fraction_static() -> None:
+    # case-099 (SGLang docs log): mem_fraction_static 0.88, 54.26 GiB, 444,500 tokens.
+    pred = predict(from_catalog("meta-llama/Meta-Llama-3.1-8B-Instruct"), _setup(CASES["case-099"]))
+    assert pred.kv_cache_gib == pytest.approx(54.26, rel=0.01)
+    assert pred.kv_cache_tokens == pytest.approx(444_500, rel=0.01)
+
+
+@pytest.mark.parametrize(
+    ("case_id", "groups"),
+    [("case-006", 2), ("case-031", 4), ("case-040", 2)],
+)
+def test_hybrid_group_count(case_id: str, groups: int) -> None:
+    # kv_cache_groups logged in ground_truth_cases.json (gemma-2-27b, Llama-4-Scout TP4,
+    # gpt-oss-20b TP2).
+    case = CASES[case_id]
+    layout = vllm_layout(from_catalog(case["model_id"]), _setup(case))
+    assert layout.num_groups == groups
+
+
+def test_gemma_3_12b_has_six_groups() -> None:
+    # vllm_memory_model.md §2.6: gemma-3-12b, 6 groups (5 sliding + 1 full) of 8 layers.
+    setup = EngineSetup("vllm", "0.19.0", 79.19, 8192, gpu_memory_utilization=0.95)
+    layout = vllm_layout(from_catalog("google/gemma-3-12b-it"), setup)
+    assert (layout.num_groups, layout.group_size) == (6, 8)
+
+
+def test_qwen3_next_hybrid_block_is_544_tokens_at_tp2() -> None:
+    # vllm_memory_model.md §2.4: "Setting attention block size to 544 tokens",
+    # "Padding mamba page size by 1.49%" for Qwen3-Next-80B at TP 2.
+    setup = EngineSetup("vllm", "0.19.0", 79.19, 8192, tensor_parallel_size=2)
+    model = from_catalog("Qwen/Qwen3-Next-80B-A3B-Instruct")
+    layout = vllm_layout(model, setup)
+    assert layout.block_size == 544
+    state = next(layer for layer in model.architecture.layers if layer.state).state_bytes(2, 2)
+    assert (layout.page_bytes / state - 1) * 100 == pytest.approx(1.49, abs=0.01)
+
+
+def test_setup_from_case_ignores_measured_fields() -> None:
+    # Changing every measured figure must not change the prediction.
+    case = dict(CASES["case-024"])
+    before = predict(from_catalog(case["model_id"]), _setup(case))
+    for key in ("weights_gib", "activation_peak_gib", "non_torch_gib", "kv_cache_gib",
+                "kv_cache_tokens", "num_gpu_blocks", "free_at_start_gib"):  # fmt: skip
+        case[key] = 1.0
+    assert predict(from_catalog(case["model_id"]), _setup(case)) == before
+
+
+def test_unknown_gpu_without_total_is_a_named_error() -> None:
+    case = dict(CASES["case-024"], gpu_total_memory_gib=None, gpu_type="Mystery 12GB")
+    with pytest.raises(SizingError) as err:
+        setup_from_case(case)
+    assert err.value.field == "gpu_total_memory_gib"

@@ -1,0 +1,121 @@
+"""Each class of error in reference known_failures.md, with its concrete right value."""
+
+from __future__ import annotations
+
+import pytest
+
+from sizing.architecture import LayerKind, conversation_bytes, from_config, kv_bytes_per_token
+from sizing.calibrated import EngineSetup, predict, tokens_for_kv_gib
+from sizing.checkpoint import weight_format
+from sizing.errors import InfeasibleError
+from sizing.model import catalog_entry, from_catalog
+from sizing.plan import PlanRequest, make_plan
+
+H100_V019 = EngineSetup("vllm", "0.19.0", 79.19, 8192, gpu_memory_utilization=0.95)
+"""llm-d-planner accuracy sweep settings (ground-truth cases 002–059)."""
+
+
+def test_1_head_size_from_config_not_hidden_size() -> None:
+    # Seed document: Qwen3-32B FP8 cache = 131,072 B per token, 1 GiB per 8,192 tokens.
+    arch = from_catalog("Qwen/Qwen3-32B").architecture
+    assert kv_bytes_per_token(arch, "fp8") == 131_072
+    assert conversation_bytes(arch, "fp8", 8192) == 2**30
+
+
+def test_2_mla_from_config_fields_not_names() -> None:
+    # Kimi-VL-A3B: DeepSeek-style text model inside a VL wrapper: 27 × 576 × 2 B.
+    arch = from_catalog("moonshotai/Kimi-VL-A3B-Instruct").architecture
+    assert arch.uses_mla
+    assert kv_bytes_per_token(arch, "auto") == 27 * 576 * 2
+    # A DeepSeek name without MLA fields is ordinary attention.
+    plain = {**catalog_entry("Qwen/Qwen3-8B")["config"], "model_type": "deepseek_v3"}
+    assert not from_config(plain).uses_mla
+
+
+def test_3_sliding_window_layers_hold_their_window() -> None:
+    # gemma-3-27b: 62 layers, 10 global and 52 sliding with window 1024.
+    arch = from_catalog("google/gemma-3-27b-it").architecture
+    assert (arch.count(LayerKind.FULL), arch.count(LayerKind.SLIDING)) == (10, 52)
+    per_layer_token = 16 * 128 * 2 * 2  # config: 16 KV heads × 128, K and V, bf16
+    expected = 32_768 * per_layer_token * 10 + 1024 * per_layer_token * 52
+    assert conversation_bytes(arch, "auto", 32_768) == expected
+    # gpt-oss-120b: alternating sliding (window 128) and full attention.
+    oss = from_catalog("openai/gpt-oss-120b").architecture
+    assert [layer.kind for layer in oss.layers[:2]] == [LayerKind.SLIDING, LayerKind.FULL]
+    assert oss.layers[0].window_tokens == 128
+
+
+def test_4_kv_dtype_counts() -> None:
+    # Llama-3.1-8B, 1 × H100, vLLM 0.19: 476,016 tokens (auto), 952,032 (fp8) from
+    # 58.11 GiB (llm-d-planner accuracy logs).
+    model = from_catalog("meta-llama/Llama-3.1-8B-Instruct")
+    auto = tokens_for_kv_gib(model, H100_V019, 58.11)
+    fp8 = tokens_for_kv_gib(
+        model, EngineSetup(**{**H100_V019.__dict__, "kv_cache_dtype": "fp8"}), 58.11
+    )
+    assert auto == pytest.approx(476_016, rel=0.001)
+    assert fp8 == pytest.approx(952_032, rel=0.001)
+
+
+def test_5_weight_dtype_from_quantization_config() -> None:
+    # Qwen3-32B-FP8 says torch_dtype bfloat16; quantization_config says fp8.
+    entry = catalog_entry("Qwen/Qwen3-32B-FP8")
+    assert entry["config"].get("torch_dtype") == "bfloat16"
+    assert weight_format(entry["config"]) == "fp8"
+    # Runtime --quantization fp8: case-019 logged "Model loading took 8.49 GiB".
+    setup = EngineSetup(**{**H100_V019.__dict__, "quantization": "fp8"})
+    assert predict(from_catalog("meta-llama/Llama-3.1-8B-Instruct"), setup).weights_gib == (
+        pytest.approx(8.49, abs=0.1)
+    )
+
+
+def test_6_weights_split_over_tensor_parallel_ranks() -> None:
+    # Mixtral-8x7B at TP 2: "Model loading took 43.51 GiB" per GPU (case-035).
+    setup = EngineSetup(**{**H100_V019.__dict__, "tensor_parallel_size": 2})
+    pred = predict(from_catalog("mistralai/Mixtral-8x7B-Instruct-v0.1"), setup)
+    assert pred.weights_gib == pytest.approx(43.51, abs=0.1)
+
+
+def test_7_kv_heads_replicated_when_tp_exceeds_them() -> None:
+    # Qwen3-235B-A22B: 4 KV heads; TP 8 keeps 1 head per rank, as TP 4 does.
+    arch = from_catalog("Qwen/Qwen3-235B-A22B").architecture
+    assert kv_bytes_per_token(arch, "auto", 8) == kv_bytes_per_token(arch, "auto", 4)
+    assert kv_bytes_per_token(arch, "auto", 8) == 94 * 1 * 128 * 2 * 2
+
+
+def test_8_mla_latent_not_divided_by_tp() -> None:
+    # DeepSeek-V3: 61 × 576 × 2 B = 70,272 B per token at any TP (LMCache issue 2132).
+    arch = from_catalog("deepseek-ai/DeepSeek-V3").architecture
+    assert kv_bytes_per_token(arch, "bf16", 1) == kv_bytes_per_token(arch, "bf16", 8) == 70_272
+
+
+def test_9_hybrid_models_only_attention_grows() -> None:
+    # Qwen3-Next-80B: 12 full-attention and 36 linear-attention layers.
+    arch = from_catalog("Qwen/Qwen3-Next-80B-A3B-Instruct").architecture
+    assert (arch.count(LayerKind.FULL), arch.count(LayerKind.LINEAR)) == (12, 36)
+    assert kv_bytes_per_token(arch, "auto") == 12 * 2 * 256 * 2 * 2
+
+
+def test_10_no_plan_that_cannot_hold_one_request() -> None:
+    # Qwen3-235B bf16 (≈438 GiB) cannot fit one 96 GB card: the plan refuses and names
+    # the binding constraint instead of proposing a layout.
+    with pytest.raises(InfeasibleError) as err:
+        make_plan(
+            PlanRequest(
+                model=from_catalog("Qwen/Qwen3-235B-A22B"),
+                context_tokens=8192,
+                users=10,
+                gpus_per_node=1,
+            )
+        )
+    assert "weights" in err.value.binding
+    assert err.value.fixes
+
+
+def test_10_engine_refuses_a_pool_below_one_request() -> None:
+    # Qwen2.5-72B at TP 2 on H100 (case-043) leaves ~3 GiB: concurrency at 131,072
+    # tokens is below one request.
+    setup = EngineSetup(
+        **{**H100_V019.__dict__, "tensor_parallel_size": 2, "max_model_len": 131_072}
+    )
+    assert predict(from_catalog("Qwen/Qwen2.5-72B-Instruct"), setup).max_concurrency < 1
