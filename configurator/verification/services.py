@@ -223,10 +223,14 @@ def verification_start(*, quote: Any) -> VerificationReport:
 
 
 def verification_mark_running(*, quote_id: int) -> None:
-    """Record that a worker picked up the job."""
-    VerificationReport.objects.filter(quote_id=quote_id).update(
-        status=VerificationStatus.RUNNING, started_at=timezone.now()
-    )
+    """Record that a worker picked up the job (creating the report if needed)."""
+    from configurator.quotes.models import Quote
+
+    if Quote.objects.filter(pk=quote_id).exists():
+        VerificationReport.objects.update_or_create(
+            quote_id=quote_id,
+            defaults={"status": VerificationStatus.RUNNING, "started_at": timezone.now()},
+        )
 
 
 def verification_run(*, quote_id: int) -> VerificationReport:

@@ -1,0 +1,133 @@
+"""A real Celery worker on Redis runs the verification job against PostgreSQL.
+
+Needs ``CELERY_BROKER_URL`` (Redis) and a PostgreSQL ``DATABASE_URL``; skipped elsewhere,
+a failure under ``CI=true``. The worker is a subprocess pointed at the test database
+that pytest-django created, so the tests use committed transactions.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from configurator.planning.services import plan_create
+from configurator.quotes.models import Quote, QuoteAlternative
+from configurator.verification.models import VerificationReport
+from configurator.verification.services import benchmarks_load_initial, plan_checks
+from configurator.verification.tasks import verify_quote
+from tests.conftest import ci_requires
+
+ROOT = Path(__file__).resolve().parent.parent
+CELERY = ROOT / ".venv" / "bin" / "celery"
+INPUTS = {
+    "model_id": "meta-llama/Llama-3.1-8B-Instruct",
+    "context_tokens": 8192,
+    "users": 500,
+    "gpu_slug": "h100-sxm",
+    "gpus_per_node": 4,
+    "kv_dtype": "auto",
+}
+
+pytestmark = [pytest.mark.celery_worker, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def worker_env(broker_url):
+    if connection.vendor != "postgresql":
+        ci_requires("a PostgreSQL DATABASE_URL")
+    s = connection.settings_dict
+    db_url = f"postgres://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+    env = {**os.environ, "DATABASE_URL": db_url, "CELERY_BROKER_URL": broker_url}
+    env["CELERY_VISIBILITY_TIMEOUT_SECONDS"] = "3"
+    return env
+
+
+def start_worker(env: dict[str, str], **extra: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [
+            str(CELERY),
+            "-A",
+            "configurator",
+            "worker",
+            "--pool=solo",
+            "--loglevel=warning",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ],
+        cwd=ROOT,
+        env={**env, **extra},
+        stdout=subprocess.DEVNULL,
+        stderr=sys.stderr,
+        start_new_session=True,
+    )
+
+
+def stop(worker: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
+    if worker.poll() is None:
+        os.killpg(worker.pid, sig)
+        worker.wait(timeout=30)
+
+
+def make_quote() -> Quote:
+    quote = Quote.objects.create(customer_name="Worker test")
+    QuoteAlternative.objects.create(quote=quote, label="A", inputs=INPUTS, plan_summary={})
+    return quote
+
+
+def wait_for(predicate, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_worker_runs_the_job_and_returns_its_result(worker_env):
+    quote = make_quote()
+    worker = start_worker(worker_env)
+    try:
+        result = verify_quote.delay(quote.pk)
+        # Llama-3.1-8B on H100 agrees with cases 017-030 (tests/test_verification.py).
+        assert result.get(timeout=60) == "verified"
+    finally:
+        stop(worker)
+    report = VerificationReport.objects.get(quote=quote)
+    assert report.status == "verified"
+    assert report.runs == 1
+
+
+def test_killed_worker_the_job_is_redelivered_and_one_report_exists(worker_env):
+    quote = make_quote()
+    benchmarks_load_initial()
+    expected_checks = len(plan_checks(plan_create(**INPUTS)))  # one run's checks
+    first = start_worker(worker_env, VERIFICATION_TEST_PAUSE_SECONDS="20")
+    try:
+        verify_quote.delay(quote.pk)
+        running = wait_for(
+            lambda: VerificationReport.objects.filter(quote=quote, status="running").exists(),
+            60,
+        )
+        assert running, "the first worker never picked up the job"
+    finally:
+        stop(first, signal.SIGKILL)  # dies mid-task: the message stays unacknowledged
+    second = start_worker(worker_env)
+    try:
+        done = wait_for(
+            lambda: VerificationReport.objects.filter(quote=quote, status="verified").exists(),
+            90,
+        )
+    finally:
+        stop(second)
+    assert done, "the job was not redelivered to the second worker"
+    assert VerificationReport.objects.filter(quote=quote).count() == 1
+    report = VerificationReport.objects.get(quote=quote)
+    assert report.checks.count() == expected_checks
