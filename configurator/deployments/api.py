@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, NinjaAPI, Query, Schema
+from pydantic import ConfigDict
 
 from configurator.deployments.services import bundle_build
 from configurator.planning.services import plan_create
@@ -25,7 +26,7 @@ Engine = Literal["vllm", "lmcache", "lmcache-server", "sglang", "dynamo", "all"]
 Shared = Literal["none", "nfs", "s3"]
 
 
-class SizingRequest(Schema):
+class SizingFields(Schema):
     """The inputs of ``manage.py size``."""
 
     model: str = Field(..., min_length=3, max_length=200, examples=["Qwen/Qwen3-32B-FP8"])
@@ -37,7 +38,13 @@ class SizingRequest(Schema):
     new_conversations_per_day: int = Field(0, ge=0, le=100_000_000)
 
 
-class BundleQuery(SizingRequest):
+class SizingRequest(SizingFields):
+    """A JSON sizing request; types are strict (``false`` is not a number)."""
+
+    model_config = ConfigDict(strict=True)
+
+
+class BundleQuery(SizingFields):
     """A sizing request plus the bundle's engine and shared tier."""
 
     engine: Engine = "all"
@@ -51,9 +58,9 @@ class PlanOut(Schema):
 
 
 class ErrorOut(Schema):
-    """An input that cannot be sized: which one and why."""
+    """An input that cannot be sized (which one and why), or an unreadable body."""
 
-    field: str
+    field: str | None = None
     detail: str
 
 
@@ -63,7 +70,7 @@ class ValidationErrorOut(Schema):
     detail: list[dict[str, Any]]
 
 
-def _plan(body: SizingRequest) -> Plan:
+def _plan(body: SizingFields) -> Plan:
     return plan_create(
         model_id=body.model,
         context_tokens=body.context,
