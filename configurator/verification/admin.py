@@ -16,7 +16,7 @@ from configurator.verification.services import record_import_file
 
 
 @admin.register(BenchmarkRecord)
-class BenchmarkRecordAdmin(admin.ModelAdmin):
+class BenchmarkRecordAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # generic only in stubs
     list_display = (
         "__str__",
         "engine_version",
@@ -72,7 +72,7 @@ class BenchmarkRecordAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/verification/benchmarkrecord/upload.html", context)
 
 
-class VerificationCheckInline(admin.TabularInline):
+class VerificationCheckInline(admin.TabularInline):  # type: ignore[type-arg]  # as above
     model = VerificationCheck
     extra = 0
     can_delete = False
@@ -81,7 +81,7 @@ class VerificationCheckInline(admin.TabularInline):
 
 
 @admin.register(VerificationReport)
-class VerificationReportAdmin(admin.ModelAdmin):
+class VerificationReportAdmin(admin.ModelAdmin):  # type: ignore[type-arg]  # as above
     list_display = ("quote", "status", "runs", "created_at", "finished_at")
     list_filter = ("status",)
     readonly_fields = ("quote", "status", "summary", "error", "runs", "started_at", "finished_at")

@@ -165,7 +165,7 @@ def plan_checks(
     )
     checks: list[CheckResult] = []
     for record in chosen:
-        prediction = predict(record)
+        prediction = predict(record)  # type: ignore[arg-type]  # chosen from pool
         if prediction is not None:
             checks += comparison.prediction_checks(record, _spec(record.model_id), prediction)
     same_model = [r for r in pool if r.gpu_class == gpu]

@@ -208,7 +208,7 @@ RULES: tuple[tuple[str, re.Pattern[str], Handler], ...] = (
             + GIB
             + r" for CUDAGraph"
         ),
-        lambda m, f: _on_free_memory(_Regroup(m, (2, 3, 5, 6, 7, 8)), f),
+        lambda m, f: _on_free_memory(_Regroup(m, (2, 3, 5, 6, 7, 8)), f),  # type: ignore[arg-type]
     ),
     (
         "kv cache memory in use",
