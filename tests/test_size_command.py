@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -58,6 +59,8 @@ def run_size(*args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=120,
+        # Offline: an unknown model must not send the test to the real Hugging Face Hub.
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
     )
 
 

@@ -16,13 +16,15 @@ the catalog entry answers, and :class:`ResolvedModel` carries a notice saying so
 from __future__ import annotations
 
 import json
+import logging
 import math
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Q
+from django.db import DatabaseError
+from django.db.models import Q, QuerySet
 from django.utils import formats
 
 from configurator.modelhub.errors import HubUnreachableError, LookupFailure, ModelLookupError
@@ -45,6 +47,8 @@ MAX_CONFIG_BYTES = 1_000_000
 published ones are a few tens of kB)."""
 
 MAX_WEIGHTS_GIB = 100_000.0
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -155,7 +159,20 @@ def _cached_row(repo_id: str, revision: str | None) -> HubModel | None:
         rows = rows.filter(Q(revision=revision) | Q(sha=revision))
     else:
         rows = rows.filter(revision=revision or "")
-    return rows.first()
+    return _first_or_none(rows)
+
+
+def _first_or_none(rows: QuerySet[HubModel]) -> HubModel | None:
+    """The first cached row; none when the cache table does not exist yet.
+
+    The CLI runs on machines whose database was never migrated; there the cache is
+    empty rather than an error.
+    """
+    try:
+        return rows.first()
+    except DatabaseError as exc:
+        logger.info("model cache unavailable (%s); run manage.py migrate", exc)
+        return None
 
 
 def _from_row(row: HubModel, *, origin: str, notice: str = "") -> ResolvedModel:
@@ -176,7 +193,7 @@ def _fallback(
     repo_id: str, revision: str | None, *, reason: str, kind: LookupFailure
 ) -> ResolvedModel:
     """An earlier cached revision or the catalog entry, with a notice; else an error."""
-    row = HubModel.objects.for_repo(repo_id).first()
+    row = _first_or_none(HubModel.objects.for_repo(repo_id))
     asked = f" at revision '{revision}'" if revision else ""
     if row is not None:
         when = formats.date_format(row.fetched_at, "Y-m-d")
@@ -191,10 +208,11 @@ def _fallback(
             "offline catalog's entry."
         )
         return ResolvedModel(spec=from_catalog(repo_id), origin="catalog", notice=notice)
+    retry = "try again later, " if kind is LookupFailure.UNREACHABLE else ""
     raise ModelLookupError(
         kind,
-        f"{repo_id}{asked} is neither in the offline catalog nor in the cache, and {reason}: "
-        "try again later, pick a catalog model or upload its config.json",
+        f"unknown model '{repo_id}'{asked}: it is neither in the offline catalog nor in the "
+        f"cache, and {reason}; {retry}pick a catalog model or upload its config.json",
     )
 
 
@@ -244,7 +262,14 @@ def _engine_error(exc: SizingError, *, subject: str, field: str) -> ModelLookupE
     )
 
 
-def _store(meta: HubMetadata, *, repo_key: str, revision: str | None) -> HubModel:
+def _store(meta: HubMetadata, *, repo_key: str, revision: str | None) -> None:
+    try:
+        _write(meta, repo_key=repo_key, revision=revision)
+    except DatabaseError as exc:
+        logger.info("model cache unavailable (%s); run manage.py migrate", exc)
+
+
+def _write(meta: HubMetadata, *, repo_key: str, revision: str | None) -> HubModel:
     row, _created = HubModel.objects.update_or_create(
         repo_key=repo_key,
         revision=revision or "",
