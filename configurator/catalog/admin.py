@@ -9,7 +9,7 @@ from import_export.admin import ImportExportModelAdmin
 from configurator.catalog.models import Price
 
 
-class PriceResource(resources.ModelResource):
+class PriceResource(resources.ModelResource):  # type: ignore[misc]  # untyped library
     """CSV columns of the price list; rows are matched on SKU and valid-from date."""
 
     class Meta:
@@ -32,7 +32,7 @@ class PriceResource(resources.ModelResource):
 
 
 @admin.register(Price)
-class PriceAdmin(ImportExportModelAdmin):
+class PriceAdmin(ImportExportModelAdmin):  # type: ignore[misc]  # untyped library
     resource_classes = [PriceResource]
     list_display = (
         "sku",

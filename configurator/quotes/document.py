@@ -87,7 +87,8 @@ def latest_verification(quote: Quote) -> dict[str, str] | None:
     summary = report.summary
     if isinstance(summary, dict):
         summary = "; ".join(f"{k}: {v}" for k, v in summary.items())
-    return {"status": str(report.status), "summary": str(summary)}
+    status = report.get_status_display() if hasattr(report, "get_status_display") else report.status
+    return {"status": str(status), "summary": str(summary)}
 
 
 def document_from_quote(quote: Quote, *, live: bool = False) -> dict[str, Any]:

@@ -52,7 +52,7 @@ def due_at(
     """
     if received_at.tzinfo is None:
         raise ValueError("received_at must be timezone-aware")
-    country = country or settings.HOLIDAY_COUNTRY
+    country = country or str(settings.HOLIDAY_COUNTRY)
     if subdivision is None:
         subdivision = settings.HOLIDAY_SUBDIVISION
     start_h, end_h = business_hours or settings.BUSINESS_HOURS

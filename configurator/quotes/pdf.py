@@ -14,7 +14,7 @@ from typing import Any
 from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
-from weasyprint import HTML
+from weasyprint import CSS, HTML
 from weasyprint.text.fonts import FontConfiguration
 
 from configurator.quotes.document import as_decimal_document
@@ -37,6 +37,12 @@ def _font_config() -> FontConfiguration:
     return FontConfiguration()
 
 
+@cache
+def _stylesheet() -> CSS:
+    """``print.css`` parsed once per process, its fonts registered once."""
+    return CSS(filename=str(static_dir() / "css" / "print.css"), font_config=_font_config())
+
+
 def quote_html(document: dict[str, Any]) -> str:
     """The PDF's HTML for ``document`` (from :mod:`configurator.quotes.document`)."""
     doc = as_decimal_document(document)
@@ -52,7 +58,7 @@ def quote_pdf_render(document: dict[str, Any]) -> bytes:
         KeyError: ``document`` lacks a required key.
     """
     html = HTML(string=quote_html(document), base_url=f"{static_dir()}/")
-    pdf = html.write_pdf(font_config=_font_config())
+    pdf: bytes | None = html.write_pdf(stylesheets=[_stylesheet()], font_config=_font_config())
     if pdf is None:  # only when a target is given, which is never the case here
         raise RuntimeError("WeasyPrint returned no PDF")
     return pdf

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 
@@ -77,7 +77,7 @@ def _add_alternative(
 
 
 def quote_create_from_inquiry(
-    *, inquiry: Inquiry, user: AbstractBaseUser | None, today: dt.date | None = None
+    *, inquiry: Inquiry, user: User | AnonymousUser | None, today: dt.date | None = None
 ) -> Quote:
     """Draft a quote from ``inquiry``'s plan with its alternatives side by side.
 
@@ -98,7 +98,7 @@ def quote_create_from_inquiry(
             customer_company=inquiry.company,
             customer_email=inquiry.email,
             language=language,
-            created_by=user if user is not None and user.is_authenticated else None,
+            created_by=user if isinstance(user, User) else None,
         )
         for position, inputs in enumerate(variant_inputs(inquiry.inputs)):
             alt = _add_alternative(quote=quote, inputs=inputs, position=position, prices=prices)
@@ -207,7 +207,8 @@ def quote_issue(*, quote: Quote, now: dt.datetime | None = None) -> Quote:
         locked.issued_at = now
         locked.valid_until = today + dt.timedelta(days=VALIDITY_DAYS)
         locked.engine_version = engine_version()
-        locked.snapshot = document_from_quote(locked, live=True)
+        with translation.override(locked.language):
+            locked.snapshot = document_from_quote(locked, live=True)
         locked.save(
             update_fields=[
                 "number",

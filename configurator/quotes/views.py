@@ -27,9 +27,9 @@ from configurator.quotes.forms import (
     LineQuantityForm,
     QuoteSettingsForm,
 )
+from configurator.quotes.inquiry_queue import inquiry_queue
 from configurator.quotes.models import Quote, QuoteAlternative, QuoteLine
 from configurator.quotes.pdf import quote_pdf_render
-from configurator.quotes.queue import inquiry_queue
 from configurator.quotes.services import (
     QuoteFrozenError,
     quote_create_from_inquiry,

@@ -1,0 +1,176 @@
+"""The quote PDF (WeasyPrint): its text, layout rules, languages and the CLI.
+
+Expected figures: the seed example (DESIGN §3: 24 × 48 GB, vLLM --kv-offloading-size
+125) priced with configurator/catalog/data/demo_prices.csv (66,910.00 EUR net, VAT 19 %
+12,712.90, gross 79,622.90; the sum is spelled out in tests/test_quotes.py).
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
+from pypdf import PdfReader
+
+from configurator.catalog.models import Price
+from configurator.quotes.document import document_from_quote
+from configurator.quotes.models import Quote
+from configurator.quotes.pdf import quote_pdf_render
+from configurator.quotes.services import quote_create_from_inquiry, quote_issue, quote_line_add
+from configurator.verification.models import VerificationReport, VerificationStatus
+from tests.conftest import ci_requires
+from tests.quote_factories import make_inquiry, make_presales
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+
+pytestmark = pytest.mark.django_db
+
+
+def pdf_pages(data: bytes) -> list[str]:
+    return [page.extract_text() for page in PdfReader(io.BytesIO(data)).pages]
+
+
+def issued_quote(language: str = "en") -> Quote:
+    make_presales()
+    quote = quote_create_from_inquiry(inquiry=make_inquiry(language=language), user=None)
+    return quote_issue(quote=quote)
+
+
+def test_presales_downloads_the_issued_quote_pdf(client: Client) -> None:
+    quote = issued_quote()
+    client.force_login(quote_user())
+    response = client.get(reverse("quotes:pdf", args=[quote.pk]))
+    assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
+    assert f'filename="{quote.number}.pdf"' in response["Content-Disposition"]
+    text = "\n".join(pdf_pages(response.content))
+    assert quote.number and quote.number in text
+    assert "24 × 48 GB" in text  # seed DIMM layout
+    assert "€66,910.00" in text and "€12,712.90" in text and "€79,622.90" in text
+    assert "--kv-offloading-size 125" in text  # seed vLLM flag
+    assert "134217728000" in text  # seed cpu_bytes_to_use
+    # Margins and purchase costs are for staff only, never in the customer's PDF.
+    assert "Margin" not in text and "7,100.00" not in text  # chassis cost in the CSV
+    assert "Valid until" in text and "Terms" in text
+    pages = pdf_pages(response.content)
+    assert pages[0].count("/") >= 1 and pages[-1].rstrip().endswith(f"{len(pages)} / {len(pages)}")
+
+
+def quote_user():  # type: ignore[no-untyped-def]
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.get(username="presales")
+
+
+def test_page_one_png_is_kept_as_artifact() -> None:
+    if not shutil.which("pdftoppm"):
+        ci_requires("pdftoppm (poppler-utils)")
+    quote = issued_quote()
+    ARTIFACTS.mkdir(exist_ok=True)
+    pdf_path = ARTIFACTS / "quote.pdf"
+    pdf_path.write_bytes(quote_pdf_render(document_from_quote(quote)))
+    subprocess.run(
+        [
+            "pdftoppm",
+            "-png",
+            "-r",
+            "80",
+            "-f",
+            "1",
+            "-l",
+            "1",
+            "-singlefile",
+            str(pdf_path),
+            str(ARTIFACTS / "quote-page1"),
+        ],
+        check=True,
+    )
+    png = ARTIFACTS / "quote-page1.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_issued_quote_re_renders_identically_after_price_edits() -> None:
+    quote = issued_quote()
+    before = pdf_pages(quote_pdf_render(document_from_quote(quote)))
+    Price.objects.filter(sku="GPU-RTX-PRO-6000-SE").update(unit_price_eur=Decimal("1.00"))
+    quote.refresh_from_db()
+    after = pdf_pages(quote_pdf_render(document_from_quote(quote)))
+    assert after == before
+    assert any("€8,900.00" in page for page in after)  # the GPU price at issue time
+
+
+def test_german_pdf() -> None:
+    quote = issued_quote(language="de")
+    pages = pdf_pages(quote_pdf_render(document_from_quote(quote)))
+    text = "\n".join(pages).replace("\xa0", " ")  # amounts keep "€" on their line
+    assert f"Angebot {quote.number}" in text
+    assert "66.910,00 €" in text and "79.622,90 €" in text
+    assert "24 × 48 GB" in text and "Gültig bis" in text and "MwSt." in text
+
+
+def test_fonts_are_embedded() -> None:
+    data = quote_pdf_render(document_from_quote(issued_quote()))
+    reader = PdfReader(io.BytesIO(data))
+    fonts = reader.pages[0]["/Resources"]["/Font"]
+    for ref in fonts.values():
+        descriptor = ref.get_object()["/DescendantFonts"][0].get_object()["/FontDescriptor"]
+        assert "/FontFile2" in descriptor or "/FontFile3" in descriptor
+
+
+def test_bom_table_headers_repeat_on_every_page() -> None:
+    make_presales()
+    quote = quote_create_from_inquiry(inquiry=make_inquiry(), user=None)
+    alt = quote.alternatives.get(position=0)
+    for _ in range(40):  # enough lines for the table to run over a page break
+        quote_line_add(alternative=alt, sku="SVC-ASSEMBLY", quantity=1)
+    doc = document_from_quote(quote)
+    doc["alternatives"] = doc["alternatives"][:1]
+    pages = pdf_pages(quote_pdf_render(doc))
+    with_rows = [p for p in pages if "SVC-ASSEMBLY" in p]
+    assert len(with_rows) >= 2
+    assert all("Unit price" in p for p in with_rows)
+
+
+def test_verification_summary_is_shown() -> None:
+    make_presales()
+    quote = quote_create_from_inquiry(inquiry=make_inquiry(), user=None)
+    VerificationReport.objects.create(
+        quote=quote, status=VerificationStatus.WITHIN_TOLERANCE, summary="KV pool within 4 %"
+    )
+    text = "\n".join(pdf_pages(quote_pdf_render(document_from_quote(quote))))
+    assert "Within tolerance" in text and "KV pool within 4 %" in text
+    assert "DRAFT" in text
+
+
+def test_quote_pdf_command_writes_a_draft(tmp_path: Path) -> None:
+    out = tmp_path / "draft.pdf"
+    call_command(
+        "quote_pdf",
+        "--model", "Qwen/Qwen3-32B-FP8", "--context", "8192", "--users", "500",
+        "--new-conversations-per-day", "2000",
+        "--customer", "Beispiel AG", "--language", "en", "--out", str(out),
+    )  # fmt: skip
+    text = "\n".join(pdf_pages(out.read_bytes()))
+    assert "DRAFT" in text and "Beispiel AG" in text and "24 × 48 GB" in text
+    assert not Quote.objects.exists()  # nothing stored
+
+
+def test_quote_pdf_command_bad_input_exits_2_with_one_line(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "manage.py", "quote_pdf", "--model", "Qwen/Qwen3-32B-FP8",
+         "--context", "0", "--users", "500", "--customer", "X", "--out",
+         str(tmp_path / "x.pdf")],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--context" in lines[0]
+    assert not (tmp_path / "x.pdf").exists()
