@@ -1,27 +1,61 @@
-"""GPU KV budget per card, tensor parallel size, replicas and resident conversations.
+"""GPU KV budget per card and the parallelism plan: TP, PP, EP, replicas and nodes.
 
 Planning rule (seed document, DESIGN §3.2): the KV cache of one card is
 
-    kv_per_gpu_gib = utilization × reported_gib − overhead_gib − weights_gib / TP
+    kv_per_gpu_gib = utilization × reported_gib − overhead_gib − weights_per_gpu_gib
 
 with utilization 0.9, the driver-reported total (95.6 GiB for the RTX PRO 6000
-Blackwell Server Edition), 3 GiB for CUDA graphs and activations, and the checkpoint's
-weights split over the tensor-parallel ranks. Seed example: 0.9 × 95.6 − 3 − 32.0 =
-51 GiB, 51 full-length 1 GiB conversations per card.
+Blackwell Server Edition), 3 GiB for CUDA graphs and activations. Seed example:
+0.9 × 95.6 − 3 − 32.0 = 51 GiB, 51 full-length 1 GiB conversations per card.
 
-Tensor parallel sizes follow vLLM's rule (``vllm/config/parallel.py``,
-``ModelConfig.verify_with_parallel_config``): TP must divide the attention heads, and
-either TP divides the KV heads or the KV heads divide TP (then heads are replicated).
+Weights per card (:func:`weights_per_gpu_gib`):
+
+- tensor parallel (TP) splits every weight matrix over the TP ranks; pipeline parallel
+  (PP) splits the layers over PP stages: ``weights / (TP × PP)``;
+- with expert parallel (EP) the routed experts are sharded over the EP ranks instead,
+  and vLLM's ``--enable-expert-parallel`` makes ``EP = TP × DP``: the experts are spread
+  over all data-parallel ranks while attention and dense weights stay split by TP only
+  (vLLM docs, "Expert Parallel Deployment"; ``vllm/config/parallel.py``).
+
+Per conversation and card: TP splits the KV heads (replicated when TP exceeds them);
+PP splits the layers as vLLM does (``vllm/distributed/utils.py::get_pp_indices``: the
+layers divided evenly, the remainder added to the stages before the last one), and the
+engine's pool is the smallest of its stages' pools, so the stage with the most cache
+binds. A shared system prompt is stored once per replica (prefix caching, see
+:mod:`sizing.plan`).
+
+Valid TP sizes follow vLLM (``ModelConfig.verify_with_parallel_config``): TP divides the
+attention heads, and TP and the KV heads divide one another.
+
+Choice (the seed's layout, in order):
+
+1. one node; the smallest TP at which the weights and one max-length conversation fit,
+   the other GPUs become replicas ("4 replicas × 1 GPU"). Smaller TP means more
+   replicas and no all-reduce traffic. Users beyond the node's GPU capacity rest in the
+   CPU tier (seed: 296 of 500 rest); the plan never adds nodes for them;
+2. only when the weights do not fit in one node at the largest TP: pipeline parallel
+   over 2, 3, … nodes (one stage per node, at most :data:`MAX_PIPELINE_NODES`), the
+   smallest TP that then fits;
+3. never a layout whose pool cannot hold one max-length request (vLLM refuses to
+   start); otherwise :class:`~sizing.errors.InfeasibleError` names the binding
+   constraint and what would fix it.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
-from sizing.architecture import Architecture
+from sizing.architecture import Architecture, conversation_bytes, kv_bytes_per_token
 from sizing.catalog import Gpu
 from sizing.errors import InfeasibleError
+from sizing.layout import Parallelism as Parallelism
+from sizing.layout import pipeline_stages
+from sizing.units import GIB
+
+MAX_PIPELINE_NODES = 8
+"""Most nodes one pipeline-parallel replica spans in a plan."""
 
 
 @dataclass(frozen=True)
@@ -38,56 +72,34 @@ class BudgetRule:
     overhead_gib: float = 3.0
 
 
-@dataclass(frozen=True)
-class Parallelism:
-    """How the GPUs of one node are split into engine instances.
+def weights_per_gpu_gib(
+    *, weights_gib: float, expert_weights_gib: float = 0.0, tp: int, pp: int = 1, ep: int = 1
+) -> float:
+    """Weights on one card, GiB.
 
-    Attributes:
-        tensor_parallel_size: GPUs per replica.
-        replicas: engine instances per node.
-        nodes: nodes in the plan.
-        kv_cache_gib_per_gpu: KV budget of one card, GiB.
-        conversations_per_replica: full-length conversations one replica holds.
+    ``(dense / TP + experts / EP) / PP`` with ``dense = weights − experts``; without EP
+    (``ep`` 1) the experts are split by TP like every other matrix, so this is
+    ``weights / (TP × PP)``. Source: module docstring (vLLM expert-parallel docs).
+
+    Raises:
+        ValueError: if a parallel size is not positive.
     """
-
-    tensor_parallel_size: int
-    replicas: int
-    nodes: int
-    kv_cache_gib_per_gpu: float
-    conversations_per_replica: int
-
-    @property
-    def gpus(self) -> int:
-        """GPUs in the plan."""
-        return self.tensor_parallel_size * self.replicas * self.nodes
-
-    @property
-    def total_replicas(self) -> int:
-        """Engine instances over all nodes."""
-        return self.replicas * self.nodes
-
-    @property
-    def conversations_on_gpus(self) -> int:
-        """Full-length conversations resident on all GPUs of the plan."""
-        return self.conversations_per_replica * self.total_replicas
-
-    @property
-    def conversations_per_gpu(self) -> float:
-        """Full-length conversations per card (a whole number at TP 1)."""
-        per_gpu = self.conversations_per_replica / self.tensor_parallel_size
-        return int(per_gpu) if per_gpu == int(per_gpu) else per_gpu
+    if min(tp, pp, ep) <= 0:
+        raise ValueError("parallel sizes must be positive")
+    experts_over = ep if ep > 1 else tp
+    dense = weights_gib - expert_weights_gib
+    return (dense / tp + expert_weights_gib / experts_over) / pp
 
 
-def kv_budget_per_gpu_gib(gpu: Gpu, weights_gib: float, tp: int, rule: BudgetRule) -> float:
+def kv_budget_per_gpu_gib(gpu: Gpu, weights_gib_on_gpu: float, rule: BudgetRule) -> float:
     """KV-cache budget of one card in GiB under the planning rule (may be negative).
 
     Args:
         gpu: the card; its driver-reported total in GiB is used.
-        weights_gib: the whole model's weights, GiB.
-        tp: tensor parallel size (weights split evenly over the ranks).
+        weights_gib_on_gpu: weights on this card, GiB (:func:`weights_per_gpu_gib`).
         rule: utilization and overhead.
     """
-    return rule.utilization * gpu.reported_gib - rule.overhead_gib - weights_gib / tp
+    return rule.utilization * gpu.reported_gib - rule.overhead_gib - weights_gib_on_gpu
 
 
 def valid_tp_sizes(arch: Architecture, gpus_per_node: int) -> list[int]:
@@ -102,27 +114,115 @@ def valid_tp_sizes(arch: Architecture, gpus_per_node: int) -> list[int]:
     return sizes
 
 
+@dataclass(frozen=True)
+class Workload:
+    """What one conversation asks of the GPUs.
+
+    Attributes:
+        kv_dtype: KV-cache dtype (``fp8``, ``auto``…).
+        context_tokens: tokens of one full-length conversation.
+        shared_prefix_tokens: tokens of a system prompt all conversations share.
+    """
+
+    kv_dtype: str
+    context_tokens: int
+    shared_prefix_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    tp: int
+    pp: int
+    ep: int
+    weights_gib: float
+    budget_gib: float
+    unique_gib: float
+    prefix_gib: float
+    per_replica: int
+
+
+def _stage_cache_gib(
+    arch: Architecture, work: Workload, tp: int, pp: int
+) -> list[tuple[float, float]]:
+    """Per stage: (one conversation's own cache, the shared prefix) on one card, GiB."""
+    out = []
+    for start, end in pipeline_stages(arch.num_layers, pp):
+        stage = replace(arch, layers=arch.layers[start:end]) if pp > 1 else arch
+        whole = conversation_bytes(stage, work.kv_dtype, work.context_tokens, tp)
+        prefix = kv_bytes_per_token(stage, work.kv_dtype, tp) * work.shared_prefix_tokens
+        out.append(((whole - prefix) / GIB, prefix / GIB))
+    return out
+
+
+def _evaluate(
+    *,
+    arch: Architecture,
+    gpu: Gpu,
+    work: Workload,
+    weights_gib: float,
+    expert_weights_gib: float,
+    rule: BudgetRule,
+    tp: int,
+    pp: int,
+    ep: int,
+) -> _Candidate:
+    on_gpu = weights_per_gpu_gib(
+        weights_gib=weights_gib, expert_weights_gib=expert_weights_gib, tp=tp, pp=pp, ep=ep
+    )
+    budget = kv_budget_per_gpu_gib(gpu, on_gpu, rule)
+    stages = _stage_cache_gib(arch, work, tp, pp)
+    per_replica = math.inf
+    unique_bind, prefix_bind = stages[0]
+    for unique, prefix in stages:
+        if unique <= 0:
+            continue
+        fits = math.floor((budget - prefix) / unique + 1e-9) if budget > 0 else 0
+        if fits < per_replica:
+            per_replica, unique_bind, prefix_bind = fits, unique, prefix
+    count = 0 if per_replica is math.inf or budget <= 0 else max(0, int(per_replica))
+    return _Candidate(tp, pp, ep, on_gpu, budget, unique_bind, prefix_bind, count)
+
+
+def _parallelism(c: _Candidate, gpus_per_node: int) -> Parallelism:
+    return Parallelism(
+        tensor_parallel_size=c.tp,
+        replicas=gpus_per_node // c.tp,
+        nodes=c.pp,
+        kv_cache_gib_per_gpu=c.budget_gib,
+        conversations_per_replica=c.per_replica,
+        pipeline_parallel_size=c.pp,
+        expert_parallel_size=c.ep,
+        weights_gib_per_gpu=c.weights_gib,
+        conversation_gib_per_gpu=c.unique_gib,
+        shared_prefix_gib_per_gpu=c.prefix_gib,
+    )
+
+
 def choose_parallelism(
     *,
     arch: Architecture,
     gpu: Gpu,
     gpus_per_node: int,
     weights_gib: float,
-    conversation_gib_per_rank: dict[int, float],
+    work: Workload,
     rule: BudgetRule,
+    expert_weights_gib: float = 0.0,
+    expert_parallel: bool = False,
+    weight_bits: float = 16.0,
 ) -> Parallelism:
-    """Pick the smallest TP at which the weights and one full conversation fit.
-
-    Smaller TP means more replicas and no all-reduce traffic; the plan never proposes
-    a layout whose KV pool cannot hold one max-length request (vLLM refuses to start).
+    """Pick the layout by the rule of the module docstring.
 
     Args:
         arch: model geometry.
         gpu: the card.
         gpus_per_node: GPUs in one node.
         weights_gib: the whole model's weights, GiB.
-        conversation_gib_per_rank: TP size → GiB one conversation holds on one rank.
+        work: KV dtype, context and shared prefix of one conversation.
         rule: the budget rule.
+        expert_weights_gib: the routed experts' share of ``weights_gib``, GiB.
+        expert_parallel: spread the experts over all GPUs of the node (vLLM
+            ``--enable-expert-parallel``); only for MoE models.
+        weight_bits: bits per weight of the checkpoint (to suggest FP8 or 4-bit).
 
     Raises:
         InfeasibleError: naming the binding constraint and what would fix it.
@@ -132,42 +232,95 @@ def choose_parallelism(
         raise InfeasibleError(
             "gpus_per_node",
             f"no tensor parallel size fits {gpus_per_node} GPUs: the model's "
-            f"{arch.num_attention_heads} attention heads are not divisible by any of them",
+            f"{arch.num_attention_heads} attention heads and {arch.num_kv_heads} KV heads "
+            "allow none of them",
             binding="tensor parallel divisibility",
             fixes=("choose a GPU count that divides the attention heads",),
         )
+    ep = gpus_per_node if expert_parallel and expert_weights_gib > 0 else 1
+
+    def evaluate(tp: int, pp: int) -> _Candidate:
+        return _evaluate(
+            arch=arch,
+            gpu=gpu,
+            work=work,
+            weights_gib=weights_gib,
+            expert_weights_gib=expert_weights_gib,
+            rule=rule,
+            tp=tp,
+            pp=pp,
+            ep=ep,
+        )
+
     for tp in sizes:
-        budget = kv_budget_per_gpu_gib(gpu, weights_gib, tp, rule)
-        per_conv = conversation_gib_per_rank[tp]
-        if budget <= 0 or budget < per_conv:
-            continue
-        per_replica = math.floor(budget / per_conv + 1e-9)
-        return Parallelism(
-            tensor_parallel_size=tp,
-            replicas=gpus_per_node // tp,
-            nodes=1,
-            kv_cache_gib_per_gpu=budget,
-            conversations_per_replica=per_replica,
-        )
-    best = sizes[-1]
-    budget = kv_budget_per_gpu_gib(gpu, weights_gib, best, rule)
-    if budget <= 0:
-        raise InfeasibleError(
-            "gpus_per_node",
-            f"the weights ({weights_gib:.1f} GiB) do not fit on {gpus_per_node} × {gpu.name} "
-            f"even at tensor parallel {best}: {budget:.1f} GiB would be left for the KV cache",
-            binding="weights do not fit at this TP",
-            fixes=("more GPUs per node", "a GPU with more memory", "FP8 or 4-bit weights"),
-        )
-    raise InfeasibleError(
+        cand = evaluate(tp, 1)
+        if cand.per_replica >= 1:
+            return _parallelism(cand, gpus_per_node)
+    widest = evaluate(sizes[-1], 1)
+    if widest.budget_gib > 0:
+        raise _conversation_infeasible(widest, gpu, gpus_per_node, work, weight_bits, evaluate)
+    for pp in range(2, min(MAX_PIPELINE_NODES, arch.num_layers) + 1):
+        for tp in sizes:
+            cand = evaluate(tp, pp)
+            if cand.per_replica >= 1:
+                return _parallelism(cand, gpus_per_node)
+    raise _weights_infeasible(widest, gpu, gpus_per_node, weights_gib, weight_bits, rule)
+
+
+def _conversation_infeasible(
+    c: _Candidate,
+    gpu: Gpu,
+    gpus_per_node: int,
+    work: Workload,
+    weight_bits: float,
+    evaluate: Callable[[int, int], _Candidate],
+) -> InfeasibleError:
+    need = c.unique_gib + c.prefix_gib
+    # The conversation's cache grows about linearly with the context (growing layers).
+    longest = int(work.context_tokens * c.budget_gib / need) if need > 0 else 0
+    fixes = [f"a context of at most about {longest:,} tokens"]
+    if work.kv_dtype != "fp8":
+        fixes.append("an FP8 KV cache (half the bytes per token)")
+    if weight_bits > 8:
+        fixes.append("FP8 or 4-bit weights (more room for the KV cache)")
+    fixes += ["more GPUs per node (a larger tensor parallel size)", "a GPU with more memory"]
+    try:
+        two_nodes = evaluate(c.tp, 2).per_replica >= 1
+    except ValueError:  # a one-layer model has no second stage
+        two_nodes = False
+    if two_nodes:
+        fixes.append("two nodes with pipeline parallel 2 (the layers split between them)")
+    return InfeasibleError(
         "context",
-        f"one conversation needs {conversation_gib_per_rank[best]:.2f} GiB per GPU at tensor "
-        f"parallel {best}, but only {budget:.2f} GiB is left for the KV cache",
+        f"one conversation needs {need:.2f} GiB per GPU at tensor parallel {c.tp}, but only "
+        f"{c.budget_gib:.2f} GiB per {gpu.name} is left for the KV cache after "
+        f"{c.weights_gib:.1f} GiB of weights on each of {gpus_per_node} GPUs",
         binding="one max-length conversation does not fit",
-        fixes=(
-            "a shorter context",
-            "an FP8 KV cache",
-            "more GPUs per node",
-            "a GPU with more memory",
-        ),
+        fixes=tuple(fixes),
+    )
+
+
+def _weights_infeasible(
+    c: _Candidate,
+    gpu: Gpu,
+    gpus_per_node: int,
+    weights_gib: float,
+    weight_bits: float,
+    rule: BudgetRule,
+) -> InfeasibleError:
+    usable = rule.utilization * gpu.reported_gib - rule.overhead_gib
+    fixes = []
+    if weight_bits > 8:
+        fixes.append("FP8 weights (half the bytes)")
+    if weight_bits > 4.5:
+        fixes.append("4-bit weights (AWQ, GPTQ, NVFP4)")
+    fixes += ["more GPUs per node", "a GPU with more memory"]
+    return InfeasibleError(
+        "gpus_per_node",
+        f"the weights ({weights_gib:.1f} GiB) do not fit on {gpus_per_node} × {gpu.name}: "
+        f"{c.weights_gib:.1f} GiB per GPU at tensor parallel {c.tp} against "
+        f"{usable:.1f} GiB usable, and not over {MAX_PIPELINE_NODES} nodes with "
+        "pipeline parallel either",
+        binding="weights do not fit at this TP",
+        fixes=tuple(fixes),
     )

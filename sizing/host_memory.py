@@ -5,6 +5,11 @@ Rules (seed document; DESIGN §3.3):
 - Conversations that are not resident on the GPUs rest between turns. Keeping every
   user warm needs a CPU tier of ``users × conversation_gib`` (500 × 1 GiB = 500 GiB ≈
   537 GB). With no resting conversation there is no tier to sell.
+- A system prompt shared by all conversations is stored once per engine instance, as
+  prefix caching keeps one copy of identical prefix blocks (vLLM docs, "Automatic
+  Prefix Caching"; LMCache and the offloading connectors key CPU blocks by the same
+  prefix hashes). The tier then holds ``users × (conversation − prefix) + instances ×
+  prefix``; with no shared prompt this is the seed's rule.
 - The tier belongs to one engine instance: each replica gets ``total / replicas`` of
   pinned memory (125 GiB with four replicas). It must be larger than that instance's
   GPU cache, else it only mirrors the GPU (vLLM offloading guide, quoted by the seed).
@@ -107,22 +112,30 @@ def cpu_tier(
     resting_conversations: int,
     instances: int,
     gpu_cache_per_instance_gib: float,
+    shared_prefix_gib: float = 0.0,
 ) -> CpuTier:
     """Size the CPU tier that keeps every user's conversation warm.
 
     Args:
         users: conversations to keep (one per user).
-        conversation_gib: one full-length conversation, whole model, GiB.
+        conversation_gib: one full-length conversation without the shared prefix, whole
+            model, GiB.
         resting_conversations: users that do not fit on the GPUs; 0 means no tier.
         instances: engine instances (replicas) that each own a share of the tier.
         gpu_cache_per_instance_gib: KV cache of one instance on its GPUs, GiB.
+        shared_prefix_gib: the shared system prompt's cache, whole model, GiB; one copy
+            per instance.
 
     Raises:
-        ValueError: if ``instances`` is not positive.
+        ValueError: if ``instances`` is not positive or the prefix is negative.
     """
     if instances <= 0:
         raise ValueError(f"instances must be positive, got {instances}")
-    total = users * conversation_gib if resting_conversations > 0 else 0.0
+    if shared_prefix_gib < 0:
+        raise ValueError(f"shared_prefix_gib must be >= 0, got {shared_prefix_gib}")
+    total = 0.0
+    if resting_conversations > 0:
+        total = users * conversation_gib + instances * shared_prefix_gib
     return CpuTier(
         total_gib=total,
         per_instance_gib=total / instances,

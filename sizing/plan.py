@@ -9,6 +9,7 @@ is in the docstring of the module that applies it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +19,8 @@ from sizing.catalog import Gpu, Platform
 from sizing.checkpoint import WEIGHT_BITS
 from sizing.engines import vllm
 from sizing.errors import SizingError
-from sizing.gpu import BudgetRule, Parallelism, choose_parallelism, valid_tp_sizes
+from sizing.experts import expert_weights_bytes
+from sizing.gpu import BudgetRule, Parallelism, Workload, choose_parallelism
 from sizing.host_memory import CpuTier, HostMemory, cpu_tier, host_memory
 from sizing.model import ModelSpec
 from sizing.nvme import NvmeTier, nvme_tier
@@ -49,6 +51,12 @@ class PlanRequest:
         new_conversations_per_day: new conversations a day (sizes the NVMe tier).
         platform_slug: the server platform.
         rule: the GPU budget rule (seed defaults).
+        active_share: share of the users active at the same moment, 0 < x ≤ 1; their
+            conversations must be resident on the GPUs.
+        shared_prompt_tokens: a system prompt every conversation starts with, 0 to
+            ``context_tokens − 1``; prefix caching stores it once per replica.
+        expert_parallel: spread a MoE model's routed experts over the node's GPUs
+            (vLLM ``--enable-expert-parallel``); ignored for dense models.
     """
 
     model: ModelSpec
@@ -60,6 +68,14 @@ class PlanRequest:
     new_conversations_per_day: int = 0
     platform_slug: str = "epyc-9005-2s"
     rule: BudgetRule = field(default_factory=BudgetRule)
+    active_share: float = 1.0
+    shared_prompt_tokens: int = 0
+    expert_parallel: bool = False
+
+    @property
+    def active_users(self) -> int:
+        """Users active at the same moment: ``⌈users × active_share⌉``."""
+        return max(1, math.ceil(self.users * self.active_share - 1e-9))
 
 
 @dataclass(frozen=True)
@@ -78,11 +94,22 @@ class Plan:
     transfer: TransferEstimate
     verdict: Verdict
     vllm_offload: vllm.VllmOffload | None
+    shared_prompt_bytes: int = 0
 
     @property
     def conversation_gib(self) -> float:
         """One full-length conversation, whole model, GiB."""
         return self.conversation_bytes / GIB
+
+    @property
+    def unique_conversation_bytes(self) -> int:
+        """One conversation without the shared system prompt, whole model, bytes."""
+        return self.conversation_bytes - self.shared_prompt_bytes
+
+    @property
+    def active_users_fit(self) -> bool:
+        """Whether the users active at once are all resident on the GPUs."""
+        return self.request.active_users <= self.parallelism.conversations_on_gpus
 
     @property
     def weights_gib(self) -> float:
@@ -119,6 +146,17 @@ class Plan:
             "tensor_parallel_size": p.tensor_parallel_size,
             "replicas": p.total_replicas,
             "nodes": p.nodes,
+            "pipeline_parallel_size": p.pipeline_parallel_size,
+            "expert_parallel_size": p.expert_parallel_size,
+            "data_parallel_size": p.data_parallel_size,
+            "gpus_total": p.gpus,
+            "layout": p.layout,
+            "weights_gib_per_gpu": round(p.weights_gib_per_gpu, 2),
+            "active_users": self.request.active_users,
+            "active_users_fit": self.active_users_fit,
+            "shared_prompt_tokens": self.request.shared_prompt_tokens,
+            "shared_prompt_gib": round(self.shared_prompt_bytes / GIB, 4),
+            "conversation_unique_gib": round(self.unique_conversation_bytes / GIB, 4),
             "cpu_tier_total_gib": round(self.cpu_tier.total_gib, 2),
             "cpu_tier_total_gb": round(self.cpu_tier.total_gb, 1),
             "cpu_tier_per_instance_gib": round(self.cpu_tier.per_instance_gib, 2),
@@ -141,6 +179,7 @@ class Plan:
             "offload_pays": self.verdict.offload_pays,
             "verdict_reasons": list(self.verdict.reasons),
             "warnings": list(self.verdict.warnings),
+            "binding_constraints": list(self.verdict.binding),
         }
 
 
@@ -182,6 +221,19 @@ def validate(request: PlanRequest) -> None:
             "new_conversations_per_day",
             f"new conversations per day must be 0 or more, got {request.new_conversations_per_day}",
         )
+    share = request.active_share
+    if not (isinstance(share, int | float) and math.isfinite(share) and 0 < share <= 1):
+        raise SizingError(
+            "active_share",
+            f"the share of users active at once must be above 0 and at most 1, got {share!r}",
+        )
+    prompt = request.shared_prompt_tokens
+    if not 0 <= prompt < request.context_tokens:
+        raise SizingError(
+            "shared_prompt_tokens",
+            f"the shared system prompt must be 0 or more tokens and shorter than the "
+            f"context of {request.context_tokens:,} tokens, got {prompt:,}",
+        )
 
 
 def _active_params(model: ModelSpec) -> int:
@@ -209,33 +261,41 @@ def make_plan(request: PlanRequest) -> Plan:
 
     per_token = kv_bytes_per_token(arch, kv_dtype)
     conv_bytes = conversation_bytes(arch, kv_dtype, ctx)
-    per_rank = {
-        tp: conversation_bytes(arch, kv_dtype, ctx, tp) / GIB
-        for tp in valid_tp_sizes(arch, request.gpus_per_node)
-    }
+    prompt_bytes = per_token * request.shared_prompt_tokens
+    unique_bytes = conv_bytes - prompt_bytes
     par = choose_parallelism(
         arch=arch,
         gpu=gpu,
         gpus_per_node=request.gpus_per_node,
         weights_gib=model.weights_bytes / GIB,
-        conversation_gib_per_rank=per_rank,
+        work=Workload(kv_dtype, ctx, request.shared_prompt_tokens),
         rule=request.rule,
+        expert_weights_gib=expert_weights_bytes(
+            model.config, model.weight_format, model.weights_bytes
+        )
+        / GIB,
+        expert_parallel=request.expert_parallel,
+        weight_bits=WEIGHT_BITS[model.weight_format],
     )
     resting = max(0, request.users - par.conversations_on_gpus)
+    gpu_cache_per_instance = par.kv_cache_gib_per_gpu * par.gpus_per_replica
     tier = cpu_tier(
         users=request.users,
-        conversation_gib=conv_bytes / GIB,
+        conversation_gib=unique_bytes / GIB,
         resting_conversations=resting,
         instances=par.total_replicas,
-        gpu_cache_per_instance_gib=par.kv_cache_gib_per_gpu * par.tensor_parallel_size,
+        gpu_cache_per_instance_gib=gpu_cache_per_instance,
+        shared_prefix_gib=prompt_bytes / GIB,
     )
+    node_gpu_gb = gpu.marketed_memory_gb * request.gpus_per_node
     host = host_memory(
         platform=platform,
-        gpu_memory_gb_total=gpu.marketed_memory_gb * request.gpus_per_node,
-        buffer_gb=tier.total_gib * GIB / GB,
+        gpu_memory_gb_total=node_gpu_gb,
+        buffer_gb=tier.total_gib * GIB / GB / par.nodes,
     )
     nvme = nvme_tier(
-        new_conversations_per_day=request.new_conversations_per_day, conversation_bytes=conv_bytes
+        new_conversations_per_day=request.new_conversations_per_day,
+        conversation_bytes=unique_bytes,
     )
     tflops = (
         gpu.fp8_dense_tflops
@@ -247,10 +307,10 @@ def make_plan(request: PlanRequest) -> Plan:
         arch.hidden_size // arch.num_attention_heads,
     )
     transfer = estimate(
-        conversation_bytes_per_rank=round(per_rank[par.tensor_parallel_size] * GIB),
+        conversation_bytes_per_rank=round(par.conversation_gib_per_gpu * GIB),
         pcie_gbs=catalog.pcie_h2d_gbs(gpu.pcie_gen),
         active_params=_active_params(model),
-        tokens=ctx,
+        tokens=ctx - request.shared_prompt_tokens,
         layers=arch.num_layers,
         attn_width=arch.num_attention_heads * head_dim,
         gpu_dense_tflops=float(tflops or 100.0),
@@ -263,20 +323,19 @@ def make_plan(request: PlanRequest) -> Plan:
         recompute_ms=transfer.recompute_ms,
         tier_exceeds_gpu_cache=tier.exceeds_gpu_cache,
         nvme_lifetime_years=nvme.lifetime_years,
+        active_users=request.active_users,
     )
     if not verdict.offload_pays:
         # Sell no memory the customer does not need: no tier, no buffer, no NVMe.
         tier = cpu_tier(
             users=request.users,
-            conversation_gib=conv_bytes / GIB,
+            conversation_gib=unique_bytes / GIB,
             resting_conversations=0,
             instances=par.total_replicas,
-            gpu_cache_per_instance_gib=tier.gpu_cache_per_instance_gib,
+            gpu_cache_per_instance_gib=gpu_cache_per_instance,
         )
-        host = host_memory(
-            platform=platform, gpu_memory_gb_total=host.baseline_gb / 2, buffer_gb=0.0
-        )
-        nvme = nvme_tier(new_conversations_per_day=0, conversation_bytes=conv_bytes)
+        host = host_memory(platform=platform, gpu_memory_gb_total=node_gpu_gb, buffer_gb=0.0)
+        nvme = nvme_tier(new_conversations_per_day=0, conversation_bytes=unique_bytes)
     offload = vllm.offload(tier.per_instance_gib)
     return Plan(
         request=request,
@@ -291,4 +350,5 @@ def make_plan(request: PlanRequest) -> Plan:
         transfer=transfer,
         verdict=verdict,
         vllm_offload=offload,
+        shared_prompt_bytes=prompt_bytes,
     )

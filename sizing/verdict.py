@@ -20,12 +20,22 @@ class Verdict:
     Attributes:
         offload_pays: True when a CPU tier should be sold.
         reasons: why, in plain sentences.
-        warnings: constraints that bind or come close.
+        warnings: constraints that bind or come close, each with what would fix it.
+        binding: the names of the constraints that bind (:data:`BINDING`).
     """
 
     offload_pays: bool
     reasons: tuple[str, ...]
     warnings: tuple[str, ...]
+    binding: tuple[str, ...] = ()
+
+
+BINDING = {
+    "active": "GPU capacity for active users",
+    "mirror": "CPU tier not larger than the GPU cache",
+    "nvme": "NVMe endurance",
+}
+"""Names of the constraints a plan can run into without being infeasible."""
 
 
 def decide(
@@ -36,6 +46,7 @@ def decide(
     recompute_ms: float,
     tier_exceeds_gpu_cache: bool,
     nvme_lifetime_years: float | None,
+    active_users: int | None = None,
 ) -> Verdict:
     """Decide whether the offload tier pays off.
 
@@ -46,9 +57,14 @@ def decide(
         recompute_ms: time to prefill it again, ms.
         tier_exceeds_gpu_cache: whether each instance's tier is larger than its GPU cache.
         nvme_lifetime_years: years until the NVMe drives wear out, or ``None``.
+        active_users: users active at the same moment (``None``: all of them); their
+            conversations must be resident on the GPUs, since a conversation is
+            reloaded to the GPU before it is served (seed: resting conversations wait
+            in the CPU tier between turns, not while they run).
     """
     reasons: list[str] = []
     warnings: list[str] = []
+    binding: list[str] = []
     resting = max(0, users - conversations_on_gpus)
     pays = True
     if resting == 0:
@@ -76,15 +92,27 @@ def decide(
             f"A reload takes about {reload_ms:.0f} ms against about "
             f"{recompute_ms:.0f} ms to recompute the prefill."
         )
+    active = users if active_users is None else active_users
+    if active > conversations_on_gpus:
+        binding.append(BINDING["active"])
+        warnings.append(
+            f"{active:,} users are active at once but the GPUs hold "
+            f"{conversations_on_gpus:,} full-length conversations: the GPU capacity for "
+            "active users binds, and the others wait for a free slot. More GPUs, an FP8 "
+            "KV cache or a shorter context would fix it."
+        )
     if pays and not tier_exceeds_gpu_cache:
+        binding.append(BINDING["mirror"])
         warnings.append(
             "The CPU tier per instance is not larger than the instance's GPU "
-            "cache: it only mirrors the GPU and adds no hits."
+            "cache: it only mirrors the GPU and adds no hits. More users per "
+            "instance or fewer GPUs per instance would fix it."
         )
     if nvme_lifetime_years is not None and nvme_lifetime_years < 5:
+        binding.append(BINDING["nvme"])
         warnings.append(
             f"The NVMe drives reach their rated endurance in about "
             f"{nvme_lifetime_years * 12:.0f} months at this write volume: "
             "choose mixed-use (3 DWPD) drives or more capacity."
         )
-    return Verdict(pays, tuple(reasons), tuple(warnings))
+    return Verdict(pays, tuple(reasons), tuple(warnings), tuple(binding))

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import pytest
 
+from configurator.modelhub.services import model_lookup
 from sizing.architecture import LayerKind, conversation_bytes, from_config, kv_bytes_per_token
 from sizing.calibrated import EngineSetup, predict, tokens_for_kv_gib
 from sizing.checkpoint import weight_format
+from sizing.engines import vllm
 from sizing.errors import InfeasibleError
+from sizing.layout import replica_layout
 from sizing.model import catalog_entry, from_catalog
 from sizing.plan import PlanRequest, make_plan
+from sizing.units import GB, GIB
+from sizing.verdict import BINDING, decide
+from tests.hubserver.server import RecordedHub
 
 H100_V019 = EngineSetup("vllm", "0.19.0", 79.19, 8192, gpu_memory_utilization=0.95)
 """llm-d-planner accuracy sweep settings (ground-truth cases 002–059)."""
@@ -97,19 +103,33 @@ def test_9_hybrid_models_only_attention_grows() -> None:
 
 
 def test_10_no_plan_that_cannot_hold_one_request() -> None:
-    # Qwen3-235B bf16 (≈438 GiB) cannot fit one 96 GB card: the plan refuses and names
-    # the binding constraint instead of proposing a layout.
+    # DeepSeek-V3 FP8 (641.3 GiB) cannot be held by one L4 per node even over eight
+    # pipeline stages (8 × (0.9 × 22.49 − 3) = 138 GiB): the plan refuses and names the
+    # binding constraint instead of proposing a layout.
     with pytest.raises(InfeasibleError) as err:
         make_plan(
             PlanRequest(
-                model=from_catalog("Qwen/Qwen3-235B-A22B"),
+                model=from_catalog("deepseek-ai/DeepSeek-V3"),
                 context_tokens=8192,
                 users=10,
+                gpu_slug="l4",
                 gpus_per_node=1,
             )
         )
     assert "weights" in err.value.binding
     assert err.value.fixes
+    # Qwen3-235B bf16 (437.9 GiB) on one 96 GB card per node is held by six pipeline
+    # stages, and each card still holds at least one conversation.
+    p = make_plan(
+        PlanRequest(
+            model=from_catalog("Qwen/Qwen3-235B-A22B"),
+            context_tokens=8192,
+            users=10,
+            gpus_per_node=1,
+        )
+    ).parallelism
+    assert (p.pipeline_parallel_size, p.nodes) == (6, 6)
+    assert p.conversations_per_replica >= 1
 
 
 def test_10_engine_refuses_a_pool_below_one_request() -> None:
@@ -119,3 +139,107 @@ def test_10_engine_refuses_a_pool_below_one_request() -> None:
         **{**H100_V019.__dict__, "tensor_parallel_size": 2, "max_model_len": 131_072}
     )
     assert predict(from_catalog("Qwen/Qwen2.5-72B-Instruct"), setup).max_concurrency < 1
+
+
+def test_11_replica_arithmetic_spelled_out() -> None:
+    # known_failures.md: "40 × H200, TP 8" must read "5 replicas × 8 GPUs".
+    assert replica_layout(gpus_total=40, tensor_parallel_size=8).startswith("5 replicas × 8 GPUs")
+    with pytest.raises(ValueError):
+        replica_layout(gpus_total=40, tensor_parallel_size=16)  # 40 / 16 is no replica count
+    # Llama-3.1-70B bf16 on 8 × H200 (131.4 GiB > 123.4 GiB usable at TP 1): TP 2.
+    s = make_plan(
+        PlanRequest(
+            model=from_catalog("meta-llama/Llama-3.1-70B-Instruct"),
+            context_tokens=8192,
+            users=1000,
+            gpu_slug="h200-sxm",
+            gpus_per_node=8,
+            kv_dtype="auto",
+        )
+    ).summary()
+    assert s["layout"] == "4 replicas × 2 GPUs (TP 2) = 8 GPUs"
+    # Concurrency per replica and in total are separate figures: 46 × 4 replicas.
+    assert (s["conversations_per_replica"], s["conversations_on_gpus"]) == (46, 184)
+
+
+def test_12_the_binding_constraint_is_named() -> None:
+    # Weights do not fit at this TP (Qwen3-235B bf16 on one L40S per node, 8 nodes max).
+    with pytest.raises(InfeasibleError) as err:
+        make_plan(
+            PlanRequest(
+                model=from_catalog("Qwen/Qwen3-235B-A22B"),
+                context_tokens=8192,
+                users=1,
+                gpu_slug="l40s",
+                gpus_per_node=1,
+            )
+        )
+    assert err.value.binding == "weights do not fit at this TP"
+    # The CPU tier is not larger than the GPU cache: Llama-3.1-8B bf16 at 131,072 tokens
+    # (32 layers × 8 KV heads × 128 × 2 × 2 B = 128 KiB per token → 16 GiB) on 8 cards:
+    # 0.9 × 95.59 − 3 − 14.96 = 68.07 GiB holds 4 per card; 33 users keep 33 × 16 / 8 =
+    # 66 GiB per instance, less than the 68.07 GiB GPU cache (seed planning rule).
+    mirror = make_plan(
+        PlanRequest(
+            model=from_catalog("meta-llama/Llama-3.1-8B-Instruct"),
+            context_tokens=131_072,
+            users=33,
+            gpus_per_node=8,
+            kv_dtype="auto",
+        )
+    )
+    assert mirror.cpu_tier.per_instance_gib == pytest.approx(66.0)
+    assert BINDING["mirror"] in mirror.summary()["binding_constraints"]
+    # The NVMe drives wear out in N months: the verdict names it and the fix. (The NVMe
+    # sizing picks drives whose DWPD covers the writes, so a plan never gets here.)
+    worn = decide(
+        users=500,
+        conversations_on_gpus=204,
+        reload_ms=19.0,
+        recompute_ms=1600.0,
+        tier_exceeds_gpu_cache=True,
+        nvme_lifetime_years=2.0,
+        active_users=150,
+    )
+    assert worn.binding == (BINDING["nvme"],)
+    assert "24 months" in worn.warnings[0] and "3 DWPD" in worn.warnings[0]
+    # GPU capacity for active users: 500 users all active, 204 resident (seed).
+    busy = make_plan(
+        PlanRequest(model=from_catalog("Qwen/Qwen3-32B-FP8"), context_tokens=8192, users=500)
+    ).summary()
+    assert BINDING["active"] in busy["binding_constraints"]
+
+
+def test_13_units_per_engine_are_not_mixed() -> None:
+    # engine_flags.md: vLLM --kv-offloading-size is GiB, cpu_bytes_to_use bytes, both for
+    # the whole instance. Seed: 125 GiB per instance.
+    buffer = vllm.offload(125.0)
+    assert buffer is not None
+    assert buffer.kv_offloading_size_gib == 125
+    assert buffer.cpu_bytes_to_use == 125 * GIB == 134_217_728_000
+    assert buffer.cpu_bytes_to_use != 125 * GB  # 125 GB would be 6.9 % short
+    # The plan's tier in GB is the same bytes: 500 GiB ≈ 537 GB (seed document).
+    s = make_plan(
+        PlanRequest(model=from_catalog("Qwen/Qwen3-32B-FP8"), context_tokens=8192, users=500)
+    ).summary()
+    assert s["cpu_tier_total_gib"] == 500.0
+    assert s["cpu_tier_total_gb"] == pytest.approx(536.9, abs=0.1)
+    assert s["vllm_cpu_bytes_to_use"] == s["vllm_kv_offloading_size_gib"] * GIB
+
+
+@pytest.mark.django_db
+def test_14_safetensors_counted_once(hub: RecordedHub) -> None:
+    # Mistral-7B-Instruct-v0.3 ships three shards and consolidated.safetensors: the
+    # recorded Hub lists 4,949,453,792 + 4,999,819,336 + 4,546,807,800 B of shards and
+    # a 14,496,078,512 B consolidated copy. The index's total_size (14,496,047,104 B,
+    # the catalog's checkpoint_bytes) counts the weights once.
+    resolved = model_lookup("mistralai/Mistral-7B-Instruct-v0.3", revision="v0.3")
+    assert resolved.spec.weights_bytes == 14_496_047_104
+    shards = 4_949_453_792 + 4_999_819_336 + 4_546_807_800
+    # Summing every .safetensors file would double it (29.0 GB).
+    assert resolved.spec.weights_bytes <= shards < 2 * resolved.spec.weights_bytes
+    # The plan charges 13.5 GiB of weights, not 27 GiB.
+    s = make_plan(
+        PlanRequest(model=resolved.spec, context_tokens=8192, users=10, gpus_per_node=1)
+    ).summary()
+    assert s["weights_gib"] == pytest.approx(14_496_047_104 / GIB, abs=0.01)

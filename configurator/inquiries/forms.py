@@ -45,6 +45,8 @@ ENGINE_FIELDS = {
     "gpus_per_node": "gpus_per_node",
     "kv_dtype": "kv_dtype",
     "new_conversations_per_day": "new_conversations_per_day",
+    "active_share": "active_share_percent",
+    "shared_prompt_tokens": "system_prompt_tokens",
 }
 """Which form field shows an engine error, by the error's ``field``."""
 
@@ -195,6 +197,8 @@ class WorkloadForm(forms.Form):
             "gpus_per_node": cleaned["gpus_per_node"],
             "kv_dtype": cleaned["kv_dtype"],
             "new_conversations_per_day": cleaned["new_conversations_per_day"],
+            "active_share": cleaned["active_share_percent"] / 100,
+            "shared_prompt_tokens": cleaned["system_prompt_tokens"],
         }
 
 

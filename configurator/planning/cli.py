@@ -28,6 +28,8 @@ FLAG_FOR_FIELD = {
     "gpus_per_node": "--gpus-per-node",
     "kv_dtype": "--kv-dtype",
     "new_conversations_per_day": "--new-conversations-per-day",
+    "active_share": "--active-share",
+    "shared_prompt_tokens": "--shared-prompt-tokens",
     "config": "--config",
     "model_name": "--model-name",
     "weights_gib": "--weights-gib",
@@ -45,6 +47,14 @@ def positive_int(text: str) -> int:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def share(text: str) -> float:
+    """argparse type: a number (the range 0 < x ≤ 1 is checked by the sizing engine)."""
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number such as 0.3, got {text!r}") from None
 
 
 def positive_gib(text: str) -> float:
@@ -91,6 +101,18 @@ class SizingCommand(BaseCommand):
         parser.add_argument("--gpus-per-node", type=positive_int, default=4)
         parser.add_argument("--kv-dtype", choices=KV_DTYPES, default="fp8")
         parser.add_argument("--new-conversations-per-day", type=positive_int, default=0)
+        parser.add_argument(
+            "--active-share",
+            type=share,
+            default=1.0,
+            help="share of users active at once, above 0 and at most 1 (default 1)",
+        )
+        parser.add_argument(
+            "--shared-prompt-tokens",
+            type=positive_int,
+            default=0,
+            help="system prompt shared by all conversations, tokens (stored once per replica)",
+        )
 
     def plan_from_options(self, options: dict[str, Any]) -> Plan:
         """Size the options' workload; a :class:`SizingError` becomes exit status 2."""
@@ -106,6 +128,8 @@ class SizingCommand(BaseCommand):
                 gpus_per_node=options["gpus_per_node"],
                 kv_dtype=options["kv_dtype"],
                 new_conversations_per_day=options["new_conversations_per_day"],
+                active_share=options.get("active_share", 1.0),
+                shared_prompt_tokens=options.get("shared_prompt_tokens", 0),
             )
         except SizingError as exc:
             flag = FLAG_FOR_FIELD.get(exc.field, exc.field)

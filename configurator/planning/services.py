@@ -16,6 +16,8 @@ def plan_create(
     gpus_per_node: int = 4,
     kv_dtype: str = "fp8",
     new_conversations_per_day: int = 0,
+    active_share: float = 1.0,
+    shared_prompt_tokens: int = 0,
     revision: str | None = None,
     model: ModelSpec | None = None,
 ) -> Plan:
@@ -35,5 +37,7 @@ def plan_create(
             gpus_per_node=gpus_per_node,
             kv_dtype=kv_dtype,
             new_conversations_per_day=new_conversations_per_day,
+            active_share=active_share,
+            shared_prompt_tokens=shared_prompt_tokens,
         )
     )
