@@ -1,0 +1,181 @@
+"""Workload inputs of the plan: the share of users active at once and a shared prompt.
+
+Expected values come from the seed's worked example (Qwen3-32B-FP8, 4 × RTX PRO 6000
+SE, 8,192 tokens, 500 users, FP8 cache: 128 KiB per token, 1 GiB per conversation,
+51.09 GiB of KV cache per card) and the rules in docs/sizing.md §4: prefix caching
+stores a shared prefix once per engine instance (vLLM docs, "Automatic Prefix
+Caching"), the CPU tier keeps every user warm, active users must be on the GPUs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from configurator.inquiries.forms import WorkloadForm
+from sizing.errors import SizingError
+from sizing.model import from_catalog
+from sizing.plan import Plan, PlanRequest, make_plan
+from sizing.verdict import BINDING
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def seed_plan(**changes: Any) -> Plan:
+    kw: dict[str, Any] = {
+        "model": from_catalog("Qwen/Qwen3-32B-FP8"),
+        "context_tokens": 8192,
+        "users": 500,
+        "new_conversations_per_day": 2000,
+    }
+    kw.update(changes)
+    return make_plan(PlanRequest(**kw))
+
+
+def test_defaults_keep_the_seed_example() -> None:
+    s = seed_plan().summary()
+    # Seed: every user active, no shared prompt; 1 GiB per conversation, 500 GiB tier.
+    assert (s["active_users"], s["shared_prompt_tokens"], s["shared_prompt_gib"]) == (500, 0, 0)
+    assert s["conversation_unique_gib"] == s["conversation_gib"] == 1.0
+    assert s["conversations_on_gpus"] == 204 and s["cpu_tier_total_gib"] == 500.0
+
+
+def test_shared_prompt_is_stored_once_per_instance() -> None:
+    p = seed_plan(shared_prompt_tokens=2048)
+    s = p.summary()
+    # 2,048 × 131,072 B = 0.25 GiB of prefix; each conversation keeps 0.75 GiB of its own.
+    assert s["shared_prompt_gib"] == 0.25
+    assert s["conversation_unique_gib"] == 0.75
+    assert s["conversation_gib"] == 1.0  # the whole conversation is unchanged
+    # GPU: ⌊(51.09 − 0.25) / 0.75⌋ = 67 per card (the prefix once per replica).
+    assert s["conversations_per_gpu"] == 67 and s["conversations_on_gpus"] == 268
+    # CPU tier: 500 × 0.75 + 4 instances × 0.25 = 376 GiB, 94 GiB per instance.
+    assert s["cpu_tier_total_gib"] == 376.0
+    assert s["cpu_tier_per_instance_gib"] == 94.0
+    assert s["vllm_kv_offloading_size_gib"] == 94
+    # NVMe: only new bytes are written, 2,000 × 0.75 GiB = 1.61 TB a day.
+    assert s["nvme_writes_tb_per_day"] == pytest.approx(2000 * 0.75 * 2**30 / 1e12, abs=0.001)
+    # A reload copies the conversation's own 0.75 GiB, not the prefix on the GPU.
+    assert p.transfer.reload_ms == pytest.approx(0.75 * seed_plan().transfer.reload_ms)
+
+
+def test_active_users_that_fit_raise_no_warning() -> None:
+    s = seed_plan(active_share=0.3).summary()
+    # ⌈500 × 0.3⌉ = 150 active ≤ 204 resident (seed figure).
+    assert (s["active_users"], s["active_users_fit"]) == (150, True)
+    assert BINDING["active"] not in s["binding_constraints"]
+    # The CPU tier still keeps every user warm: 500 × 1 GiB.
+    assert s["cpu_tier_total_gib"] == 500.0 and s["offload_pays"] is True
+
+
+def test_active_users_beyond_the_gpus_name_the_binding_constraint() -> None:
+    s = seed_plan(active_share=0.5).summary()
+    # 250 active > 204 resident: the GPU capacity for active users binds.
+    assert (s["active_users"], s["active_users_fit"]) == (250, False)
+    assert s["binding_constraints"] == [BINDING["active"]]
+    warning = next(w for w in s["warnings"] if "active at once" in w)
+    assert "250 users" in warning and "204" in warning
+    assert "More GPUs" in warning and "FP8" in warning and "shorter context" in warning
+
+
+def test_active_users_round_up() -> None:
+    # ⌈7 × 0.3⌉ = ⌈2.1⌉ = 3; ⌈10 × 0.3⌉ = 3 exactly (no float round-up to 4).
+    assert (
+        PlanRequest(
+            model=from_catalog("Qwen/Qwen3-8B"), context_tokens=1, users=7, active_share=0.3
+        ).active_users
+        == 3
+    )
+    assert (
+        PlanRequest(
+            model=from_catalog("Qwen/Qwen3-8B"), context_tokens=1, users=10, active_share=0.3
+        ).active_users
+        == 3
+    )
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"active_share": 0.0}, "active_share"),
+        ({"active_share": 1.5}, "active_share"),
+        ({"active_share": float("nan")}, "active_share"),
+        ({"shared_prompt_tokens": -1}, "shared_prompt_tokens"),
+        ({"shared_prompt_tokens": 8192}, "shared_prompt_tokens"),
+    ],
+)
+def test_bad_workload_inputs_name_the_field(changes: dict[str, Any], field: str) -> None:
+    with pytest.raises(SizingError) as err:
+        seed_plan(**changes)
+    assert err.value.field == field
+
+
+def run_size(*args: str) -> subprocess.CompletedProcess[str]:
+    seed = ["--model", "Qwen/Qwen3-32B-FP8", "--context", "8192", "--users", "500"]
+    return subprocess.run(
+        [sys.executable, "manage.py", "size", *seed, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},  # never the real Hub
+    )
+
+
+def test_cli_takes_active_share_and_shared_prompt() -> None:
+    done = run_size("--active-share", "0.3", "--shared-prompt-tokens", "2048", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    s = json.loads(done.stdout)["summary"]
+    # Same figures as test_shared_prompt_is_stored_once_per_instance.
+    assert (s["active_users"], s["shared_prompt_tokens"]) == (150, 2048)
+    assert s["cpu_tier_total_gib"] == 376.0
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["--active-share", "1.5"], "--active-share"),
+        (["--active-share", "lots"], "--active-share"),
+        (["--shared-prompt-tokens", "8192"], "--shared-prompt-tokens"),
+    ],
+)
+def test_cli_bad_workload_input_exits_2_with_one_line(args: list[str], flag: str) -> None:
+    done = run_size(*args)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and flag in lines[0]
+
+
+@pytest.mark.django_db
+def test_customer_form_passes_the_workload_inputs(settings: Any) -> None:
+    settings.HF_HUB_OFFLINE = True
+    data = {
+        "model": "Qwen/Qwen3-32B-FP8",
+        "context_tokens": 8192,
+        "users": 500,
+        "active_share_percent": 30,
+        "system_prompt_tokens": 2048,
+        "kv_dtype": "fp8",
+        "gpu": "rtx-pro-6000-se",
+        "gpus_per_node": 4,
+        "new_conversations_per_day": 2000,
+    }
+    form = WorkloadForm(data)
+    assert form.is_valid(), form.errors
+    assert form.plan is not None
+    s = form.plan.summary()
+    assert (s["active_users"], s["shared_prompt_tokens"], s["cpu_tier_total_gib"]) == (
+        150,
+        2048,
+        376.0,
+    )
+    # A prompt as long as the context is refused at its own field.
+    form = WorkloadForm({**data, "system_prompt_tokens": 8192})
+    assert not form.is_valid()
+    assert "system_prompt_tokens" in form.errors
