@@ -71,10 +71,12 @@ def test_request_stores_inquiry_with_plan_and_confirms_with_reference(
     )
     assert (inquiry.active_share_percent, inquiry.system_prompt_tokens) == (60, 1000)
     assert inquiry.serving_engine == "vllm" and inquiry.language == "en" and inquiry.consent
-    # Seed example: 204 conversations on the GPUs, 24 × 48 GB host memory, 125 GiB flag.
-    assert inquiry.plan_summary["conversations_on_gpus"] == 204
+    # Seed example with a shared 1,000-token prompt (docs/sizing.md §4): 1,000 × 128 KiB =
+    # 0.12 GiB once per replica, 0.88 GiB per conversation: ⌊(51.09 − 0.12) / 0.88⌋ = 58
+    # per card, 232 on the GPUs; tier 500 × 0.88 + 4 × 0.12 = 439.5 GiB → 110 GiB flag.
+    assert inquiry.plan_summary["conversations_on_gpus"] == 232
     assert (inquiry.plan_summary["dimm_count"], inquiry.plan_summary["dimm_gb"]) == (24, 48)
-    assert inquiry.plan_summary["vllm_kv_offloading_size_gib"] == 125
+    assert inquiry.plan_summary["vllm_kv_offloading_size_gib"] == 110
     assert inquiry.inputs["gpu_slug"] == "rtx-pro-6000-se"
 
     reference = str(inquiry.reference)
