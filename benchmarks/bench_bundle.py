@@ -5,12 +5,11 @@ from __future__ import annotations
 import statistics
 import time
 
+from benchmarks.run import Result
 from configurator.deployments.services import bundle_build
 from sizing.engines.shared_tier import TierOptions
 from sizing.model import from_catalog
 from sizing.plan import PlanRequest, make_plan
-
-from benchmarks.run import Result
 
 
 def run() -> list[Result]:

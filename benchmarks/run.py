@@ -9,8 +9,8 @@ from __future__ import annotations
 import datetime as dt
 import importlib
 import os
-import platform
 import pkgutil
+import platform
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,8 +40,10 @@ def machine() -> str:
     except OSError:
         pass
     mem_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return (f"{cpu}, {os.cpu_count()} cores, {mem_gib:.0f} GiB RAM, "
-            f"Python {platform.python_version()}, {platform.system()} {platform.release()}")
+    return (
+        f"{cpu}, {os.cpu_count()} cores, {mem_gib:.0f} GiB RAM, "
+        f"Python {platform.python_version()}, {platform.system()} {platform.release()}"
+    )
 
 
 def main() -> int:
@@ -66,8 +68,10 @@ def main() -> int:
         "| area | figure | value | target | met |",
         "|---|---|---|---|---|",
     ]
-    lines += [f"| {r.area} | {r.figure} | {r.value} | {r.target} | {'yes' if r.met else 'no'} |"
-              for r in results]
+    lines += [
+        f"| {r.area} | {r.figure} | {r.value} | {r.target} | {'yes' if r.met else 'no'} |"
+        for r in results
+    ]
     out = ROOT / "docs" / "benchmarks.md"
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))

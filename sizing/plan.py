@@ -52,7 +52,8 @@ class PlanRequest:
         platform_slug: the server platform.
         rule: the GPU budget rule (seed defaults).
         active_share: share of the users active at the same moment, 0 < x ≤ 1; their
-            conversations must be resident on the GPUs.
+            conversations must be resident on the GPUs. ``None`` (not given): the
+            seed's assumption that users take turns, so no check is made.
         shared_prompt_tokens: a system prompt every conversation starts with, 0 to
             ``context_tokens − 1``; prefix caching stores it once per replica.
         expert_parallel: spread a MoE model's routed experts over the node's GPUs
@@ -68,13 +69,15 @@ class PlanRequest:
     new_conversations_per_day: int = 0
     platform_slug: str = "epyc-9005-2s"
     rule: BudgetRule = field(default_factory=BudgetRule)
-    active_share: float = 1.0
+    active_share: float | None = None
     shared_prompt_tokens: int = 0
     expert_parallel: bool = False
 
     @property
-    def active_users(self) -> int:
-        """Users active at the same moment: ``⌈users × active_share⌉``."""
+    def active_users(self) -> int | None:
+        """Users active at the same moment: ``⌈users × active_share⌉`` (``None``: not given)."""
+        if self.active_share is None:
+            return None
         return max(1, math.ceil(self.users * self.active_share - 1e-9))
 
 
@@ -108,8 +111,9 @@ class Plan:
 
     @property
     def active_users_fit(self) -> bool:
-        """Whether the users active at once are all resident on the GPUs."""
-        return self.request.active_users <= self.parallelism.conversations_on_gpus
+        """Whether the users active at once are all resident on the GPUs (True if not given)."""
+        active = self.request.active_users
+        return active is None or active <= self.parallelism.conversations_on_gpus
 
     @property
     def weights_gib(self) -> float:
@@ -222,7 +226,9 @@ def validate(request: PlanRequest) -> None:
             f"new conversations per day must be 0 or more, got {request.new_conversations_per_day}",
         )
     share = request.active_share
-    if not (isinstance(share, int | float) and math.isfinite(share) and 0 < share <= 1):
+    if share is not None and not (
+        isinstance(share, int | float) and math.isfinite(share) and 0 < share <= 1
+    ):
         raise SizingError(
             "active_share",
             f"the share of users active at once must be above 0 and at most 1, got {share!r}",

@@ -57,7 +57,7 @@ def decide(
         recompute_ms: time to prefill it again, ms.
         tier_exceeds_gpu_cache: whether each instance's tier is larger than its GPU cache.
         nvme_lifetime_years: years until the NVMe drives wear out, or ``None``.
-        active_users: users active at the same moment (``None``: all of them); their
+        active_users: users active at the same moment (``None``: not given, no check); their
             conversations must be resident on the GPUs, since a conversation is
             reloaded to the GPU before it is served (seed: resting conversations wait
             in the CPU tier between turns, not while they run).
@@ -92,8 +92,8 @@ def decide(
             f"A reload takes about {reload_ms:.0f} ms against about "
             f"{recompute_ms:.0f} ms to recompute the prefill."
         )
-    active = users if active_users is None else active_users
-    if active > conversations_on_gpus:
+    active = active_users
+    if active is not None and active > conversations_on_gpus:
         binding.append(BINDING["active"])
         warnings.append(
             f"{active:,} users are active at once but the GPUs hold "

@@ -203,9 +203,14 @@ def test_12_the_binding_constraint_is_named() -> None:
     )
     assert worn.binding == (BINDING["nvme"],)
     assert "24 months" in worn.warnings[0] and "3 DWPD" in worn.warnings[0]
-    # GPU capacity for active users: 500 users all active, 204 resident (seed).
+    # GPU capacity for active users: 500 users all active at once, 204 resident (seed).
     busy = make_plan(
-        PlanRequest(model=from_catalog("Qwen/Qwen3-32B-FP8"), context_tokens=8192, users=500)
+        PlanRequest(
+            model=from_catalog("Qwen/Qwen3-32B-FP8"),
+            context_tokens=8192,
+            users=500,
+            active_share=1.0,
+        )
     ).summary()
     assert BINDING["active"] in busy["binding_constraints"]
 

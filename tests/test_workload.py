@@ -40,8 +40,11 @@ def seed_plan(**changes: Any) -> Plan:
 
 def test_defaults_keep_the_seed_example() -> None:
     s = seed_plan().summary()
-    # Seed: every user active, no shared prompt; 1 GiB per conversation, 500 GiB tier.
-    assert (s["active_users"], s["shared_prompt_tokens"], s["shared_prompt_gib"]) == (500, 0, 0)
+    # Seed: users take turns (no share given, so no active-user check), no shared prompt;
+    # 1 GiB per conversation, 500 GiB tier, and no warning on the seed quote.
+    assert (s["active_users"], s["shared_prompt_tokens"], s["shared_prompt_gib"]) == (None, 0, 0)
+    assert s["active_users_fit"] is True
+    assert s["warnings"] == []
     assert s["conversation_unique_gib"] == s["conversation_gib"] == 1.0
     assert s["conversations_on_gpus"] == 204 and s["cpu_tier_total_gib"] == 500.0
 

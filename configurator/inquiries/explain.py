@@ -428,8 +428,10 @@ def chart(plan: Plan) -> Chart:
     return Chart(gpu=on_gpu, cpu=in_cpu, nvme=nvme, recompute=resting - in_cpu)
 
 
-def active_users(plan: Plan, active_share_percent: int) -> int:
-    """Users active at the same moment: ``users × share`` rounded up."""
+def active_users(plan: Plan, active_share_percent: int | None) -> int | None:
+    """Users active at the same moment: ``users × share`` rounded up (``None``: not given)."""
+    if active_share_percent is None:
+        return None
     return -(-plan.request.users * active_share_percent // 100)
 
 

@@ -125,7 +125,8 @@ class WorkloadForm(forms.Form):
         label=_("Users active at once (%)"),
         min_value=1,
         max_value=100,
-        initial=100,
+        required=False,
+        help_text=_("Leave empty when users take turns; given, they must all fit on the GPUs"),
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
     system_prompt_tokens = forms.IntegerField(
@@ -197,7 +198,11 @@ class WorkloadForm(forms.Form):
             "gpus_per_node": cleaned["gpus_per_node"],
             "kv_dtype": cleaned["kv_dtype"],
             "new_conversations_per_day": cleaned["new_conversations_per_day"],
-            "active_share": cleaned["active_share_percent"] / 100,
+            "active_share": (
+                None
+                if cleaned.get("active_share_percent") is None
+                else cleaned["active_share_percent"] / 100
+            ),
             "shared_prompt_tokens": cleaned["system_prompt_tokens"],
         }
 

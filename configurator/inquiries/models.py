@@ -36,7 +36,7 @@ class Inquiry(models.Model):
     context_tokens = models.PositiveIntegerField(_("context per conversation (tokens)"))
     users = models.PositiveIntegerField(_("users"))
     active_share_percent = models.PositiveSmallIntegerField(
-        _("users active at once (%)"), default=100
+        _("users active at once (%)"), null=True, blank=True
     )
     system_prompt_tokens = models.PositiveIntegerField(
         _("shared system prompt (tokens)"), default=0
@@ -78,6 +78,10 @@ class Inquiry(models.Model):
             "gpus_per_node": self.gpus_per_node,
             "kv_dtype": self.kv_dtype,
             "new_conversations_per_day": self.new_conversations_per_day,
+            "active_share": (
+                None if self.active_share_percent is None else self.active_share_percent / 100
+            ),
+            "shared_prompt_tokens": self.system_prompt_tokens,
         }
 
     @property

@@ -104,8 +104,9 @@ class SizingCommand(BaseCommand):
         parser.add_argument(
             "--active-share",
             type=share,
-            default=1.0,
-            help="share of users active at once, above 0 and at most 1 (default 1)",
+            default=None,
+            help="share of users active at once, above 0 and at most 1 "
+            "(default: not given, users take turns)",
         )
         parser.add_argument(
             "--shared-prompt-tokens",
@@ -128,7 +129,7 @@ class SizingCommand(BaseCommand):
                 gpus_per_node=options["gpus_per_node"],
                 kv_dtype=options["kv_dtype"],
                 new_conversations_per_day=options["new_conversations_per_day"],
-                active_share=options.get("active_share", 1.0),
+                active_share=options.get("active_share"),
                 shared_prompt_tokens=options.get("shared_prompt_tokens", 0),
             )
         except SizingError as exc:

@@ -16,7 +16,7 @@ def plan_create(
     gpus_per_node: int = 4,
     kv_dtype: str = "fp8",
     new_conversations_per_day: int = 0,
-    active_share: float = 1.0,
+    active_share: float | None = None,
     shared_prompt_tokens: int = 0,
     revision: str | None = None,
     model: ModelSpec | None = None,
