@@ -14,8 +14,9 @@ from django.utils import translation
 
 from sizing.engines import bundle, deployment
 from sizing.engines.deployment import BundleFile, Deployment, Rendered
-from sizing.engines.flags import EngineVersions, source
+from sizing.engines.flags import EngineVersions, parallel_source, source
 from sizing.engines.shared_tier import TierOptions
+from sizing.engines.vllm import role
 from sizing.plan import Plan
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -50,21 +51,27 @@ def _readme(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
         "engines": [r.engine for r in engines],
         "notes": [n for r in rendered for n in r.notes],
         "versions": [
-            ("vLLM", versions.vllm, source("vllm", versions.vllm)),
-            ("LMCache", versions.lmcache, source("lmcache", versions.lmcache)),
-            ("SGLang", versions.sglang, source("sglang", versions.sglang)),
-            ("Dynamo", versions.dynamo, source("dynamo", versions.dynamo)),
-            (
-                "production-stack",
-                versions.production_stack,
-                source("production-stack", versions.production_stack),
-            ),
+            (name, version, source(key, version), parallel_source(key, version))
+            for name, key, version in (
+                ("vLLM", "vllm", versions.vllm),
+                ("LMCache", "lmcache", versions.lmcache),
+                ("SGLang", "sglang", versions.sglang),
+                ("Dynamo", "dynamo", versions.dynamo),
+                ("production-stack", "production-stack", versions.production_stack),
+            )
         ],
         "files": sorted(f.path for r in rendered for f in r.files),
         "cpu_gib_per_instance": f"{d.cpu_bytes_per_instance / 2**30:.2f}",
         "nvme_gb_per_instance": f"{d.nvme_bytes_per_instance / 10**9:.0f}",
         "rows": [
-            (s.node, s.name, s.cuda_visible_devices, ",".join(map(str, s.numa_nodes)), s.port)
+            (
+                s.node,
+                s.name,
+                role(d, s),
+                s.cuda_visible_devices,
+                ",".join(map(str, s.gpu_numa or s.numa_nodes)),
+                s.port if s.is_head else "-",
+            )
             for s in d.slots
         ],
     }
@@ -94,8 +101,12 @@ def _manifest(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
                 "name": s.name,
                 "gpus": list(s.gpu_ids),
                 "numa_nodes": list(s.numa_nodes),
-                "port": s.port,
+                "port": s.port if s.is_head else None,
+                "pipeline_stage": s.stage,
+                "pipeline_stages": s.stages,
+                "data_parallel_rank": s.dp_rank,
                 "cpu_tier_bytes": d.cpu_bytes_per_instance,
+                "cpu_tier_bytes_on_node": round(d.cpu_bytes_on_node(s)),
                 "nvme_tier_bytes": d.nvme_bytes_per_instance,
             }
             for s in d.slots

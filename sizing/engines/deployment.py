@@ -10,8 +10,14 @@ Rules:
   the tier belongs to one engine instance; 125 GiB in the seed example).
 - The NVMe tier of one node holds one day of new conversations (``nvme.capacity_needed_tb``,
   DESIGN §3.4), split evenly over the node's instances.
-- Parallelism inside an instance is TP only (PP = 1, DP = 1): each replica of the plan
-  is its own engine process group (``sizing.gpu``).
+- Parallelism follows the plan (``sizing.layout.Parallelism``): an instance is one
+  replica of ``TP × PP`` GPUs, one pipeline stage per node; with expert parallel the
+  replicas are the data-parallel ranks of one engine (``DP`` = the plan's replicas,
+  ``EP = TP × DP``, vLLM ``--enable-expert-parallel``) and each rank owns its CPU tier.
+  The CPU tier of one instance (or rank) is spread over its ``TP × PP`` workers, so a
+  node of a pipeline-parallel instance holds ``1/PP`` of it.
+- The NVMe tier is split evenly over the plan's instances (``total_replicas``).
+- GPU KV of one instance: the plan's budget per card × ``TP × PP``.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ class Deployment:
         model_id: Hugging Face repo id served by every instance.
         context_tokens: ``--max-model-len`` / ``--context-length``.
         kv_dtype: the plan's KV dtype (``fp8``, ``auto``…).
-        tensor_parallel_size: GPUs per instance.
+        tensor_parallel_size: GPUs per pipeline stage of an instance (TP).
         gpus_per_node: GPUs in one node.
         sockets: CPU sockets per node.
         slots: every instance of every node.
@@ -47,8 +53,11 @@ class Deployment:
         socket_memory_gb: DIMM capacity of one socket, GB.
         tiers: mount points, the shared tier, the hash seed.
         versions: the engine releases targeted.
-        pipeline_parallel_size: always 1 (see module doc).
-        data_parallel_size: always 1 (see module doc).
+        pipeline_parallel_size: pipeline stages of an instance, one per node (PP).
+        data_parallel_size: data-parallel ranks of the expert-parallel engine (DP; 1
+            without expert parallel).
+        expert_parallel: whether the routed experts are spread over ``TP × DP`` GPUs.
+        layout: the plan's replica arithmetic in words.
     """
 
     model_id: str
@@ -67,11 +76,38 @@ class Deployment:
     versions: EngineVersions = field(default_factory=EngineVersions)
     pipeline_parallel_size: int = 1
     data_parallel_size: int = 1
+    expert_parallel: bool = False
+    layout: str = ""
 
     @property
     def world_size(self) -> int:
-        """Worker processes of one instance (TP × PP)."""
+        """Worker processes of one instance or DP rank (TP × PP)."""
         return self.tensor_parallel_size * self.pipeline_parallel_size
+
+    @property
+    def heads(self) -> tuple[Slot, ...]:
+        """The head slot (stage 0) of every instance: one per instance or DP rank."""
+        return tuple(s for s in self.slots if s.is_head)
+
+    @property
+    def multi_node(self) -> bool:
+        """Whether an instance spans nodes (pipeline parallel)."""
+        return self.pipeline_parallel_size > 1
+
+    @property
+    def launch_supported(self) -> bool:
+        """Whether the bundle can launch this layout with confirmed flags.
+
+        Data-parallel ranks that each span several nodes (expert parallel together
+        with pipeline parallel) have no confirmed multi-node launch: vLLM 0.31/0.33
+        picks a rank's local GPU from its DP rank only when the rank fits one node
+        (``ParallelConfig.get_local_gpu_index``).
+        """
+        return not (self.data_parallel_size > 1 and self.pipeline_parallel_size > 1)
+
+    def cpu_bytes_on_node(self, slot: Slot) -> float:
+        """The share of an instance's CPU tier its workers on ``slot``'s node hold, bytes."""
+        return self.cpu_bytes_per_instance * len(slot.worker_ranks) / self.world_size
 
     @property
     def nodes(self) -> tuple[int, ...]:
@@ -100,17 +136,21 @@ class Deployment:
     @property
     def total_cpu_bytes(self) -> int:
         """CPU tier over all instances, bytes."""
-        return self.cpu_bytes_per_instance * len(self.slots)
+        return self.cpu_bytes_per_instance * len(self.heads)
 
 
 def from_plan(
     plan: Plan, *, tiers: TierOptions | None = None, versions: EngineVersions | None = None
 ) -> Deployment:
-    """The :class:`Deployment` of ``plan`` with the given tiers and engine versions."""
+    """The :class:`Deployment` of ``plan`` with the given tiers and engine versions.
+
+    Raises:
+        ValueError: if the plan's nodes are not a multiple of its pipeline stages.
+    """
     par = plan.parallelism
     nvme_bytes = 0
-    if plan.nvme.drive is not None and par.replicas:
-        nvme_bytes = round(plan.nvme.capacity_needed_tb * TB / par.replicas)
+    if plan.nvme.drive is not None and par.total_replicas:
+        nvme_bytes = round(plan.nvme.capacity_needed_tb * TB / par.total_replicas)
     return Deployment(
         model_id=plan.request.model.repo_id,
         context_tokens=plan.request.context_tokens,
@@ -124,14 +164,20 @@ def from_plan(
             tensor_parallel_size=par.tensor_parallel_size,
             replicas_per_node=par.replicas,
             sockets=plan.host.sockets,
+            pipeline_parallel_size=par.pipeline_parallel_size,
+            data_parallel=par.data_parallel_size > 1,
         ),
         cpu_bytes_per_instance=round(plan.cpu_tier.per_instance_gib * GIB),
-        gpu_kv_bytes_per_instance=round(par.kv_cache_gib_per_gpu * par.tensor_parallel_size * GIB),
+        gpu_kv_bytes_per_instance=round(par.kv_cache_gib_per_gpu * par.gpus_per_replica * GIB),
         nvme_bytes_per_instance=nvme_bytes,
         nvme_drive_count=plan.nvme.drive_count,
         socket_memory_gb=plan.host.gb_per_socket,
         tiers=tiers or TierOptions(),
         versions=versions or EngineVersions(),
+        pipeline_parallel_size=par.pipeline_parallel_size,
+        data_parallel_size=par.data_parallel_size,
+        expert_parallel=par.expert_parallel_size > 1,
+        layout=par.layout,
     )
 
 

@@ -16,6 +16,14 @@ distributed/leader.rs``, ``storage/disk.rs``; ``dynamo/vllm/args.py``; engine_fl
   go to the frontend's KV router (``python -m dynamo.frontend --router-mode kv``).
 - Released KVBM 1.5.1/1.6.1 has no shared S3/NFS tier (its G4 variables are absent
   from the binaries): the bundle says so and emits none.
+- Parallelism: ``dynamo.vllm`` takes every flag of its pinned vLLM (1.5.1: vLLM 0.28.0,
+  1.6.1: vLLM 0.31.0; ``dynamo/vllm/args.py``), so the flags are those of
+  ``sizing/engines/vllm.py``. Expert parallel runs one worker per data-parallel rank
+  (``--data-parallel-rank``, the external load balancing ``dynamo/vllm/dp_topology.py``
+  recommends), each with its own KVBM leader, ports and ``DYN_KVBM_CPU_CACHE_GB``.
+  A pipeline-parallel instance spanning nodes is not emitted: its workers on the other
+  nodes would have to reach the KVBM leader on the head, and no released setting for
+  that was confirmed.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from typing import Any
 from sizing.engines import flags, shell
 from sizing.engines.deployment import BundleFile, Deployment, Rendered
 from sizing.engines.placement import Slot
+from sizing.engines.vllm import not_launched, parallel_argv
 from sizing.units import GB
 
 ZMQ_PORT = 56001
@@ -40,6 +49,14 @@ CONNECTOR = {
     "kv_role": "kv_both",
     "kv_connector_module_path": "kvbm.vllm_integration.connector",
 }
+MULTI_NODE_UNSUPPORTED = (
+    "Dynamo {version}: no scripts for an instance spanning {pp} nodes (pipeline "
+    "parallel). dynamo.vllm has --headless for the workers of the other nodes, but "
+    "how those workers reach the KVBM leader on the head node was not confirmed for "
+    "this release. Set it up by hand: the vLLM flags of nodeN/vllm/instanceM/serve.sh "
+    "with python -m dynamo.vllm, --headless on every node but the first, and "
+    "DYN_KVBM_CPU_CACHE_GB on the head node as the instance's total in GB."
+)
 SHARED_TIER_UNSUPPORTED = (
     "Released Dynamo KVBM {version} has no shared S3 or NFS tier: the bundle configures "
     "none for Dynamo. Use vLLM native, LMCache or SGLang for a tier shared between nodes."
@@ -86,8 +103,7 @@ def worker_argv(d: Deployment, slot: Slot) -> list[str]:
         "dynamo.vllm",
         "--model",
         d.model_id,
-        "--tensor-parallel-size",
-        str(d.tensor_parallel_size),
+        *parallel_argv(d, slot),
         "--max-model-len",
         str(d.context_tokens),
     ]
@@ -128,6 +144,11 @@ def render(d: Deployment) -> Rendered:
     if not d.has_cpu_tier:
         notes.append("The plan has no CPU tier, so KVBM is not configured.")
         return Rendered("dynamo", (), tuple(notes))
+    if not d.launch_supported:
+        return Rendered("dynamo", (), (*notes, not_launched("Dynamo")))
+    if d.multi_node:
+        notes.append(MULTI_NODE_UNSUPPORTED.format(version=version, pp=d.pipeline_parallel_size))
+        return Rendered("dynamo", (), tuple(notes))
     files = [
         BundleFile(
             f"node{d.nodes[0]}/dynamo/frontend.sh",
@@ -149,6 +170,11 @@ def render(d: Deployment) -> Rendered:
                     comments=(
                         "DYN_KVBM_*_CACHE_GB are GB (10^9 bytes), total over the "
                         f"instance's {d.world_size} worker(s); keep disk >= CPU >= GPU KV.",
+                        *(
+                            (f"Data-parallel rank {slot.dp_rank} of {d.data_parallel_size}.",)
+                            if slot.dp_rank is not None
+                            else ()
+                        ),
                     ),
                     env=env,
                     exec_argv=[*slot.numactl, *worker_argv(d, slot)],

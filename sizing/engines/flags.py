@@ -55,6 +55,12 @@ def source(engine: str, version: str) -> str:
     return text
 
 
+def parallel_source(engine: str, version: str) -> str:
+    """Where the parallelism flags of ``engine`` ``version`` were read (empty if none)."""
+    text: str = _data()[engine][version].get("parallel_source", "")
+    return text
+
+
 def require(engine: str, version: str, group: str, names: Iterable[str]) -> None:
     """Check that every name in ``names`` is recorded for this engine version.
 

@@ -14,6 +14,9 @@ Units and scopes (``lmcache/v1/config.py``, ``cache_engine.py``,
   YAML named by ``LMCACHE_CONFIG_FILE``.
 - A shared cache needs the same ``PYTHONHASHSEED`` on every instance (LMCache docs on
   ``pre_caching_hash_algorithm``, whose default ``builtin`` is kept).
+- Parallelism as for vLLM native (``sizing/engines/vllm.py``): a pipeline-parallel
+  instance has ``TP × PP`` workers, ``TP`` on each node, each with its own LMCache
+  engine of ``max_local_cpu_size``; each data-parallel rank has its own workers.
 """
 
 from __future__ import annotations
@@ -26,7 +29,14 @@ import yaml
 
 from sizing.engines import flags, shell
 from sizing.engines.deployment import BundleFile, Deployment, Rendered
-from sizing.engines.vllm import HASH_ALGO, base_argv, engine_env
+from sizing.engines.vllm import (
+    HASH_ALGO,
+    base_argv,
+    engine_env,
+    not_launched,
+    parallel_notes,
+    role,
+)
 from sizing.units import GIB
 
 CHUNK_TOKENS = 256
@@ -75,6 +85,8 @@ def render(d: Deployment) -> Rendered:
     """Per instance: ``lmcache.yaml`` and ``serve.sh`` (vLLM with ``LMCacheConnectorV1``)."""
     if not d.has_cpu_tier:
         return Rendered("lmcache", (), ("The plan has no CPU tier, so no LMCache config.",))
+    if not d.launch_supported:
+        return Rendered("lmcache", (), (not_launched("LMCache"),))
     files: list[BundleFile] = []
     for slot in d.slots:
         folder = f"node{slot.node}/lmcache/{slot.name}"
@@ -98,8 +110,9 @@ def render(d: Deployment) -> Rendered:
                     title=f"vLLM {d.versions.vllm} + LMCache {d.versions.lmcache} in-process, "
                     f"{slot.host} {slot.name}",
                     comments=(
+                        f"Runs {role(d, slot)}.",
                         f"max_local_cpu_size is GiB per worker: {doc['max_local_cpu_size']} "
-                        f"× {d.world_size} worker(s).",
+                        f"× {d.world_size} worker(s), {len(slot.worker_ranks)} on this node.",
                     ),
                     env_here={"LMCACHE_CONFIG_FILE": "lmcache.yaml"},
                     env=env,
@@ -109,8 +122,9 @@ def render(d: Deployment) -> Rendered:
             )
         )
     notes = [
-        "LMCache in-process sizes are per worker (TP rank): max_local_cpu_size × TP is the "
-        "instance's CPU tier."
+        *parallel_notes(d),
+        "LMCache in-process sizes are per worker (TP × PP ranks): max_local_cpu_size × TP "
+        "× PP is the instance's CPU tier.",
     ]
     if d.shared == "s3":
         notes.append(

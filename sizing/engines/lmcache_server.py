@@ -5,8 +5,11 @@ Units and scopes (``lmcache/cli/commands/server.py``, ``lmcache/v1/distributed/c
 
 - ``--l1-size-gb`` is **GiB** (the code multiplies by 2^30 although the help says GB)
   and is the whole server's L1; it requires ``--eviction-policy``.
-- The bundle runs one server per engine instance, bound to the instance's NUMA node, so
-  ``--l1-size-gb`` equals the instance's CPU tier (rounded up to 0.01 GiB).
+- The bundle runs one server per engine instance on each node it spans, bound to the
+  instance's NUMA nodes, because the connector reaches its server on ``localhost``; so
+  ``--l1-size-gb`` is the instance's CPU tier (rounded up to 0.01 GiB), or for a
+  pipeline-parallel instance the share of that node's stage (``1/PP``). Each
+  data-parallel rank has its own server.
 - ``--l2-adapter`` entries are ordered: ``fs_native`` on the NVMe mount with
   ``max_capacity_gb`` (GiB) and an LRU ``eviction`` block, then the shared tier (``s3``
   with ``s3_endpoint``/``s3_region``, or ``fs`` on NFS), marked ``shared``. There is no
@@ -26,7 +29,14 @@ from sizing.engines import flags, shell
 from sizing.engines.deployment import BundleFile, Deployment, Rendered
 from sizing.engines.lmcache import CHUNK_TOKENS, gib_per_worker
 from sizing.engines.placement import Slot
-from sizing.engines.vllm import HASH_ALGO, base_argv, engine_env
+from sizing.engines.vllm import (
+    HASH_ALGO,
+    base_argv,
+    engine_env,
+    not_launched,
+    parallel_notes,
+    role,
+)
 
 SERVER_PORT = 5555
 """First ZMQ port (LMCache's default); instance ``i`` uses ``5555 + i``."""
@@ -35,15 +45,16 @@ HTTP_PORT = 8080
 HASH_ALGORITHM = "blake3"
 
 
-def l2_adapters(d: Deployment, instance: str) -> list[dict[str, Any]]:
-    """The ordered ``--l2-adapter`` documents of one server."""
+def l2_adapters(d: Deployment, slot: Slot) -> list[dict[str, Any]]:
+    """The ordered ``--l2-adapter`` documents of one server (its node's share)."""
     adapters: list[dict[str, Any]] = []
     if d.has_nvme:
+        share = d.nvme_bytes_per_instance * len(slot.worker_ranks) // d.world_size
         adapters.append(
             {
                 "type": "fs_native",
-                "base_path": f"{d.tiers.nvme_mount}/lmcache-mp/{instance}",
-                "max_capacity_gb": gib_per_worker(d.nvme_bytes_per_instance, 1),
+                "base_path": f"{d.tiers.nvme_mount}/lmcache-mp/{slot.name}",
+                "max_capacity_gb": gib_per_worker(share, 1),
                 "eviction": {"eviction_policy": "LRU"},
             }
         )
@@ -78,7 +89,7 @@ def server_argv(d: Deployment, slot: Slot) -> list[str]:
         "--http-port",
         str(HTTP_PORT + slot.index),
         "--l1-size-gb",
-        f"{gib_per_worker(d.cpu_bytes_per_instance, 1):g}",
+        f"{gib_per_worker(round(d.cpu_bytes_on_node(slot)), 1):g}",
         "--eviction-policy",
         "LRU",
         "--chunk-size",
@@ -86,7 +97,7 @@ def server_argv(d: Deployment, slot: Slot) -> list[str]:
         "--hash-algorithm",
         HASH_ALGORITHM,
     ]
-    for adapter in l2_adapters(d, slot.name):
+    for adapter in l2_adapters(d, slot):
         argv += ["--l2-adapter", json.dumps(adapter, separators=(",", ":"))]
     flags.require("lmcache", d.versions.lmcache, "server_cli", flags.cli_flags(argv))
     return argv
@@ -109,6 +120,8 @@ def render(d: Deployment) -> Rendered:
     """Per instance: ``lmcache-server.sh`` (start first) and ``serve.sh``."""
     if not d.has_cpu_tier:
         return Rendered("lmcache-server", (), ("The plan has no CPU tier, so no LMCache server.",))
+    if not d.launch_supported:
+        return Rendered("lmcache-server", (), (not_launched("LMCache server"),))
     files: list[BundleFile] = []
     for slot in d.slots:
         folder = f"node{slot.node}/lmcache-server/{slot.name}"
@@ -133,7 +146,10 @@ def render(d: Deployment) -> Rendered:
                 f"{folder}/lmcache-server.sh",
                 shell.script(
                     title=f"LMCache {d.versions.lmcache} server for {slot.host} {slot.name}",
-                    comments=("--l1-size-gb is GiB (2^30 bytes) for the whole server.",),
+                    comments=(
+                        f"Serves the workers of {role(d, slot)} on this node.",
+                        "--l1-size-gb is GiB (2^30 bytes) for the whole server.",
+                    ),
                     exec_argv=[*slot.numactl, *server],
                 ),
                 executable=True,
@@ -144,7 +160,7 @@ def render(d: Deployment) -> Rendered:
                 f"{folder}/serve.sh",
                 shell.script(
                     title=f"vLLM {d.versions.vllm}, LMCacheMPConnector, {slot.host} {slot.name}",
-                    comments=("Start lmcache-server.sh first.",),
+                    comments=(f"Runs {role(d, slot)}.", "Start lmcache-server.sh first."),
                     env=engine_env(d, slot),
                     exec_argv=[*slot.numactl, *argv],
                 ),
@@ -152,7 +168,8 @@ def render(d: Deployment) -> Rendered:
             )
         )
     notes = (
-        "One LMCache server per engine instance, bound to the same NUMA node; "
-        "--l1-size-gb is the instance's whole CPU tier in GiB.",
+        *parallel_notes(d),
+        "One LMCache server per engine instance and node, bound to the same NUMA nodes; "
+        "--l1-size-gb is the instance's CPU tier on that node in GiB.",
     )
     return Rendered("lmcache-server", tuple(files), notes)

@@ -6,7 +6,9 @@ CLI) and chart ``vllm-stack-0.1.12`` ``helm/templates/deployment-vllm-multi.yaml
 
 Rules:
 
-- Static discovery lists every instance's URL with its model, index-aligned.
+- Static discovery lists every instance's URL with its model, index-aligned: the head
+  of each pipeline-parallel instance, each data-parallel rank of an expert-parallel
+  engine (each has its own API server and CPU tier).
 - The CPU (and NVMe) tier of each instance is its own: a returning conversation finds
   its KV only on the instance that served it before. The router therefore uses
   ``session`` routing on a header the client sends (``x-session-id``); ``kvaware``
@@ -16,7 +18,8 @@ Rules:
   **GiB per worker**, and the chart drops values whose integer part is 0, so the
   bundle writes a whole number of GiB, rounded up. ``diskOffloadingBufferSize`` needs
   ``LMCACHE_LOCAL_DISK`` in ``env`` (the chart does not set it). The chart sets
-  ``PYTHONHASHSEED`` itself.
+  ``PYTHONHASHSEED`` itself. A modelSpec is one pod of ``requestGPU`` GPUs, so the
+  values are emitted only for plans without pipeline or data parallelism.
 """
 
 from __future__ import annotations
@@ -37,8 +40,8 @@ SESSION_HEADER = "x-session-id"
 
 def router_argv(d: Deployment) -> list[str]:
     """``vllm-router`` with static backends and session routing."""
-    backends = ",".join(f"http://{s.host}:{s.port}" for s in d.slots)
-    models = ",".join(d.model_id for _ in d.slots)
+    backends = ",".join(f"http://{s.host}:{s.port}" for s in d.heads)
+    models = ",".join(d.model_id for _ in d.heads)
     argv = [
         "vllm-router",
         "--service-discovery",
@@ -106,13 +109,13 @@ def render(d: Deployment, *, helm: bool) -> Rendered:
     """``router/vllm-router.sh`` when there are several instances; Helm values if asked."""
     files: list[BundleFile] = []
     notes: list[str] = []
-    if len(d.slots) > 1:
+    if len(d.heads) > 1:
         files.append(
             BundleFile(
                 "router/vllm-router.sh",
                 shell.script(
                     title=f"vLLM production-stack router ({d.versions.production_stack}) "
-                    f"in front of {len(d.slots)} instances",
+                    f"in front of {len(d.heads)} instances",
                     comments=(
                         "Replace node1, node2… with the nodes' addresses. Clients send the",
                         f"header {SESSION_HEADER} (one value per conversation).",
@@ -127,7 +130,12 @@ def render(d: Deployment, *, helm: bool) -> Rendered:
             f"the instance that served it, so the router uses session routing on "
             f"{SESSION_HEADER} (KV-aware routing would need LMCache's controller)."
         )
-    if helm and d.has_cpu_tier:
+    if helm and d.has_cpu_tier and (d.multi_node or d.data_parallel_size > 1):
+        notes.append(
+            "No Helm values: a production-stack modelSpec is one pod on one node, and this "
+            "plan needs pipeline or data parallelism across its GPUs."
+        )
+    elif helm and d.has_cpu_tier:
         files.append(
             BundleFile("router/helm-values.yaml", yaml.safe_dump(helm_values(d), sort_keys=False))
         )

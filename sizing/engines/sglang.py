@@ -15,18 +15,65 @@ engine_flags.md §3):
   ``enable_metadata_cache``; S3 through ``nixl`` with the ``obj`` plugin. With both an
   NVMe and a shared tier planned, the shared tier is the backend.
 - KV dtype: ``--kv-cache-dtype fp8_e4m3`` for an FP8 cache.
+
+Parallelism (``sglang/srt/arg_groups/fields/parallel.py`` and ``fields/device.py`` of
+both wheels; the flag is ``--`` plus the field name with dashes,
+``arg_groups/arg_utils.py``):
+
+- Pipeline parallel over nodes: ``--pp-size`` with ``--nnodes``, ``--node-rank`` and
+  ``--dist-init-addr <head>:<port>`` on every node; node ``k`` runs stage ``k``. HiCache
+  keeps one host pool per (TP, PP) rank and tags its storage keys with the PP rank
+  (``mem_cache/hicache_storage.py``), so ``--hicache-size`` is still per rank.
+- Expert parallel: the node's data-parallel ranks are one server,
+  ``--tp-size`` = TP × DP GPUs, ``--attn-dp-size`` DP attention groups (one
+  scheduler each, ``attn_dp_size``; ``--enable-dp-attention`` is deprecated in
+  0.5.23) and ``--ep-size`` TP × DP. Each rank still holds ``--hicache-size`` GB.
+- ``--numa-node`` gives one NUMA node per GPU id; it is set when a server's cards span
+  sockets, so each rank's host pool lands on its card's socket.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from typing import Any
 
 from sizing.engines import flags, shell
 from sizing.engines.deployment import BundleFile, Deployment, Rendered
 from sizing.engines.placement import Slot
+from sizing.engines.vllm import not_launched
 from sizing.units import GB
+
+DIST_INIT_PORT = 25000
+"""Port of ``--dist-init-addr`` for instance 0; instance ``i`` uses ``25000 + i``."""
+
+
+def launches(d: Deployment) -> tuple[Slot, ...]:
+    """One server per slot; with data parallel, one server per node holding all of
+    its ranks (GPUs joined, the first rank's port)."""
+    if d.data_parallel_size == 1:
+        return d.slots
+    out = []
+    for node in d.nodes:
+        ranks = d.node_slots(node)
+        gpus = tuple(g for r in ranks for g in r.gpu_ids)
+        numa = tuple(n for r in ranks for n in r.gpu_numa)
+        out.append(
+            replace(
+                ranks[0],
+                gpu_ids=gpus,
+                gpu_numa=numa,
+                numa_nodes=tuple(sorted(set(numa))),
+                dp_rank=None,
+            )
+        )
+    return tuple(out)
+
+
+def ranks_per_server(d: Deployment) -> int:
+    """Data-parallel ranks one server holds on a node (1 without data parallel)."""
+    return len(d.node_slots(d.nodes[0])) if d.data_parallel_size > 1 else 1
 
 
 def hicache_size_gb(d: Deployment) -> int:
@@ -75,10 +122,27 @@ def serve_argv(d: Deployment, slot: Slot) -> list[str]:
         "--port",
         str(slot.port),
         "--tp-size",
-        str(d.tensor_parallel_size),
-        "--context-length",
-        str(d.context_tokens),
+        str(len(slot.gpu_ids)),
     ]
+    if d.pipeline_parallel_size > 1:
+        argv += [
+            "--pp-size",
+            str(d.pipeline_parallel_size),
+            "--nnodes",
+            str(slot.stages),
+            "--node-rank",
+            str(slot.stage),
+            "--dist-init-addr",
+            f"{slot.head_host}:{DIST_INIT_PORT + slot.index}",
+        ]
+    dp = ranks_per_server(d)
+    if dp > 1:
+        argv += ["--attn-dp-size", str(dp)]
+    if d.expert_parallel:
+        argv += ["--ep-size", str(len(slot.gpu_ids))]
+    if slot.spans_sockets:
+        argv += ["--numa-node", *(str(n) for n in slot.gpu_numa)]
+    argv += ["--context-length", str(d.context_tokens)]
     if d.kv_dtype == "fp8":
         argv += ["--kv-cache-dtype", "fp8_e4m3"]
     argv += ["--enable-hierarchical-cache", "--hicache-size", str(hicache_size_gb(d))]
@@ -112,8 +176,10 @@ def render(d: Deployment) -> Rendered:
     """Per instance: ``serve.sh``."""
     if not d.has_cpu_tier:
         return Rendered("sglang", (), ("The plan has no CPU tier, so HiCache stays off.",))
+    if not d.launch_supported:
+        return Rendered("sglang", (), (not_launched("SGLang"),))
     files = []
-    for slot in d.slots:
+    for slot in launches(d):
         env = {"CUDA_VISIBLE_DEVICES": slot.cuda_visible_devices}
         if d.shared != "none":
             env["PYTHONHASHSEED"] = str(d.tiers.python_hash_seed)
@@ -125,7 +191,7 @@ def render(d: Deployment) -> Rendered:
                     title=f"SGLang {d.versions.sglang} HiCache, {slot.host} {slot.name}",
                     comments=(
                         f"--hicache-size is whole GB (10^9 bytes) per rank: "
-                        f"{hicache_size_gb(d)} GB × {d.world_size} rank(s).",
+                        f"{hicache_size_gb(d)} GB × {len(slot.gpu_ids)} rank(s) on this node.",
                     ),
                     env=env,
                     exec_argv=[*slot.numactl, *serve_argv(d, slot)],
@@ -133,7 +199,18 @@ def render(d: Deployment) -> Rendered:
                 executable=True,
             )
         )
-    notes = ["--hicache-size is an integer in GB (10^9 bytes) per TP rank."]
+    notes = ["--hicache-size is an integer in GB (10^9 bytes) per TP × PP rank."]
+    if d.multi_node:
+        notes.append(
+            "SGLang: start --node-rank 0 first, then the other nodes; node1 in "
+            "--dist-init-addr must resolve to the first node (or replace it)."
+        )
+    if d.data_parallel_size > 1:
+        notes.append(
+            "SGLang runs the data-parallel ranks of a node as one server (--attn-dp-size) "
+            "and balances requests between them itself; a returning conversation can land "
+            "on another rank than the one whose host pool holds it."
+        )
     if d.shared != "none" and d.has_nvme:
         notes.append(
             "HiCache has one storage backend: the shared tier is used, the local NVMe "

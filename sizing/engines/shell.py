@@ -20,8 +20,8 @@ _SAFE_NAME = re.compile(r"[A-Za-z0-9._/-]+")
 def command(argv: Sequence[str], *, indent: str = "  ") -> str:
     """``argv`` as one shell command, one option per continuation line.
 
-    A flag and its value stay on one line (``--flag=value`` counts as complete);
-    each element is quoted.
+    A flag and its value stay on one line (``--flag=value`` counts as complete), and
+    so do the further numbers of a list-valued flag; each element is quoted.
     """
     if not argv:
         raise ValueError("argv must not be empty")
@@ -31,8 +31,15 @@ def command(argv: Sequence[str], *, indent: str = "  ") -> str:
         arg = argv[i]
         nxt = argv[i + 1] if i + 1 < len(argv) else None
         if arg.startswith("-") and "=" not in arg and nxt is not None and not nxt.startswith("-"):
-            parts.append(f"{shlex.quote(arg)} {shlex.quote(nxt)}")
-            i += 2
+            values = [nxt]
+            # A list of numbers (``--numa-bind-nodes 0 0 1 1``) stays on its flag's line.
+            while nxt.isdigit() and i + 1 + len(values) < len(argv):
+                more = argv[i + 1 + len(values)]
+                if not more.isdigit():
+                    break
+                values.append(more)
+            parts.append(" ".join(shlex.quote(a) for a in (arg, *values)))
+            i += 1 + len(values)
         else:
             parts.append(shlex.quote(arg))
             i += 1

@@ -19,6 +19,28 @@ Units and scopes (vLLM 0.31.0 and 0.33.0 wheels: ``vllm/engine/arg_utils.py``,
 - The short form cannot express secondary tiers, so it is emitted only for a CPU-only
   plan.
 
+Parallelism (flag names read from the 0.31.0 and 0.33.0 wheels: ``vllm/engine/
+arg_utils.py`` ParallelConfig group, ``--headless`` in the serve CLI args; semantics in
+``vllm/config/parallel.py``, ``vllm/v1/executor/multiproc_executor.py``,
+``vllm/utils/numa_utils.py``, ``vllm/v1/engine/core.py``):
+
+- Pipeline parallel over nodes uses the ``mp`` executor: every node runs the same
+  ``vllm serve`` with ``--pipeline-parallel-size``, ``--nnodes``, ``--node-rank`` and
+  ``--master-addr``/``--master-port`` of the head; nodes after the head add
+  ``--headless`` (workers only). Node ``k`` runs global ranks ``k·TP … k·TP+TP−1``,
+  i.e. stage ``k``. Every node needs the same ``--kv-transfer-config``: its workers
+  read it from their own node's arguments. ``cpu_bytes_to_use`` stays the instance's
+  total, of which each worker allocates ``1/(TP × PP)``.
+- Expert parallel: ``--enable-expert-parallel`` with ``--data-parallel-size`` (EP =
+  TP × DP). Each DP rank runs as its own process with ``--data-parallel-rank``
+  (external load balancing; its API server on its own port, its own GPUs, one
+  ``numactl`` per rank), so the router keeps a returning conversation on the rank
+  whose CPU tier holds it. Each DP rank allocates its own ``cpu_bytes_to_use``
+  (``engine_id`` gets the DP rank appended, ``core.py``), so the value is per rank.
+- A worker process per GPU: when an instance's cards span sockets, ``--numa-bind``
+  with ``--numa-bind-nodes`` (one NUMA node per visible GPU) binds each worker, and so
+  its share of the pinned buffer, to its own card's node.
+
 Seed example: 125 GiB per instance → ``--kv-offloading-size 125`` and
 ``cpu_bytes_to_use`` 134,217,728,000.
 """
@@ -38,6 +60,8 @@ from sizing.units import GIB
 
 HASH_ALGO = "sha256"
 """``--prefix-caching-hash-algo`` on every instance (vLLM's default, pinned)."""
+MASTER_PORT = 29501
+"""``--master-port`` of instance 0 (vLLM's default); instance ``i`` uses ``29501 + i``."""
 
 
 @dataclass(frozen=True)
@@ -71,22 +95,65 @@ def offload(per_instance_gib: float) -> VllmOffload | None:
     return VllmOffload(kv_offloading_size_gib=size, cpu_bytes_to_use=size * GIB)
 
 
+def parallel_argv(d: Deployment, slot: Slot) -> list[str]:
+    """The parallelism flags of one slot: TP, and PP, DP, EP and worker NUMA binding
+    when the plan has them (see module doc)."""
+    argv = ["--tensor-parallel-size", str(d.tensor_parallel_size)]
+    if d.pipeline_parallel_size > 1:
+        argv += [
+            "--pipeline-parallel-size",
+            str(d.pipeline_parallel_size),
+            "--nnodes",
+            str(slot.stages),
+            "--node-rank",
+            str(slot.stage),
+            "--master-addr",
+            slot.head_host,
+            "--master-port",
+            str(MASTER_PORT + slot.index),
+        ]
+    if slot.dp_rank is not None:
+        argv += [
+            "--data-parallel-size",
+            str(d.data_parallel_size),
+            "--data-parallel-rank",
+            str(slot.dp_rank),
+        ]
+    if d.expert_parallel:
+        argv.append("--enable-expert-parallel")
+    if slot.spans_sockets:
+        argv += ["--numa-bind", "--numa-bind-nodes", *(str(n) for n in slot.gpu_numa)]
+    return argv
+
+
 def base_argv(d: Deployment, slot: Slot, program: tuple[str, ...] = ("vllm", "serve")) -> list[str]:
-    """``vllm serve <model>`` with the instance's port, TP size, context and KV dtype."""
+    """``vllm serve <model>`` with the slot's port, parallelism, context and KV dtype.
+
+    A pipeline stage after the head runs ``--headless`` (no API server, no port).
+    """
     argv = [*program, d.model_id] if program == ("vllm", "serve") else [*program]
-    argv += [
-        "--host",
-        "0.0.0.0",
-        "--port",
-        str(slot.port),
-        "--tensor-parallel-size",
-        str(d.tensor_parallel_size),
-        "--max-model-len",
-        str(d.context_tokens),
-    ]
+    if slot.is_head:
+        argv += ["--host", "0.0.0.0", "--port", str(slot.port)]
+    else:
+        argv.append("--headless")
+    argv += parallel_argv(d, slot)
+    argv += ["--max-model-len", str(d.context_tokens)]
     if d.kv_dtype == "fp8":
         argv += ["--kv-cache-dtype", "fp8"]
     return argv
+
+
+def role(d: Deployment, slot: Slot) -> str:
+    """What the slot runs, in words, for script comments."""
+    if slot.dp_rank is not None:
+        return (
+            f"data-parallel rank {slot.dp_rank} of {d.data_parallel_size} "
+            f"(experts over EP {d.tensor_parallel_size * d.data_parallel_size})"
+        )
+    if slot.stages > 1:
+        kind = "head, serves the API" if slot.is_head else f"headless, start after {slot.head_host}"
+        return f"pipeline stage {slot.stage} of {slot.stages} ({kind})"
+    return "one engine instance"
 
 
 def engine_env(d: Deployment, slot: Slot) -> dict[str, str]:
@@ -166,9 +233,11 @@ def render(d: Deployment) -> Rendered:
     """Per instance: ``serve.sh`` (full form), ``kv-transfer-config.json`` and, for a
     CPU-only plan, ``serve-short.sh`` (``--kv-offloading-size``)."""
     version = d.versions.vllm
+    if not d.launch_supported:
+        return Rendered("vllm", (), (not_launched("vLLM"),))
     buffer = offload(d.cpu_bytes_per_instance / GIB)
     files: list[BundleFile] = []
-    notes: list[str] = []
+    notes: list[str] = list(parallel_notes(d))
     tiers = secondary_tiers(d)
     for slot in d.slots:
         folder = f"node{slot.node}/vllm/{slot.name}"
@@ -195,8 +264,10 @@ def render(d: Deployment) -> Rendered:
                 shell.script(
                     title=f"vLLM {version} native offloading, {slot.host} {slot.name}",
                     comments=(
+                        f"Runs {role(d, slot)}.",
                         f"CPU tier: {buffer.kv_offloading_size_gib} GiB for this instance "
-                        f"({buffer.cpu_bytes_to_use} bytes over its {d.world_size} worker(s)).",
+                        f"({buffer.cpu_bytes_to_use} bytes over its {d.world_size} worker(s),",
+                        f"{len(slot.worker_ranks)} of them on this node).",
                     ),
                     env=env,
                     exec_argv=[*slot.numactl, *full],
@@ -213,6 +284,7 @@ def render(d: Deployment) -> Rendered:
                     shell.script(
                         title=f"vLLM {version}, {slot.host} {slot.name}: same buffer, short form",
                         comments=(
+                            f"Runs {role(d, slot)}.",
                             "--kv-offloading-size is GiB, total over the instance's workers.",
                         ),
                         env=env,
@@ -249,3 +321,35 @@ def render(d: Deployment) -> Rendered:
     if d.shared == "s3":
         notes.append("The obj tier needs NIXL with its OBJ plugin installed beside vLLM.")
     return Rendered("vllm", tuple(files), tuple(notes))
+
+
+def not_launched(engine: str) -> str:
+    """The README sentence for a layout the bundle does not launch (see
+    :attr:`Deployment.launch_supported`)."""
+    return (
+        f"{engine}: no scripts for this layout. Its data-parallel ranks each span several "
+        "nodes (expert parallel with pipeline parallel), and no confirmed launch places "
+        "such ranks on their GPUs. Set it up by hand: per rank, the flags of a one-node "
+        "rank plus --pipeline-parallel-size, --nnodes, --node-rank and --master-addr, "
+        "with CUDA_VISIBLE_DEVICES naming that rank's cards on each node; or size the "
+        "plan without expert parallel."
+    )
+
+
+def parallel_notes(d: Deployment) -> tuple[str, ...]:
+    """README sentences on how the vLLM-based scripts launch the plan's parallelism."""
+    notes: list[str] = []
+    if d.multi_node:
+        notes.append(
+            f"Each instance spans {d.pipeline_parallel_size} nodes (pipeline parallel, one "
+            "stage per node): start the head stage (--node-rank 0) on the first node, then "
+            "the --headless stages on the others; node1, node2… in --master-addr must "
+            "resolve to the nodes' addresses (or replace them)."
+        )
+    if d.data_parallel_size > 1:
+        notes.append(
+            f"Expert parallel: {d.data_parallel_size} data-parallel ranks form one engine "
+            "(--enable-expert-parallel); each rank runs as its own process with its own "
+            "port, GPUs and CPU tier, so start all ranks of a node together."
+        )
+    return tuple(notes)
