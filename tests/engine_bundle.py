@@ -48,7 +48,45 @@ def tp2_plan() -> Plan:
     )
 
 
-PLANS = {"seed": seed_plan, "seed-cpu-only": lambda: seed_plan(0), "llama70b-tp2": tp2_plan}
+def pp_plan() -> Plan:
+    """DeepSeek-V3 with an FP8 cache on 8 × H100 SXM per node: the weights need two
+    nodes, TP 8 × PP 2 (plan of sizing.gpu; checked in tests/test_engines_parallel.py)."""
+    return make_plan(
+        PlanRequest(
+            model=from_catalog("deepseek-ai/DeepSeek-V3"),
+            context_tokens=32768,
+            users=200,
+            gpu_slug="h100-sxm",
+            gpus_per_node=8,
+            kv_dtype="fp8",
+            new_conversations_per_day=1000,
+        )
+    )
+
+
+def ep_plan() -> Plan:
+    """Qwen3-30B-A3B with expert parallel on 4 GPUs: TP 1, 4 data-parallel ranks, EP 4
+    (plan of sizing.gpu; checked in tests/test_engines_parallel.py)."""
+    return make_plan(
+        PlanRequest(
+            model=from_catalog("Qwen/Qwen3-30B-A3B"),
+            context_tokens=32768,
+            users=400,
+            gpus_per_node=4,
+            kv_dtype="fp8",
+            expert_parallel=True,
+            new_conversations_per_day=1000,
+        )
+    )
+
+
+PLANS = {
+    "seed": seed_plan,
+    "seed-cpu-only": lambda: seed_plan(0),
+    "llama70b-tp2": tp2_plan,
+    "deepseek-v3-pp2": pp_plan,
+    "qwen3-moe-ep4": ep_plan,
+}
 SHARED = ("none", "nfs", "s3")
 
 
@@ -79,6 +117,18 @@ def parse_script(text: str) -> tuple[dict[str, str], list[str]]:
         while argv and argv[0].startswith(("--cpunodebind", "--membind")):
             argv = argv[1:]
     return env, argv
+
+
+def values(argv: list[str], flag: str) -> list[str]:
+    """Every value after a list-valued ``flag`` (``--numa-bind-nodes 0 0 1 1``)."""
+    if flag not in argv:
+        return []
+    out = []
+    for arg in argv[argv.index(flag) + 1 :]:
+        if arg.startswith("--"):
+            break
+        out.append(arg)
+    return out
 
 
 def option(argv: list[str], flag: str, default: str | None = None) -> str | None:

@@ -25,7 +25,12 @@ def test_buffer_equals_plan(plan_name: str, shared: str) -> None:
     plan = PLANS[plan_name]()
     d, files = files_of(plan, "dynamo", shared)
     workers = [f for f in scripts(files, "serve.sh") if "/dynamo/" in f.path]
-    assert len(workers) == len(d.slots)
+    if d.multi_node:
+        # No confirmed multi-node KVBM launch: no scripts, a sentence instead.
+        assert not workers
+        assert any("no scripts" in n for n in notes_of(plan, "dynamo", shared))
+        return
+    assert len(workers) == len(d.heads)
     emitted = sum(instance_bytes(parse_script(f.text)[0]) for f in workers)
     planned = plan.cpu_tier.total_gib * 2**30
     # Rounding: up to 0.001 GB per instance (sizing/engines/dynamo.py).

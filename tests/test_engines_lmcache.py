@@ -15,13 +15,15 @@ def instance_bytes(yaml_text: str, serve_text: str) -> float:
     """Pinned bytes of one instance.
 
     LMCache 0.5.6 (engine_flags.md §2.1): one LMCache engine per vLLM worker,
-    ``max_local_cpu_size`` in GiB (× 1024³) per worker; workers = TP × PP.
+    ``max_local_cpu_size`` in GiB (× 1024³) per worker; the workers of one node are
+    TP × PP / ``--nnodes`` (vLLM runs one pipeline stage per node).
     """
     doc = yaml.safe_load(yaml_text)
     argv = parse_script(serve_text)[1]
     workers = int(option(argv, "--tensor-parallel-size", "1") or 1) * int(
         option(argv, "--pipeline-parallel-size", "1") or 1
     )
+    workers //= int(option(argv, "--nnodes", "1") or 1)
     return float(doc["max_local_cpu_size"]) * GIB * workers
 
 
@@ -36,7 +38,7 @@ def test_buffer_equals_plan(plan_name: str, shared: str) -> None:
     emitted = sum(instance_bytes(y.text, s.text) for y, s in zip(yamls, serves, strict=True))
     planned = plan.cpu_tier.total_gib * GIB
     # Rounding: up to 0.01 GiB per worker (sizing/engines/lmcache.py).
-    assert planned - 1 <= emitted <= planned + len(yamls) * d.world_size * 0.01 * GIB
+    assert planned - 1 <= emitted <= planned + len(d.heads) * d.world_size * 0.01 * GIB
 
 
 def test_tp2_halves_the_per_worker_value() -> None:

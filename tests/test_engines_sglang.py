@@ -10,16 +10,23 @@ from sizing.units import GB
 from tests.engine_bundle import PLANS, SHARED, files_of, notes_of, option, parse_script, scripts
 
 
+def ranks_on_node(argv: list[str]) -> int:
+    """Ranks one ``sglang.launch_server`` runs on its node: ``--tp-size`` × ``--pp-size``
+    GPUs over ``--nnodes`` nodes (SGLang places one PP stage per node; the attention
+    DP groups of ``--attn-dp-size`` are inside the TP group)."""
+    ranks = int(option(argv, "--tp-size", "1") or 1) * int(option(argv, "--pp-size", "1") or 1)
+    return ranks // int(option(argv, "--nnodes", "1") or 1)
+
+
 def instance_bytes(argv: list[str]) -> int:
-    """Host pool bytes of one ``sglang.launch_server``.
+    """Host pool bytes of one ``sglang.launch_server`` on its node.
 
     SGLang 0.5.22/0.5.23 (engine_flags.md §3, ``mem_cache/pool_host/base.py``):
-    ``--hicache-size`` is an integer, × 10^9 bytes, per rank; ranks = TP × PP.
+    ``--hicache-size`` is an integer, × 10^9 bytes, per rank.
     """
     size = option(argv, "--hicache-size")
     assert size is not None and size.isdigit(), "--hicache-size must be an integer"
-    ranks = int(option(argv, "--tp-size", "1") or 1) * int(option(argv, "--pp-size", "1") or 1)
-    return int(size) * GB * ranks
+    return int(size) * GB * ranks_on_node(argv)
 
 
 @pytest.mark.parametrize("plan_name", sorted(PLANS))
@@ -28,11 +35,13 @@ def test_buffer_equals_plan(plan_name: str, shared: str) -> None:
     plan = PLANS[plan_name]()
     d, files = files_of(plan, "sglang", shared)
     serves = scripts(files, "serve.sh")
-    assert len(serves) == len(d.slots)
+    # One server per slot; the data-parallel ranks of a node share one server.
+    assert len(serves) == (len(d.nodes) if d.data_parallel_size > 1 else len(d.slots))
     emitted = sum(instance_bytes(parse_script(f.text)[1]) for f in serves)
     planned = plan.cpu_tier.total_gib * 2**30
+    ranks = sum(ranks_on_node(parse_script(f.text)[1]) for f in serves)
     # Rounding: up to one whole GB per rank (sizing/engines/sglang.py).
-    assert planned <= emitted < planned + len(serves) * d.world_size * GB
+    assert planned <= emitted < planned + ranks * GB
 
 
 def test_seed_is_135_gb_per_rank() -> None:

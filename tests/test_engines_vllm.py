@@ -10,16 +10,22 @@ from sizing.units import GIB
 from tests.engine_bundle import PLANS, SHARED, files_of, notes_of, option, parse_script, scripts
 
 
-def host_bytes(argv: list[str]) -> int:
-    """Pinned bytes one ``vllm serve`` allocates for offloading.
+def host_bytes(argv: list[str]) -> float:
+    """Pinned bytes one ``vllm serve`` process allocates on its node for offloading.
 
-    vLLM 0.31/0.33 (engine_flags.md §1.1-1.2): ``cpu_bytes_to_use`` is the total over
-    the TP × PP workers; each DP replica allocates its own region (× DP).
+    vLLM 0.31/0.33 (engine_flags.md §1.1-1.2; ``vllm/config/parallel.py``):
+    ``cpu_bytes_to_use`` is the total over one engine's TP × PP workers, and every
+    worker allocates its ``1/(TP × PP)``; a node of a ``--nnodes`` launch runs
+    ``1/nnodes_within_dp`` of them. Each DP rank allocates its own region: the process
+    runs ``--data-parallel-size`` ranks, or one with ``--data-parallel-rank``.
     """
     config = json.loads(option(argv, "--kv-transfer-config") or "{}")
-    total = config["kv_connector_extra_config"]["cpu_bytes_to_use"]
+    total = int(config["kv_connector_extra_config"]["cpu_bytes_to_use"])
     dp = int(option(argv, "--data-parallel-size", "1") or 1)
-    return int(total) * dp
+    dp_local = 1 if "--data-parallel-rank" in argv else dp
+    nnodes = int(option(argv, "--nnodes", "1") or 1)
+    nnodes_within_dp = max(nnodes // (dp // dp_local), 1)
+    return total * dp_local / nnodes_within_dp
 
 
 @pytest.mark.parametrize("plan_name", sorted(PLANS))
