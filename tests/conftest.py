@@ -7,6 +7,7 @@ that need a real broker are skipped when ``CELERY_BROKER_URL`` is not set.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 
@@ -29,3 +30,18 @@ def broker_url() -> str:
         ci_requires("CELERY_BROKER_URL (Redis)")
     assert url
     return url
+
+
+@pytest.fixture
+def eager_tasks() -> Iterator[None]:
+    """Run Celery tasks in-process for this test, also where a broker is configured.
+
+    Tests of a task's effect use it; tests of the real worker (test_celery_worker.py) do
+    not.
+    """
+    from configurator.celery import app
+
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = previous

@@ -23,6 +23,9 @@ from configurator.verification.services import (
 )
 from configurator.verification.tasks import verify_quote
 
+# Task effects are checked in-process; tests/test_celery_worker.py runs the real worker.
+pytestmark = pytest.mark.usefixtures("eager_tasks")
+
 LLAMA_H100 = {
     "model_id": "meta-llama/Llama-3.1-8B-Instruct",
     "context_tokens": 8192,
