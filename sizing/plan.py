@@ -330,6 +330,7 @@ def make_plan(request: PlanRequest) -> Plan:
         tier_exceeds_gpu_cache=tier.exceeds_gpu_cache,
         nvme_lifetime_years=nvme.lifetime_years,
         active_users=request.active_users,
+        kv_cache_is_fp8=kv_dtype == "fp8",
     )
     if not verdict.offload_pays:
         # Sell no memory the customer does not need: no tier, no buffer, no NVMe.

@@ -14,20 +14,70 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
+class Note:
+    """One reason or warning as a code with its numbers, so that a page can word it in
+    the reader's language; :attr:`text` is the English sentence.
+
+    Attributes:
+        code: one of the keys of :data:`ENGLISH`.
+        values: the numbers the sentence quotes, by name.
+    """
+
+    code: str
+    values: tuple[tuple[str, int | float | str], ...] = ()
+
+    @property
+    def text(self) -> str:
+        """The English sentence."""
+        return ENGLISH[self.code].format(**dict(self.values))
+
+
+ENGLISH = {
+    "all_fit": "All {users:,} conversations fit in GPU memory ({on_gpus:,} resident): a CPU "
+    "tier would only mirror what the GPUs already hold.",
+    "resting": "{resting:,} of {users:,} conversations do not fit on the GPUs and rest between "
+    "turns; without a tier each returning user pays a full prefill again.",
+    "reload_not_faster": "A reload ({reload_ms:.0f} ms) is not faster than recomputing the "
+    "prefill ({recompute_ms:.0f} ms): prompts this short are cheap to recompute.",
+    "reload_faster": "A reload takes about {reload_ms:.0f} ms against about {recompute_ms:.0f} "
+    "ms to recompute the prefill.",
+    "active": "{active:,} users are active at once but the GPUs hold {on_gpus:,} full-length "
+    "conversations: the GPU capacity for active users binds, and the others wait for a "
+    "free slot. {fixes} would fix it.",
+    "mirror": "The CPU tier per instance is not larger than the instance's GPU cache: it only "
+    "mirrors the GPU and adds no hits. More users per instance or fewer GPUs per instance "
+    "would fix it.",
+    "nvme": "The NVMe drives reach their rated endurance in about {months:.0f} months at this "
+    "write volume: choose mixed-use (3 DWPD) drives or more capacity.",
+}
+"""English wording of each note code."""
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The plan's answer to "should we sell an offload tier?".
 
     Attributes:
         offload_pays: True when a CPU tier should be sold.
-        reasons: why, in plain sentences.
-        warnings: constraints that bind or come close, each with what would fix it.
+        reason_notes: why, as codes with their numbers.
+        warning_notes: constraints that bind or come close, each with what would fix it.
         binding: the names of the constraints that bind (:data:`BINDING`).
     """
 
     offload_pays: bool
-    reasons: tuple[str, ...]
-    warnings: tuple[str, ...]
+    reason_notes: tuple[Note, ...]
+    warning_notes: tuple[Note, ...]
     binding: tuple[str, ...] = ()
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Why, in plain English sentences."""
+        return tuple(n.text for n in self.reason_notes)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The warnings, in plain English sentences."""
+        return tuple(n.text for n in self.warning_notes)
 
 
 BINDING = {
@@ -47,6 +97,7 @@ def decide(
     tier_exceeds_gpu_cache: bool,
     nvme_lifetime_years: float | None,
     active_users: int | None = None,
+    kv_cache_is_fp8: bool = False,
 ) -> Verdict:
     """Decide whether the offload tier pays off.
 
@@ -61,58 +112,42 @@ def decide(
             conversations must be resident on the GPUs, since a conversation is
             reloaded to the GPU before it is served (seed: resting conversations wait
             in the CPU tier between turns, not while they run).
+        kv_cache_is_fp8: whether the plan already uses an FP8 cache (then it is not
+            offered as a fix).
     """
-    reasons: list[str] = []
-    warnings: list[str] = []
+    reasons: list[Note] = []
+    warnings: list[Note] = []
     binding: list[str] = []
     resting = max(0, users - conversations_on_gpus)
     pays = True
     if resting == 0:
         pays = False
-        reasons.append(
-            f"All {users:,} conversations fit in GPU memory "
-            f"({conversations_on_gpus:,} resident): a CPU tier would only "
-            "mirror what the GPUs already hold."
-        )
+        reasons.append(Note("all_fit", (("users", users), ("on_gpus", conversations_on_gpus))))
     else:
-        reasons.append(
-            f"{resting:,} of {users:,} conversations do not fit on the GPUs and "
-            "rest between turns; without a tier each returning user pays a "
-            "full prefill again."
-        )
+        reasons.append(Note("resting", (("resting", resting), ("users", users))))
+    timing = (("reload_ms", reload_ms), ("recompute_ms", recompute_ms))
     if reload_ms >= recompute_ms:
         pays = False
-        reasons.append(
-            f"A reload ({reload_ms:.0f} ms) is not faster than recomputing the "
-            f"prefill ({recompute_ms:.0f} ms): prompts this short are cheap to "
-            "recompute."
-        )
+        reasons.append(Note("reload_not_faster", timing))
     elif resting:
-        reasons.append(
-            f"A reload takes about {reload_ms:.0f} ms against about "
-            f"{recompute_ms:.0f} ms to recompute the prefill."
-        )
-    active = active_users
-    if active is not None and active > conversations_on_gpus:
+        reasons.append(Note("reload_faster", timing))
+    if active_users is not None and active_users > conversations_on_gpus:
         binding.append(BINDING["active"])
+        fixes = (
+            "More GPUs or a shorter context"
+            if kv_cache_is_fp8
+            else ("More GPUs, an FP8 KV cache or a shorter context")
+        )
         warnings.append(
-            f"{active:,} users are active at once but the GPUs hold "
-            f"{conversations_on_gpus:,} full-length conversations: the GPU capacity for "
-            "active users binds, and the others wait for a free slot. More GPUs, an FP8 "
-            "KV cache or a shorter context would fix it."
+            Note(
+                "active",
+                (("active", active_users), ("on_gpus", conversations_on_gpus), ("fixes", fixes)),
+            )
         )
     if pays and not tier_exceeds_gpu_cache:
         binding.append(BINDING["mirror"])
-        warnings.append(
-            "The CPU tier per instance is not larger than the instance's GPU "
-            "cache: it only mirrors the GPU and adds no hits. More users per "
-            "instance or fewer GPUs per instance would fix it."
-        )
+        warnings.append(Note("mirror"))
     if nvme_lifetime_years is not None and nvme_lifetime_years < 5:
         binding.append(BINDING["nvme"])
-        warnings.append(
-            f"The NVMe drives reach their rated endurance in about "
-            f"{nvme_lifetime_years * 12:.0f} months at this write volume: "
-            "choose mixed-use (3 DWPD) drives or more capacity."
-        )
+        warnings.append(Note("nvme", (("months", nvme_lifetime_years * 12),)))
     return Verdict(pays, tuple(reasons), tuple(warnings), tuple(binding))

@@ -84,7 +84,11 @@ def test_active_users_beyond_the_gpus_name_the_binding_constraint() -> None:
     assert s["binding_constraints"] == [BINDING["active"]]
     warning = next(w for w in s["warnings"] if "active at once" in w)
     assert "250 users" in warning and "204" in warning
-    assert "More GPUs" in warning and "FP8" in warning and "shorter context" in warning
+    # The seed plan already has an FP8 cache, so FP8 is not offered as a fix.
+    assert "More GPUs" in warning and "shorter context" in warning and "FP8" not in warning
+    bf16 = seed_plan(active_share=0.5, kv_dtype="auto").summary()
+    warning = next(w for w in bf16["warnings"] if "active at once" in w)
+    assert "an FP8 KV cache" in warning
 
 
 def test_active_users_round_up() -> None:
