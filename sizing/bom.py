@@ -3,9 +3,13 @@
 Rules (each line's reason names its input):
 
 - Chassis: one dual-socket SP5 server per node with eight double-width PCIe Gen5 x16
-  slots, 24 DIMM slots at one DIMM per channel (ASRock Rack 4U8G-TURIN2, ASUS
-  ESC8000A-E13P; hardware notes "pattern for 8-GPU PCIe nodes"). SXM and OAM modules sit
-  on a vendor baseboard, so those GPUs get the HGX/UBB chassis instead.
+  slots, 24 DIMM slots at one DIMM per channel and 4 NVMe bays (ASRock Rack
+  4U8G-TURIN2, ServeTheHome review; ASUS ESC8000A-E13P; hardware notes "pattern for
+  8-GPU PCIe nodes"). SXM and OAM modules sit on a vendor baseboard, so those GPUs get
+  the HGX/UBB chassis instead: 8 modules, 24 DIMM slots (MLPerf OAM reference nodes:
+  24 DIMMs) and 8 NVMe bays (upper end of the 2-8 front bays of the hardware notes'
+  8-GPU pattern). The chosen chassis must hold the plan's GPUs, DIMMs and NVMe drives;
+  otherwise the BOM raises :class:`ChassisLimitError` naming the constraint.
 - CPUs: one AMD EPYC 9355 (32 cores, 280 W TDP) per socket of the plan's platform (AMD
   EPYC 9005 platform facts; the seed names the 9355).
 - DIMMs: the plan's DIMM layout (``sizing.host_memory``): count and size per node.
@@ -29,6 +33,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from sizing.errors import InfeasibleError
 from sizing.nvme import WARRANTY_YEARS
 from sizing.plan import Plan
 
@@ -60,7 +65,89 @@ BRIDGE_WAYS = {"h200-nvl": (4, 2), "h100-nvl": (2,), "h100-pcie": (2,)}
 BRIDGE_WAYS.update({"a100-pcie-40gb": (2,), "a100-pcie-80gb": (2,)})
 """Bridge sizes each PCIe card takes, largest first (``nvlink.type`` in hardware.json)."""
 
-MAX_PCIE_GPUS_PER_CHASSIS = 8
+
+@dataclass(frozen=True)
+class Chassis:
+    """A server chassis the BOM can sell, with the slots that limit a node.
+
+    Attributes:
+        sku: the price-list SKU.
+        gpu_slots: GPUs it takes (double-width PCIe cards or baseboard modules).
+        dimm_slots: DIMM slots over both sockets.
+        nvme_bays: front NVMe drive bays.
+        source: where the figures come from.
+    """
+
+    sku: str
+    gpu_slots: int
+    dimm_slots: int
+    nvme_bays: int
+    source: str
+
+
+PCIE_CHASSIS = Chassis(
+    sku="CHS-SP5-4U8G",
+    gpu_slots=8,
+    dimm_slots=24,
+    nvme_bays=4,
+    source="ASRock Rack 4U8G-TURIN2 (ServeTheHome review): 8 x16 slots, 24 DIMMs, 4 NVMe bays",
+)
+BASEBOARD_CHASSIS = Chassis(
+    sku="CHS-SP5-HGX8",
+    gpu_slots=8,
+    dimm_slots=24,
+    nvme_bays=8,
+    source="8-GPU baseboard node: 24 DIMMs (MLPerf OAM reference nodes), 8 front NVMe bays",
+)
+MAX_PCIE_GPUS_PER_CHASSIS = PCIE_CHASSIS.gpu_slots
+
+
+class ChassisLimitError(InfeasibleError):
+    """The plan needs more GPUs, DIMMs or NVMe drives per node than the chassis holds.
+
+    ``binding`` names the slot kind (``"GPU slots per chassis"``, ``"DIMM slots per
+    chassis"``, ``"NVMe bays per chassis"``); ``field`` the input to change.
+    """
+
+
+def check_chassis(chassis: Chassis, *, gpus: int, dimm_count: int, nvme_drive_count: int) -> None:
+    """Check that one node's parts fit ``chassis``.
+
+    Args:
+        chassis: the chassis the BOM sells.
+        gpus: GPUs per node.
+        dimm_count: DIMMs per node.
+        nvme_drive_count: NVMe drives per node.
+
+    Raises:
+        ChassisLimitError: for the first kind of slot that is short, naming it and the
+            counts (source: the chassis' ``source``).
+    """
+    if gpus > chassis.gpu_slots:
+        raise ChassisLimitError(
+            "gpus_per_node",
+            f"gpus_per_node must be at most {chassis.gpu_slots} for the {chassis.sku} chassis, "
+            f"got {gpus}",
+            binding="GPU slots per chassis",
+            fixes=("fewer GPUs per node", "more nodes"),
+        )
+    if dimm_count > chassis.dimm_slots:
+        raise ChassisLimitError(
+            "users",
+            f"the plan needs {dimm_count} DIMMs per node, but the {chassis.sku} chassis has "
+            f"{chassis.dimm_slots} DIMM slots",
+            binding="DIMM slots per chassis",
+            fixes=("fewer users per node", "an FP8 KV cache", "a shorter context", "more nodes"),
+        )
+    if nvme_drive_count > chassis.nvme_bays:
+        raise ChassisLimitError(
+            "new_conversations_per_day",
+            f"the plan needs {nvme_drive_count} NVMe drives per node, but the {chassis.sku} "
+            f"chassis has {chassis.nvme_bays} NVMe bays",
+            binding="NVMe bays per chassis",
+            fixes=("fewer new conversations per day", "an FP8 KV cache", "more nodes"),
+        )
+
 
 CATEGORIES = (
     "chassis",
@@ -175,16 +262,20 @@ def bill_of_materials(plan: Plan) -> Bom:
         appear only when the plan has an NVMe tier or tensor parallelism.
 
     Raises:
-        ValueError: more than eight PCIe GPUs per node (no chassis in the catalog).
+        ChassisLimitError: the node's GPUs, DIMMs or NVMe drives exceed the chassis'
+            slots or bays (:func:`check_chassis`); a ``ValueError`` subclass.
     """
     req = plan.request
     nodes = plan.parallelism.nodes
     gpus = req.gpus_per_node
     on_baseboard = plan.gpu.slug in BASEBOARD_GPUS
-    if not on_baseboard and gpus > MAX_PCIE_GPUS_PER_CHASSIS:
-        raise ValueError(
-            f"gpus_per_node must be at most {MAX_PCIE_GPUS_PER_CHASSIS} for PCIe GPUs, got {gpus}"
-        )
+    chassis = BASEBOARD_CHASSIS if on_baseboard else PCIE_CHASSIS
+    check_chassis(
+        chassis,
+        gpus=gpus,
+        dimm_count=plan.host.dimm_count,
+        nvme_drive_count=plan.nvme.drive_count if plan.nvme.drive is not None else 0,
+    )
     lines: list[BomLine] = []
 
     def add(sku: str, category: str, per_node: int, en: str, de: str) -> None:
@@ -193,7 +284,7 @@ def bill_of_materials(plan: Plan) -> Bom:
 
     if on_baseboard:
         add(
-            "CHS-SP5-HGX8",
+            chassis.sku,
             "chassis",
             1,
             f"{gpus} GPU modules on a baseboard, 2 sockets",
@@ -201,11 +292,13 @@ def bill_of_materials(plan: Plan) -> Bom:
         )
     else:
         add(
-            "CHS-SP5-4U8G",
+            chassis.sku,
             "chassis",
             1,
-            f"{gpus} double-width PCIe GPUs, 2 sockets, 24 DIMM slots",
-            f"{gpus} PCIe-GPUs doppelter Breite, 2 Sockel, 24 DIMM-Steckplätze",
+            f"{gpus} double-width PCIe GPUs, 2 sockets, {chassis.dimm_slots} DIMM slots, "
+            f"{chassis.nvme_bays} NVMe bays",
+            f"{gpus} PCIe-GPUs doppelter Breite, 2 Sockel, {chassis.dimm_slots} "
+            f"DIMM-Steckplätze, {chassis.nvme_bays} NVMe-Schächte",
         )
     sockets = plan.platform.sockets
     add(

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from sizing.bom import bill_of_materials, psu_count
+from sizing.bom import (
+    BASEBOARD_CHASSIS,
+    PCIE_CHASSIS,
+    ChassisLimitError,
+    bill_of_materials,
+    check_chassis,
+    psu_count,
+)
+from sizing.errors import InfeasibleError
 from sizing.model import from_catalog
 from sizing.plan import PlanRequest, make_plan
 
@@ -92,3 +100,61 @@ def test_too_many_pcie_gpus_for_one_chassis() -> None:
     plan = _plan(gpus_per_node=12)
     with pytest.raises(ValueError, match="gpus_per_node must be at most 8"):
         bill_of_materials(plan)  # type: ignore[arg-type]
+
+
+def test_too_many_baseboard_gpus_for_one_chassis() -> None:
+    # An HGX/OAM baseboard carries 8 modules (hardware notes, 8-GPU pattern).
+    plan = _plan(gpu_slug="h200-sxm", gpus_per_node=16, users=50, new_conversations_per_day=0)
+    with pytest.raises(ChassisLimitError) as err:
+        bill_of_materials(plan)  # type: ignore[arg-type]
+    assert err.value.binding == "GPU slots per chassis" and err.value.field == "gpus_per_node"
+
+
+def test_qa_case_48_dimms_names_the_dimm_slots() -> None:
+    # Issue 6 QA: Llama-3.1-8B, 32,768 tokens, 2,000 users, 2 × H200 NVL, 16-bit cache
+    # once gave 48 DIMMs for a chassis with 24 slots (ServeTheHome 4U8G-TURIN2 review).
+    with pytest.raises(ChassisLimitError, match="48 DIMMs per node.*24 DIMM slots") as err:
+        check_chassis(PCIE_CHASSIS, gpus=2, dimm_count=48, nvme_drive_count=0)
+    assert err.value.binding == "DIMM slots per chassis" and err.value.field == "users"
+    # The plan itself now stops at the slots; either way no BOM with 48 DIMMs is made.
+    with pytest.raises(InfeasibleError):
+        bill_of_materials(
+            _plan(  # type: ignore[arg-type]
+                model=from_catalog("meta-llama/Llama-3.1-8B-Instruct"),
+                context_tokens=32768,
+                users=2000,
+                gpu_slug="h200-nvl",
+                gpus_per_node=2,
+                kv_dtype="auto",
+                new_conversations_per_day=0,
+            )
+        )
+
+
+def test_more_nvme_drives_than_bays_names_the_bays() -> None:
+    # 4 NVMe bays on the 4U8G-TURIN2 (ServeTheHome review), 8 on the baseboard chassis.
+    with pytest.raises(ChassisLimitError, match="5 NVMe drives.*4 NVMe bays") as err:
+        check_chassis(PCIE_CHASSIS, gpus=4, dimm_count=24, nvme_drive_count=5)
+    assert err.value.binding == "NVMe bays per chassis"
+    check_chassis(BASEBOARD_CHASSIS, gpus=8, dimm_count=24, nvme_drive_count=5)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},  # seed example
+        {"kv_dtype": "auto"},  # seed, 16-bit cache: 24 × 64 GB
+        {"users": 2000},  # a larger CPU tier
+        {"new_conversations_per_day": 200_000},  # more writes than four drives are rated for
+        {"gpu_slug": "h200-nvl", "gpus_per_node": 8, "users": 4000},
+    ],
+)
+def test_every_bom_fits_its_chassis(kw: dict[str, object]) -> None:
+    plan = _plan(**kw)
+    bom = bill_of_materials(plan)  # type: ignore[arg-type]
+    chassis = PCIE_CHASSIS  # all PCIe cards here
+    per_node = {ln.category: ln.quantity_per_node for ln in bom.lines}
+    assert per_node["chassis"] == 1
+    assert per_node["gpu"] <= chassis.gpu_slots
+    assert per_node["dimm"] <= chassis.dimm_slots
+    assert per_node.get("nvme", 0) <= chassis.nvme_bays
