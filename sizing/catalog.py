@@ -49,7 +49,12 @@ class Gpu:
 
 @dataclass(frozen=True)
 class Platform:
-    """A dual-socket server platform's memory and I/O layout."""
+    """A dual-socket server platform's memory and I/O layout.
+
+    ``dimm_slots`` and ``nvme_bays`` are the chassis's (ASRock Rack 4U8G-TURIN2: 24 DIMM
+    slots at one DIMM per channel, 4 NVMe bays; ServeTheHome review), which can be fewer
+    than the CPUs allow (2 DIMMs per channel on AMD EPYC 9005).
+    """
 
     slug: str
     name: str
@@ -58,6 +63,14 @@ class Platform:
     max_dimms_per_channel: int
     ddr5_mts_1dpc: int
     peak_memory_bw_per_socket_gbs: float
+    dimm_slots: int
+    nvme_bays: int
+
+    @property
+    def dimms_per_channel_max(self) -> int:
+        """DIMMs per channel the chassis has slots for (24 slots on 24 channels: 1)."""
+        channels = self.sockets * self.memory_channels_per_socket
+        return max(1, min(self.max_dimms_per_channel, self.dimm_slots // channels))
 
 
 @dataclass(frozen=True)
@@ -133,6 +146,8 @@ def platform(slug: str = "epyc-9005-2s") -> Platform:
                 max_dimms_per_channel=p["max_dimms_per_channel"],
                 ddr5_mts_1dpc=p["ddr5_mts_1dpc"],
                 peak_memory_bw_per_socket_gbs=p["peak_memory_bw_per_socket_gbs"],
+                dimm_slots=p["dimm_slots"],
+                nvme_bays=p["nvme_bays"],
             )
     raise SizingError("platform", f"unknown platform '{slug}'")
 

@@ -143,7 +143,13 @@ def cpu_tier(
     )
 
 
-def host_memory(*, platform: Platform, gpu_memory_gb_total: float, buffer_gb: float) -> HostMemory:
+def host_memory(
+    *,
+    platform: Platform,
+    gpu_memory_gb_total: float,
+    buffer_gb: float,
+    kv_cache_is_fp8: bool = False,
+) -> HostMemory:
     """Choose the smallest balanced DIMM layout that meets the planning rule.
 
     Args:
@@ -152,12 +158,13 @@ def host_memory(*, platform: Platform, gpu_memory_gb_total: float, buffer_gb: fl
         buffer_gb: pinned offload buffer on the node, GB (0 without a CPU tier).
 
     Raises:
-        InfeasibleError: when even the largest DIMMs at 2 per channel are too small.
+        InfeasibleError: when even the largest DIMMs in every slot of the chassis are too
+            small; the message names the slots and what would fix it.
     """
     baseline = 2 * gpu_memory_gb_total
     need = max(baseline, buffer_gb + gpu_memory_gb_total) if buffer_gb > 0 else baseline
     channels = platform.sockets * platform.memory_channels_per_socket
-    for dpc in range(1, platform.max_dimms_per_channel + 1):
+    for dpc in range(1, platform.dimms_per_channel_max + 1):
         for size in dimm_sizes_gb():
             if channels * dpc * size >= need:
                 return HostMemory(
@@ -169,17 +176,16 @@ def host_memory(*, platform: Platform, gpu_memory_gb_total: float, buffer_gb: fl
                     sockets=platform.sockets,
                     buffer_gb=buffer_gb,
                 )
-    largest = channels * platform.max_dimms_per_channel * dimm_sizes_gb()[-1]
+    slots = channels * platform.dimms_per_channel_max
+    largest = slots * dimm_sizes_gb()[-1]
+    fixes = ["fewer users per node", "a shorter context"]
+    if not kv_cache_is_fp8:
+        fixes.insert(1, "an FP8 KV cache")
     raise InfeasibleError(
         "users",
         f"the CPU tier needs {need:,.0f} GB of host memory, more than the {largest:,} GB "
-        f"one node can hold",
+        f"one node can hold ({slots} DIMM slots × {dimm_sizes_gb()[-1]} GB): "
+        f"{', '.join(fixes[:-1])} or {fixes[-1]} would fix it",
         binding="host memory per node",
-        fixes=(
-            "fewer users per node",
-            "an FP8 KV cache",
-            "a shorter context",
-            "an NVMe tier for conversations from earlier in the day",
-            "more nodes",
-        ),
+        fixes=tuple(fixes),
     )

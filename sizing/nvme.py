@@ -10,6 +10,10 @@ Rules (seed document; DESIGN §3.4):
 - Endurance: a drive may take ``DWPD × capacity`` of writes a day over its warranty
   (read-intensive drives about 1 DWPD, mixed-use about 3; hardware notes).
 - A Gen5 x4 drive reads below 16 GB/s; engines route the file tier through CPU memory.
+- The chassis has a fixed number of NVMe bays (4 on the ASRock Rack 4U8G-TURIN2,
+  ServeTheHome review). When a day of conversations needs more drives than that, the
+  tier is capped at the bays with the largest drives and holds the most recent part of
+  the day; the plan says so (a shared NAS or S3 tier takes the rest).
 """
 
 from __future__ import annotations
@@ -33,12 +37,14 @@ class NvmeTier:
         capacity_needed_tb: one day of new conversations, TB.
         drive: the chosen drive model, or ``None`` when no new conversations are given.
         drive_count: drives in the tier.
+        capped: True when the chassis's bays limit the tier below a day of conversations.
     """
 
     writes_tb_per_day: float
     capacity_needed_tb: float
     drive: NvmeDrive | None
     drive_count: int
+    capped: bool = False
 
     @property
     def capacity_tb(self) -> float:
@@ -58,7 +64,9 @@ class NvmeTier:
         return WARRANTY_YEARS * self.rated_writes_tb_per_day / self.writes_tb_per_day
 
 
-def nvme_tier(*, new_conversations_per_day: int, conversation_bytes: int) -> NvmeTier:
+def nvme_tier(
+    *, new_conversations_per_day: int, conversation_bytes: int, max_drives: int = 4
+) -> NvmeTier:
     """Size the NVMe tier for a day of new conversations.
 
     Chooses the drive model and count with the least raw capacity that holds one day
@@ -67,12 +75,15 @@ def nvme_tier(*, new_conversations_per_day: int, conversation_bytes: int) -> Nvm
     Args:
         new_conversations_per_day: conversations started per day (0: no NVMe tier).
         conversation_bytes: KV bytes of one full-length conversation (whole model).
+        max_drives: NVMe bays of the chassis for the KV tier.
 
     Raises:
         ValueError: if an argument is negative.
     """
-    if new_conversations_per_day < 0 or conversation_bytes < 0:
-        raise ValueError("new_conversations_per_day and conversation_bytes must be >= 0")
+    if new_conversations_per_day < 0 or conversation_bytes < 0 or max_drives < 1:
+        raise ValueError(
+            "new_conversations_per_day and conversation_bytes must be >= 0, max_drives >= 1"
+        )
     writes_tb = new_conversations_per_day * conversation_bytes / TB
     if writes_tb == 0:
         return NvmeTier(0.0, 0.0, None, 0)
@@ -83,9 +94,14 @@ def nvme_tier(*, new_conversations_per_day: int, conversation_bytes: int) -> Nvm
             math.ceil(writes_tb / drive.capacity_tb),
             math.ceil(writes_tb / (drive.dwpd * drive.capacity_tb)),
         )
-        options.append((count * drive.capacity_tb, drive.dwpd, drive, count))
-    _raw, _dwpd, drive, count = min(options, key=lambda o: (o[0], -o[1]))
-    return NvmeTier(writes_tb, writes_tb, drive, count)
+        if count <= max_drives:
+            options.append((count * drive.capacity_tb, drive.dwpd, drive, count))
+    if options:
+        _raw, _dwpd, drive, count = min(options, key=lambda o: (o[0], -o[1]))
+        return NvmeTier(writes_tb, writes_tb, drive, count)
+    # More than the bays hold: fill every bay with the drive rated for the most writes.
+    drive = max(nvme_drives(), key=lambda d: (d.dwpd * d.capacity_tb, d.capacity_tb))
+    return NvmeTier(writes_tb, writes_tb, drive, max_drives, capped=True)
 
 
 def reload_seconds_from_nvme(conversation_bytes: int, drive: NvmeDrive) -> float:

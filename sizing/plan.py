@@ -34,6 +34,7 @@ KV_DTYPES = ("auto", "bf16", "fp16", "fp32", "fp8")
 MAX_CONTEXT_TOKENS = 10_000_000
 MAX_USERS = 1_000_000
 MAX_GPUS_PER_NODE = 16
+MAX_NEW_CONVERSATIONS_PER_DAY = 10_000_000
 
 
 @dataclass(frozen=True)
@@ -220,10 +221,11 @@ def validate(request: PlanRequest) -> None:
         raise SizingError(
             "kv_dtype", f"KV dtype must be one of {', '.join(KV_DTYPES)}, got {request.kv_dtype!r}"
         )
-    if request.new_conversations_per_day < 0:
+    if not 0 <= request.new_conversations_per_day <= MAX_NEW_CONVERSATIONS_PER_DAY:
         raise SizingError(
             "new_conversations_per_day",
-            f"new conversations per day must be 0 or more, got {request.new_conversations_per_day}",
+            f"new conversations per day must be between 0 and "
+            f"{MAX_NEW_CONVERSATIONS_PER_DAY:,}, got {request.new_conversations_per_day:,}",
         )
     share = request.active_share
     if share is not None and not (
@@ -298,10 +300,12 @@ def make_plan(request: PlanRequest) -> Plan:
         platform=platform,
         gpu_memory_gb_total=node_gpu_gb,
         buffer_gb=tier.total_gib * GIB / GB / par.nodes,
+        kv_cache_is_fp8=kv_dtype == "fp8",
     )
     nvme = nvme_tier(
         new_conversations_per_day=request.new_conversations_per_day,
         conversation_bytes=unique_bytes,
+        max_drives=platform.nvme_bays,
     )
     tflops = (
         gpu.fp8_dense_tflops
@@ -329,6 +333,9 @@ def make_plan(request: PlanRequest) -> Plan:
         recompute_ms=transfer.recompute_ms,
         tier_exceeds_gpu_cache=tier.exceeds_gpu_cache,
         nvme_lifetime_years=nvme.lifetime_years,
+        nvme_capped_at=(
+            (nvme.drive_count, nvme.capacity_tb, nvme.capacity_needed_tb) if nvme.capped else None
+        ),
         active_users=request.active_users,
         kv_cache_is_fp8=kv_dtype == "fp8",
     )

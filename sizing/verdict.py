@@ -47,6 +47,9 @@ ENGLISH = {
     "mirror": "The CPU tier per instance is not larger than the instance's GPU cache: it only "
     "mirrors the GPU and adds no hits. More users per instance or fewer GPUs per instance "
     "would fix it.",
+    "nvme_capped": "A day of new conversations needs {needed_tb:,.1f} TB of NVMe, but the "
+    "chassis's {drives} bays hold {capacity_tb:,.1f} TB: the tier keeps the most recent part "
+    "of the day. A shared NAS or S3 tier would hold the rest.",
     "nvme": "The NVMe drives reach their rated endurance in about {months:.0f} months at this "
     "write volume: choose mixed-use (3 DWPD) drives or more capacity.",
 }
@@ -84,6 +87,7 @@ BINDING = {
     "active": "GPU capacity for active users",
     "mirror": "CPU tier not larger than the GPU cache",
     "nvme": "NVMe endurance",
+    "nvme_capped": "NVMe bays per node",
 }
 """Names of the constraints a plan can run into without being infeasible."""
 
@@ -98,6 +102,7 @@ def decide(
     nvme_lifetime_years: float | None,
     active_users: int | None = None,
     kv_cache_is_fp8: bool = False,
+    nvme_capped_at: tuple[int, float, float] | None = None,
 ) -> Verdict:
     """Decide whether the offload tier pays off.
 
@@ -114,6 +119,8 @@ def decide(
             in the CPU tier between turns, not while they run).
         kv_cache_is_fp8: whether the plan already uses an FP8 cache (then it is not
             offered as a fix).
+        nvme_capped_at: ``(drives, capacity_tb, needed_tb)`` when the chassis's NVMe bays
+            cap the tier below a day of conversations, else ``None``.
     """
     reasons: list[Note] = []
     warnings: list[Note] = []
@@ -147,6 +154,15 @@ def decide(
     if pays and not tier_exceeds_gpu_cache:
         binding.append(BINDING["mirror"])
         warnings.append(Note("mirror"))
+    if nvme_capped_at is not None:
+        drives, capacity_tb, needed_tb = nvme_capped_at
+        binding.append(BINDING["nvme_capped"])
+        warnings.append(
+            Note(
+                "nvme_capped",
+                (("drives", drives), ("capacity_tb", capacity_tb), ("needed_tb", needed_tb)),
+            )
+        )
     if nvme_lifetime_years is not None and nvme_lifetime_years < 5:
         binding.append(BINDING["nvme"])
         warnings.append(Note("nvme", (("months", nvme_lifetime_years * 12),)))

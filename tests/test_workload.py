@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from configurator.inquiries.forms import WorkloadForm
-from sizing.errors import SizingError
+from sizing.errors import InfeasibleError, SizingError
 from sizing.model import from_catalog
 from sizing.plan import Plan, PlanRequest, make_plan
 from sizing.verdict import BINDING
@@ -186,3 +186,32 @@ def test_customer_form_passes_the_workload_inputs(settings: Any) -> None:
     form = WorkloadForm({**data, "system_prompt_tokens": 8192})
     assert not form.is_valid()
     assert "system_prompt_tokens" in form.errors
+
+
+def test_nvme_tier_is_capped_at_the_chassis_bays() -> None:
+    # 10,000,000 new 1 GiB conversations a day need 10,737 TB; the chassis has 4 NVMe bays
+    # (ASRock Rack 4U8G-TURIN2, ServeTheHome review): the tier is capped and says so.
+    s = seed_plan(new_conversations_per_day=10_000_000).summary()
+    assert s["nvme_drive_count"] == 4
+    assert "NVMe bays per node" in s["binding_constraints"]
+    assert any("4 bays" in w and "NAS or S3" in w for w in s["warnings"])
+
+
+def test_host_memory_never_exceeds_the_chassis_slots() -> None:
+    # Llama-3.1-8B, 32,768 tokens, 16-bit cache: 32 layers × 8 KV heads × 128 × 2 × 2 B
+    # = 128 KiB per token, 4 GiB per conversation; 2,000 users need about 8,590 GB of
+    # buffer, more than 24 slots × 256 GB = 6,144 GB: infeasible, naming the slots.
+    with pytest.raises(InfeasibleError) as err:
+        make_plan(
+            PlanRequest(
+                model=from_catalog("meta-llama/Llama-3.1-8B-Instruct"),
+                context_tokens=32_768,
+                users=2_000,
+                gpu_slug="h200-nvl",
+                gpus_per_node=2,
+                kv_dtype="auto",
+            )
+        )
+    assert err.value.field == "users"
+    assert "24 DIMM slots × 256 GB" in err.value.message
+    assert "an FP8 KV cache" in err.value.message
