@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "import_export",
+    "ninja",
     "configurator.planning",
     "configurator.modelhub",
     "configurator.catalog",
@@ -87,6 +88,12 @@ DATABASES = {
         conn_max_age=60,
     )
 }
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Concurrent writers (a double-clicked button) wait for the lock instead of failing:
+    # a busy timeout, and write transactions that take the lock when they begin.
+    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

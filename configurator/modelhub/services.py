@@ -96,6 +96,7 @@ def _validate_revision(revision: str | None) -> str | None:
         raise ModelLookupError(
             LookupFailure.REVISION_NOT_FOUND,
             f"'{revision}' is not a revision: give a branch, tag or 40-digit commit",
+            field="revision",
         )
     return value
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import types
 from pathlib import Path
 from typing import Any, NoReturn
@@ -33,6 +34,7 @@ FLAG_FOR_FIELD = {
     "config": "--config",
     "model_name": "--model-name",
     "weights_gib": "--weights-gib",
+    "revision": "--revision",
 }
 
 
@@ -75,7 +77,19 @@ class SizingCommand(BaseCommand):
         parser = super().create_parser(prog_name, subcommand, **kwargs)
         # argparse prints a multi-line usage block before the error; one line names the input.
         parser.error = types.MethodType(_one_line_error, parser)  # type: ignore[method-assign]
+        self._prog = parser.prog
         return parser
+
+    def execute(self, *args: Any, **options: Any) -> str | None:
+        """Run the command; on the command line a :class:`CommandError` is reported in the
+        same one-line form as a usage error (``manage.py size: error: --users: …``)."""
+        try:
+            return super().execute(*args, **options)
+        except CommandError as exc:
+            if not getattr(self, "_called_from_command_line", False) or options.get("traceback"):
+                raise
+            self.stderr.write(f"{self._prog}: error: {exc}")
+            sys.exit(exc.returncode)
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--model", default=None, help="Hugging Face repo id")
@@ -96,11 +110,23 @@ class SizingCommand(BaseCommand):
         parser.add_argument(
             "--gpu",
             default="rtx-pro-6000-se",
-            help=f"GPU slug, one of: {', '.join(sorted(catalog.gpus()))}",
+            help=f"GPU slug (default: %(default)s), one of: {', '.join(sorted(catalog.gpus()))}",
         )
-        parser.add_argument("--gpus-per-node", type=positive_int, default=4)
-        parser.add_argument("--kv-dtype", choices=KV_DTYPES, default="fp8")
-        parser.add_argument("--new-conversations-per-day", type=positive_int, default=0)
+        parser.add_argument(
+            "--gpus-per-node", type=positive_int, default=4, help="default: %(default)s"
+        )
+        parser.add_argument(
+            "--kv-dtype",
+            choices=KV_DTYPES,
+            default="fp8",
+            help="KV-cache dtype; auto is the model's dtype (default: %(default)s)",
+        )
+        parser.add_argument(
+            "--new-conversations-per-day",
+            type=positive_int,
+            default=0,
+            help="sizes the NVMe tier; 0 means no NVMe tier (default: %(default)s)",
+        )
         parser.add_argument(
             "--active-share",
             type=share,
