@@ -113,7 +113,7 @@ def test_too_many_baseboard_gpus_for_one_chassis() -> None:
 def test_qa_case_48_dimms_names_the_dimm_slots() -> None:
     # Issue 6 QA: Llama-3.1-8B, 32,768 tokens, 2,000 users, 2 × H200 NVL, 16-bit cache
     # once gave 48 DIMMs for a chassis with 24 slots (ServeTheHome 4U8G-TURIN2 review).
-    with pytest.raises(ChassisLimitError, match="48 DIMMs per node.*24 DIMM slots") as err:
+    with pytest.raises(ChassisLimitError, match=r"48 DIMMs per node.*24 DIMM slots") as err:
         check_chassis(PCIE_CHASSIS, gpus=2, dimm_count=48, nvme_drive_count=0)
     assert err.value.binding == "DIMM slots per chassis" and err.value.field == "users"
     # The plan itself now stops at the slots; either way no BOM with 48 DIMMs is made.
@@ -133,7 +133,7 @@ def test_qa_case_48_dimms_names_the_dimm_slots() -> None:
 
 def test_more_nvme_drives_than_bays_names_the_bays() -> None:
     # 4 NVMe bays on the 4U8G-TURIN2 (ServeTheHome review), 8 on the baseboard chassis.
-    with pytest.raises(ChassisLimitError, match="5 NVMe drives.*4 NVMe bays") as err:
+    with pytest.raises(ChassisLimitError, match=r"5 NVMe drives.*4 NVMe bays") as err:
         check_chassis(PCIE_CHASSIS, gpus=4, dimm_count=24, nvme_drive_count=5)
     assert err.value.binding == "NVMe bays per chassis"
     check_chassis(BASEBOARD_CHASSIS, gpus=8, dimm_count=24, nvme_drive_count=5)

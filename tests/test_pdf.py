@@ -174,3 +174,41 @@ def test_quote_pdf_command_bad_input_exits_2_with_one_line(tmp_path: Path) -> No
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "--context" in lines[0]
     assert not (tmp_path / "x.pdf").exists()
+
+
+@pytest.mark.parametrize(
+    ("drafted", "issued", "expected", "foreign"),
+    [
+        # Labels: configurator/quotes/pricing.py and its German catalogue; item names:
+        # demo_prices.csv (name, name_de); reasons: sizing/bom.py (why_en, why_de).
+        (
+            "de",
+            "en",
+            ["FP8 cache, with NVMe tier", "4U GPU server", "one per socket"],
+            ["mit NVMe-Stufe", "4HE-GPU-Server", "eine je Sockel"],
+        ),
+        (
+            "en",
+            "de",
+            ["FP8-Cache, mit NVMe-Stufe", "4HE-GPU-Server", "eine je Sockel"],
+            ["with NVMe tier", "4U GPU server", "one per socket"],
+        ),
+    ],
+)
+def test_language_changed_on_the_draft_translates_the_whole_pdf(
+    client: Client, drafted: str, issued: str, expected: list[str], foreign: list[str]
+) -> None:
+    make_presales()
+    client.force_login(quote_user())
+    quote = quote_create_from_inquiry(inquiry=make_inquiry(language=drafted), user=None)
+    client.post(
+        reverse("quotes:settings", args=[quote.pk]),
+        {"discount_percent": "0", "language": issued, "notes": ""},
+    )
+    client.post(reverse("quotes:issue", args=[quote.pk]))
+    response = client.get(reverse("quotes:pdf", args=[quote.pk]))
+    text = " ".join(" ".join(pdf_pages(response.content)).split())  # undo line wrapping
+    for phrase in expected:
+        assert phrase in text
+    for phrase in foreign:
+        assert phrase not in text

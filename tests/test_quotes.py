@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from configurator.catalog.models import Price
 from configurator.inquiries.models import Inquiry
-from configurator.quotes.models import Quote, QuoteLine
+from configurator.quotes.models import Quote, QuoteLine, QuoteNumberCounter
 from configurator.quotes.services import quote_create_from_inquiry, quote_issue
 from tests.quote_factories import make_inquiry, make_presales
 
@@ -224,3 +224,35 @@ def test_unsizable_inquiry_stores_no_quote(presales: Client) -> None:
     response = presales.post(reverse("quotes:create", args=[inquiry.pk]))
     assert response.status_code == 302
     assert not Quote.objects.exists()
+
+
+def test_issuing_twice_redirects_to_the_issued_quote_with_a_message(presales: Client) -> None:
+    # Issue 6 QA: a double click on "Issue quote" sent two POSTs; the second must not fail.
+    quote = quote_create_from_inquiry(inquiry=make_inquiry(), user=None)
+    url = reverse("quotes:issue", args=[quote.pk])
+    detail = reverse("quotes:detail", args=[quote.pk])
+    first = presales.post(url)
+    assert first.status_code == 302 and first["Location"] == detail
+    quote.refresh_from_db()
+    number, snapshot = quote.number, quote.snapshot
+    second = presales.post(url, follow=True)
+    assert second.redirect_chain == [(detail, 302)] and second.status_code == 200
+    assert f"Quote {number} had already been issued; it is unchanged." in second.content.decode()
+    quote.refresh_from_db()
+    assert (quote.number, quote.snapshot) == (number, snapshot)
+    year = timezone.localdate().year
+    assert QuoteNumberCounter.objects.get(year=year).last_number == 1  # no number used up
+
+
+def test_editor_shows_the_quote_language_not_the_drafts(presales: Client) -> None:
+    # A German inquiry drafted in German, then switched to English: every text follows.
+    quote = quote_create_from_inquiry(inquiry=make_inquiry(language="de"), user=None)
+    presales.post(
+        reverse("quotes:settings", args=[quote.pk]),
+        {"discount_percent": "0", "language": "en", "notes": ""},
+    )
+    page = presales.get(reverse("quotes:detail", args=[quote.pk])).content.decode()
+    # Labels from configurator/quotes/pricing.py; item names from demo_prices.csv.
+    assert "FP8 cache, with NVMe tier" in page and "4U GPU server" in page
+    assert "mit NVMe-Stufe" not in page and "4HE-GPU-Server" not in page
+    assert "one per socket" in page and "eine je Sockel" not in page  # sizing/bom.py reasons

@@ -102,18 +102,18 @@ def document_from_quote(quote: Quote, *, live: bool = False) -> dict[str, Any]:
             _line(
                 position=n,
                 sku=ln.sku,
-                description=ln.description,
+                description=ln.description_in(quote.language),
                 category=ln.category,
                 quantity=ln.quantity,
                 unit_price_eur=ln.unit_price_eur,
                 unit_cost_eur=ln.unit_cost_eur,
-                why=ln.why,
+                why=ln.why_in(quote.language),
             )
             for n, ln in enumerate(alt.lines.all(), start=1)
         ]
         alternatives.append(
             _alternative(
-                label=alt.label,
+                label=alt.label_in(quote.language),
                 inputs=alt.inputs,
                 summary=alt.plan_summary,
                 lines=lines,

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 CENT = Decimal("0.01")
@@ -94,6 +95,18 @@ class QuoteAlternative(models.Model):
     def __str__(self) -> str:
         return self.label
 
+    def label_in(self, language: str) -> str:
+        """The configuration's title in ``language``, made from its sizing inputs.
+
+        The stored ``label`` keeps the language the draft was made in; documents and
+        the editor render this instead, so a quote switched to another language is
+        titled in that language.
+        """
+        from configurator.quotes.pricing import alternative_label
+
+        with translation.override(language):
+            return alternative_label(self.inputs)
+
     def totals(self, *, discount_percent: Decimal, vat_rate: Decimal) -> dict[str, Any]:
         """Net before discount, discount, net, VAT and gross in EUR, and cost and margin."""
         lines = list(self.lines.all())
@@ -138,14 +151,16 @@ class QuoteLine(models.Model):
     )
     position = models.PositiveSmallIntegerField(default=0)
     sku = models.CharField(_("SKU"), max_length=64)
-    description = models.CharField(_("description"), max_length=200)
+    description = models.CharField(_("description (English)"), max_length=200)
+    description_de = models.CharField(_("description (German)"), max_length=200, blank=True)
     category = models.CharField(_("category"), max_length=16)
     quantity = models.PositiveIntegerField(_("quantity"))
     unit_price_eur = models.DecimalField(_("unit price (EUR)"), max_digits=12, decimal_places=2)
     unit_cost_eur = models.DecimalField(
         _("unit cost (EUR)"), max_digits=12, decimal_places=2, default=Decimal("0.00")
     )
-    why = models.CharField(_("reason"), max_length=300, blank=True)
+    why = models.CharField(_("reason (English)"), max_length=300, blank=True)
+    why_de = models.CharField(_("reason (German)"), max_length=300, blank=True)
     is_manual = models.BooleanField(_("added by hand"), default=False)
 
     class Meta:
@@ -153,6 +168,14 @@ class QuoteLine(models.Model):
 
     def __str__(self) -> str:
         return f"{self.quantity} × {self.sku}"
+
+    def description_in(self, language: str) -> str:
+        """The item's name in ``language`` (``de``; anything else gives English)."""
+        return self.description_de if language == "de" and self.description_de else self.description
+
+    def why_in(self, language: str) -> str:
+        """The reason for the line in ``language`` (``de``; anything else gives English)."""
+        return self.why_de if language == "de" and self.why_de else self.why
 
     @property
     def total_eur(self) -> Decimal:

@@ -18,23 +18,42 @@ ZERO = Decimal("0.00")
 
 @dataclass(frozen=True)
 class PricedLine:
-    """A BOM line with the price in force on the pricing date (EUR, net)."""
+    """A BOM line with the price in force on the pricing date (EUR, net).
+
+    Item name and reason are kept in English and German; ``description`` and ``why``
+    give them in ``language``.
+    """
 
     sku: str
-    description: str
     category: str
     quantity: int
     unit_price_eur: Decimal
     unit_cost_eur: Decimal
-    why: str
     priced: bool
     is_example: bool
+    description_en: str
+    description_de: str
+    why_en: str
+    why_de: str
+    language: str = "en"
+
+    @property
+    def description(self) -> str:
+        return self.description_de if self.language == "de" else self.description_en
+
+    @property
+    def why(self) -> str:
+        return self.why_de if self.language == "de" else self.why_en
 
 
-def price_bom(plan: Plan, *, prices: dict[str, Price], language: str) -> list[PricedLine]:
+def price_bom(plan: Plan, *, prices: dict[str, Price], language: str = "en") -> list[PricedLine]:
     """The plan's BOM lines priced from ``prices`` (SKU → price row in force).
 
     A SKU without a price gets 0.00 EUR and ``priced=False`` so the editor can flag it.
+    Texts are in both languages; ``language`` picks the one ``description``/``why`` give.
+
+    Raises:
+        ChassisLimitError: the plan's parts do not fit the chassis (``sizing.bom``).
     """
     out = []
     for line in bill_of_materials(plan).lines:
@@ -42,14 +61,17 @@ def price_bom(plan: Plan, *, prices: dict[str, Price], language: str) -> list[Pr
         out.append(
             PricedLine(
                 sku=line.sku,
-                description=price.display_name(language) if price else line.sku,
                 category=line.category,
                 quantity=line.quantity,
                 unit_price_eur=price.unit_price_eur if price else ZERO,
                 unit_cost_eur=price.unit_cost_eur if price else ZERO,
-                why=line.why(language),
                 priced=price is not None,
                 is_example=bool(price and price.is_example),
+                description_en=price.display_name("en") if price else line.sku,
+                description_de=price.display_name("de") if price else line.sku,
+                why_en=line.why_en,
+                why_de=line.why_de,
+                language=language,
             )
         )
     return out

@@ -48,12 +48,15 @@ def engine_version() -> str:
 
 def _add_alternative(
     *, quote: Quote, inputs: dict[str, Any], position: int, prices: dict[str, Any]
-) -> QuoteAlternative | None:
-    """Plan ``inputs`` and store it as a priced alternative; ``None`` if it cannot be sized."""
-    try:
-        plan = plan_create(**inputs)
-    except SizingError:
-        return None
+) -> QuoteAlternative:
+    """Plan ``inputs`` and store it as a priced alternative.
+
+    Raises:
+        SizingError: the configuration cannot be sized or its parts do not fit a chassis;
+            nothing is stored.
+    """
+    plan = plan_create(**inputs)
+    priced = price_bom(plan, prices=prices)
     with translation.override(quote.language):
         label = alternative_label(inputs)
     alt = QuoteAlternative.objects.create(
@@ -64,14 +67,16 @@ def _add_alternative(
             alternative=alt,
             position=n,
             sku=ln.sku,
-            description=ln.description,
+            description=ln.description_en,
+            description_de=ln.description_de,
             category=ln.category,
             quantity=ln.quantity,
             unit_price_eur=ln.unit_price_eur,
             unit_cost_eur=ln.unit_cost_eur,
-            why=ln.why[:300],
+            why=ln.why_en[:300],
+            why_de=ln.why_de[:300],
         )
-        for n, ln in enumerate(price_bom(plan, prices=prices, language=quote.language))
+        for n, ln in enumerate(priced)
     )
     return alt
 
@@ -101,9 +106,11 @@ def quote_create_from_inquiry(
             created_by=user if isinstance(user, User) else None,
         )
         for position, inputs in enumerate(variant_inputs(inquiry.inputs)):
-            alt = _add_alternative(quote=quote, inputs=inputs, position=position, prices=prices)
-            if alt is None and position == 0:
-                plan_create(**inputs)  # re-raise the requested plan's error, rolling back
+            try:
+                _add_alternative(quote=quote, inputs=inputs, position=position, prices=prices)
+            except SizingError:
+                if position == 0:
+                    raise  # the requested configuration itself: roll back, store nothing
         if inquiry.status == Inquiry.Status.NEW:
             inquiry.status = Inquiry.Status.IN_PROGRESS
             inquiry.save(update_fields=["status"])
@@ -163,7 +170,8 @@ def quote_line_add(
         alternative=alternative,
         position=(last or 0) + 1,
         sku=price.sku,
-        description=price.display_name(quote.language),
+        description=price.display_name("en"),
+        description_de=price.display_name("de"),
         category=price.category,
         quantity=quantity,
         unit_price_eur=price.unit_price_eur,

@@ -235,12 +235,20 @@ def line_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @presales_required
 def issue(request: HttpRequest, pk: int) -> HttpResponse:
+    """Issue the draft and go back to it; a second submit (double click, another tab)
+    finds it issued and says so instead of failing."""
     quote = get_object_or_404(Quote, pk=pk)
-    if quote.is_issued:
-        return _frozen(request, quote)
-    quote = quote_issue(quote=quote)
-    messages.success(request, _("Quote %(number)s issued.") % {"number": quote.number})
-    return redirect("quotes:detail", pk=quote.pk)
+    now = timezone.now()
+    issued = quote if quote.is_issued else quote_issue(quote=quote, now=now)
+    if issued.issued_at == now:
+        messages.success(request, _("Quote %(number)s issued.") % {"number": issued.number})
+    else:
+        messages.info(
+            request,
+            _("Quote %(number)s had already been issued; it is unchanged.")
+            % {"number": issued.number},
+        )
+    return redirect("quotes:detail", pk=issued.pk)
 
 
 @require_GET

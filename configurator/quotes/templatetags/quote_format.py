@@ -12,6 +12,8 @@ from decimal import Decimal
 from django import template
 from django.utils import translation
 
+from configurator.quotes.models import QuoteAlternative, QuoteLine
+
 register = template.Library()
 
 
@@ -40,3 +42,21 @@ def eur(value: object) -> str:
     if (translation.get_language() or "en") == "de":
         return f"{text}\u00a0€"
     return f"€{text}"
+
+
+@register.filter
+def label_in(alternative: QuoteAlternative, language: str) -> str:
+    """An alternative's title in the quote's ``language``."""
+    return alternative.label_in(language)
+
+
+@register.filter
+def description_in(line: QuoteLine, language: str) -> str:
+    """A quote line's item name in the quote's ``language``."""
+    return line.description_in(language)
+
+
+@register.filter
+def why_in(line: QuoteLine, language: str) -> str:
+    """A quote line's reason in the quote's ``language``."""
+    return line.why_in(language)

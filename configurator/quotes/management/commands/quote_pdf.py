@@ -14,10 +14,11 @@ from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone, translation
 
 from configurator.catalog.services import prices_from_demo_file, prices_on
-from configurator.planning.cli import SizingCommand
+from configurator.planning.cli import FLAG_FOR_FIELD, SizingCommand
 from configurator.quotes.document import document_from_plans
 from configurator.quotes.pdf import quote_pdf_render
 from configurator.quotes.pricing import alternative_label, price_bom
+from sizing.errors import SizingError
 
 
 class Command(SizingCommand):
@@ -51,7 +52,11 @@ class Command(SizingCommand):
                 "new_conversations_per_day": options["new_conversations_per_day"],
             }
             label = alternative_label(inputs)
-        lines = price_bom(plan, prices=prices, language=language)
+        try:
+            lines = price_bom(plan, prices=prices, language=language)
+        except SizingError as exc:  # the parts do not fit a chassis
+            flag = FLAG_FOR_FIELD.get(exc.field, exc.field)
+            raise CommandError(f"{flag}: {exc.message}", returncode=2) from exc
         doc = document_from_plans(
             customer=customer,
             language=language,
