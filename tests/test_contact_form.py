@@ -7,15 +7,23 @@ conversations on the GPUs and 24 × 48 GB of host memory.
 from __future__ import annotations
 
 import re
+import threading
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.core import mail
 from django.core.cache import cache
+from django.db import connection, connections
 from django.test import Client
 
 from configurator.inquiries.models import Inquiry
-from configurator.inquiries.services import RATE_LIMIT_COUNT
+from configurator.inquiries.services import (
+    DUPLICATE_WINDOW,
+    RATE_LIMIT_ATTEMPTS,
+    RATE_LIMIT_COUNT,
+)
+from tests.conftest import ci_requires
 
 pytestmark = pytest.mark.django_db
 
@@ -90,6 +98,17 @@ def test_request_stores_inquiry_with_plan_and_confirms_with_reference(
     assert "24 × 48 GB = 1.152 GB" in presales.body  # presales reads German (LANGUAGE_CODE)
     assert customer.subject == f"Your quote request {inquiry.reference}"
     assert "24 × 48 GB = 1,152 GB" in customer.body  # the customer's language: English
+    # The GPU by its name (sizing/data/hardware.json), not its slug.
+    assert "4 × NVIDIA RTX PRO 6000 Blackwell Server Edition" in customer.body
+    assert "rtx-pro-6000-se" not in customer.body
+    # The verdict in each reader's language (sizing.verdict notes, configurator/locale):
+    # 500 − 232 on the GPUs = 268 resting; 1,000 ms and more grouped per language.
+    assert "268 of 500 conversations do not fit on the GPUs" in customer.body
+    assert "268 von 500 Konversationen passen nicht auf die GPUs" in presales.body
+    reload_line = re.search(
+        r"A reload takes about ([\d,]+) ms against about ([\d,]+) ms", customer.body
+    )
+    assert reload_line and "," in reload_line.group(2)  # recompute ≥ 1,000 ms: grouped
 
 
 @pytest.mark.parametrize(
@@ -122,15 +141,108 @@ def test_honeypot_filled_stores_nothing(client: Client) -> None:
 
 
 def test_rate_limit_per_client_address(client: Client) -> None:
-    for _ in range(RATE_LIMIT_COUNT):
-        assert client.post("/quote/", request_data(), REMOTE_ADDR="192.0.2.1").status_code == 303
-    blocked = client.post("/quote/", request_data(), REMOTE_ADDR="192.0.2.1", headers=EN)
+    # services.RATE_LIMIT_COUNT stored inquiries per address and hour.
+    for n in range(RATE_LIMIT_COUNT):
+        sent = client.post("/quote/", request_data(message=f"Site {n}"), REMOTE_ADDR="192.0.2.1")
+        assert sent.status_code == 303
+    blocked = client.post(
+        "/quote/", request_data(message="One more"), REMOTE_ADDR="192.0.2.1", headers=EN
+    )
+    html = blocked.content.decode()
     assert blocked.status_code == 429
-    assert "Too many requests" in blocked.content.decode()
+    assert "Too many requests" in html
+    # A real contact route instead: settings.PRESALES_EMAIL (set by the fixture above).
+    assert '<a href="mailto:presales@example.com">presales@example.com</a>' in html
+    # The customer's input stays in the form.
+    for name, value in (("name", "Ada Muster"), ("email", "ada@example.com")):
+        assert re.search(rf'<input[^>]*name="{name}"[^>]*value="{value}"', html)
+    assert 'value="Muster &amp; Söhne GmbH"' in html
     assert Inquiry.objects.count() == RATE_LIMIT_COUNT
-    other = client.post("/quote/", request_data(), REMOTE_ADDR="192.0.2.2")
+    other = client.post("/quote/", request_data(message="One more"), REMOTE_ADDR="192.0.2.2")
     assert other.status_code == 303
     assert Inquiry.objects.count() == RATE_LIMIT_COUNT + 1
+
+
+def test_failed_submissions_do_not_use_up_the_limit(client: Client) -> None:
+    # QA report (issue 5 follow-up): 1 valid and 4 failed submissions blocked the sixth.
+    address = {"REMOTE_ADDR": "192.0.2.3"}
+    assert client.post("/quote/", request_data(), **address).status_code == 303
+    for _ in range(4):
+        failed = client.post("/quote/", request_data(email="ada@"), **address, headers=EN)
+        assert failed.status_code == 400
+        # The error keeps what the customer typed.
+        assert 'value="Ada Muster"' in failed.content.decode()
+    fixed = client.post("/quote/", request_data(message="Second site"), **address)
+    assert fixed.status_code == 303
+    assert Inquiry.objects.count() == 2
+
+
+def test_endless_failed_submissions_are_stopped(client: Client) -> None:
+    # services.RATE_LIMIT_ATTEMPTS submissions of any kind per address and hour.
+    address = {"REMOTE_ADDR": "192.0.2.4"}
+    for _ in range(RATE_LIMIT_ATTEMPTS):
+        assert client.post("/quote/", request_data(name=""), **address).status_code == 400
+    assert client.post("/quote/", request_data(), **address).status_code == 429
+    assert not Inquiry.objects.exists()
+
+
+def test_identical_resubmission_shows_the_first_reference(
+    client: Client, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        first = client.post("/quote/", request_data(), headers=EN)
+        again = client.post("/quote/", request_data(email="ADA@example.com"), headers=EN)
+    assert first.status_code == again.status_code == 303
+    inquiry = Inquiry.objects.get()
+    thanks = client.get("/quote/thanks/", headers=EN).content.decode()
+    assert str(inquiry.reference) in thanks and "did not store it again" in thanks
+    assert len(mail.outbox) == 2  # one mail to presales, one to the customer
+    # A different message is a new request.
+    assert client.post("/quote/", request_data(message="Other site")).status_code == 303
+    assert Inquiry.objects.count() == 2
+
+
+def test_identical_submission_after_the_window_is_stored_again(client: Client) -> None:
+    client.post("/quote/", request_data())
+    earlier = Inquiry.objects.get()
+    # The first one arrived longer ago than services.DUPLICATE_WINDOW.
+    Inquiry.objects.filter(pk=earlier.pk).update(
+        received_at=earlier.received_at - DUPLICATE_WINDOW - timedelta(seconds=1)
+    )
+    assert client.post("/quote/", request_data()).status_code == 303
+    assert Inquiry.objects.count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_identical_submissions_store_one_inquiry() -> None:
+    if connection.vendor != "postgresql":
+        ci_requires("DATABASE_URL (PostgreSQL; SQLite serialises all writes)")
+    parallel = 3  # QA report: 3 parallel identical submissions stored 3 inquiries
+    barrier = threading.Barrier(parallel)
+    statuses: list[int] = []
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+
+    def submit() -> None:
+        try:
+            barrier.wait(timeout=30)
+            status = Client().post("/quote/", request_data()).status_code
+            with lock:
+                statuses.append(status)
+        except BaseException as exc:  # collected and reported by the main thread
+            with lock:
+                errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=submit) for _ in range(parallel)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert errors == []
+    assert statuses == [303] * parallel
+    assert Inquiry.objects.count() == 1
 
 
 def test_csrf_is_enforced() -> None:

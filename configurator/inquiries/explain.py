@@ -333,12 +333,18 @@ def nvme_figure(plan: Plan) -> Figure:
     """The NVMe tier (``sizing.nvme``)."""
     tier = plan.nvme
     if tier.drive is None:
+        if plan.request.new_conversations_per_day and not plan.verdict.offload_pays:
+            detail = _("offloading does not pay here, so no NVMe tier is sold")
+            step = _("the verdict sells no offload tier, so the NVMe tier is left out too")
+        else:
+            detail = _("give new conversations per day to size one")
+            step = _("no new conversations per day given")
         return Figure(
             key="nvme",
             label=_("NVMe tier"),
             value=_("none"),
-            detail=_("give new conversations per day to size one"),
-            steps=(_("no new conversations per day given, or offloading does not pay"),),
+            detail=detail,
+            steps=(step,),
             source=SEED,
         )
     steps = [

@@ -7,8 +7,10 @@ first, then the sizing engine itself; an engine error is shown at the field it n
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django import forms
+from django.http import QueryDict
 from django.urls import NoReverseMatch, reverse
 from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
@@ -186,6 +188,44 @@ class WorkloadForm(forms.Form):
                 self.fixes = exc.fixes
             self.add_error(ENGINE_FIELDS.get(exc.field.split(".")[0]), exc.message)
         return cleaned
+
+    @classmethod
+    def defaults(cls) -> dict[str, str]:
+        """Form data of the default workload: each field's initial value, ``""`` where none."""
+        return {
+            name: "" if field.initial is None else str(field.initial)
+            for name, field in cls.base_fields.items()
+        }
+
+    @classmethod
+    def from_query(cls, query: QueryDict) -> WorkloadForm:
+        """A form bound to a shared link's parameters, the missing ones from :meth:`defaults`.
+
+        Unbound when the query names no workload field (the plain page).
+        """
+        given = {name: query[name] for name in cls.base_fields if name in query}
+        if not given:
+            return cls()
+        return cls({**cls.defaults(), **given})
+
+    SHARE_ALWAYS = ("model", "context_tokens", "users")
+    """Fields every share link names; the others only where they differ from the default."""
+
+    def share_query(self) -> str:
+        """The current inputs as a query string for a link to this estimate (``""``: none).
+
+        The link names the model, context and users, and every other field whose value
+        differs from :meth:`defaults`; :meth:`from_query` reads it back.
+        """
+        if not self.is_bound:
+            return ""
+        defaults = self.defaults()
+        pairs = []
+        for name in self.fields:
+            value = str(self.data.get(name, "")).strip()
+            if name in self.SHARE_ALWAYS or value != defaults[name]:
+                pairs.append((name, value))
+        return urlencode(pairs)
 
     @staticmethod
     def plan_arguments(cleaned: dict[str, Any]) -> dict[str, Any]:

@@ -59,6 +59,11 @@ class Inquiry(models.Model):
     consent = models.BooleanField(_("consent to processing"), default=False)
     language = models.CharField(_("language"), max_length=8, default="de")
 
+    # Set while an identical resubmission should show this inquiry instead of a new one.
+    dedup_key = models.CharField(
+        _("duplicate key"), max_length=64, unique=True, null=True, blank=True, editable=False
+    )
+
     class Meta:
         ordering = ["-received_at"]
         verbose_name = _("inquiry")

@@ -4,34 +4,50 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import replace_url
 from django_htmx.middleware import HtmxDetails
 
-from configurator.inquiries import explain
+from configurator.inquiries import explain, notes
 from configurator.inquiries.forms import ContactForm, WorkloadForm, model_suggestions
-from configurator.inquiries.services import inquiry_create, inquiry_rate_limited
+from configurator.inquiries.services import (
+    inquiry_create,
+    inquiry_rate_count,
+    inquiry_rate_limited,
+)
 from sizing import catalog
 
 SESSION_REFERENCE = "inquiries:last_reference"
+SESSION_DUPLICATE = "inquiries:last_was_duplicate"
 
 
 class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
-def _estimate_context(form: WorkloadForm) -> dict[str, Any]:
+def _estimate_context(request: HttpRequest, form: WorkloadForm) -> dict[str, Any]:
     """What the estimate partial shows for a bound (or unbound) workload form."""
-    context: dict[str, Any] = {"form": form, "plan": form.plan}
+    query = form.share_query()
+    share_url = reverse("inquiries:configurator") + (f"?{query}" if query else "")
+    context: dict[str, Any] = {
+        "form": form,
+        "plan": form.plan,
+        "share_url": share_url,
+        "share_url_absolute": request.build_absolute_uri(share_url),
+    }
     gpu_slug = form.data.get("gpu") if form.is_bound else form.fields["gpu"].initial
     gpu = catalog.gpus().get(str(gpu_slug or ""))
     context["fp8_recommended"] = bool(gpu and gpu.fp8_kv_cache)
     if form.plan is not None:
         context["figures"] = explain.figures(form.plan)
         context["chart"] = explain.chart(form.plan)
+        context["reasons"] = notes.views(form.plan.verdict.reason_notes)
+        context["warnings"] = notes.views(form.plan.verdict.warning_notes)
         data = form.cleaned_data
         context["active_users"] = explain.active_users(form.plan, data["active_share_percent"])
         context["prompt_gib"] = explain.prompt_gib(form.plan, data["system_prompt_tokens"])
@@ -47,11 +63,12 @@ def _page(
     status: int = 200,
     rate_limited: bool = False,
 ) -> HttpResponse:
-    context = _estimate_context(form)
+    context = _estimate_context(request, form)
     context.update(
         contact=contact,
         rate_limited=rate_limited,
         model_suggestions=model_suggestions(),
+        presales_email=settings.PRESALES_EMAIL,
     )
     return render(request, "inquiries/configurator.html", context, status=status)
 
@@ -59,7 +76,7 @@ def _page(
 @require_GET
 def configurator(request: HttpRequest) -> HttpResponse:
     """The configurator page; query parameters (a shared link) fill in the workload."""
-    form = WorkloadForm(request.GET) if "model" in request.GET else WorkloadForm()
+    form = WorkloadForm.from_query(request.GET)
     if form.is_bound:
         form.is_valid()
     return _page(request, form, ContactForm())
@@ -71,7 +88,9 @@ def estimate(request: HtmxHttpRequest) -> HttpResponse:
     form = WorkloadForm(request.POST)
     valid = form.is_valid()
     if request.htmx:
-        return render(request, "inquiries/configurator.html#estimate", _estimate_context(form))
+        context = _estimate_context(request, form)
+        response = render(request, "inquiries/configurator.html#estimate", context)
+        return replace_url(response, context["share_url"])
     return _page(request, form, ContactForm(), status=200 if valid else 400)
 
 
@@ -80,19 +99,23 @@ def quote_request(request: HttpRequest) -> HttpResponse:
     """Store an inquiry for the posted workload and contact, then confirm it."""
     form = WorkloadForm(request.POST)
     contact = ContactForm(request.POST)
-    if inquiry_rate_limited(client_address=request.META.get("REMOTE_ADDR", "")):
+    client_address = request.META.get("REMOTE_ADDR", "")
+    if inquiry_rate_limited(client_address=client_address):
         form.is_valid()
         return _page(request, form, contact, status=429, rate_limited=True)
     valid = form.is_valid() & contact.is_valid()
     if not valid or form.plan is None:
         return _page(request, form, contact, status=400)
-    inquiry = inquiry_create(
+    inquiry, created = inquiry_create(
         workload=form.cleaned_data,
         plan=form.plan,
         contact=contact.cleaned_data,
         language=(get_language() or "de")[:2],
     )
+    if created:
+        inquiry_rate_count(client_address=client_address)
     request.session[SESSION_REFERENCE] = inquiry.reference
+    request.session[SESSION_DUPLICATE] = not created
     return HttpResponseRedirect(reverse("inquiries:thanks"), status=303)
 
 
@@ -102,7 +125,10 @@ def thanks(request: HttpRequest) -> HttpResponse:
     reference = request.session.get(SESSION_REFERENCE)
     if not reference:
         return redirect("inquiries:configurator")
-    return render(request, "inquiries/thanks.html", {"reference": reference})
+    duplicate = bool(request.session.get(SESSION_DUPLICATE))
+    return render(
+        request, "inquiries/thanks.html", {"reference": reference, "duplicate": duplicate}
+    )
 
 
 @require_GET
