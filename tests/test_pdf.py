@@ -212,3 +212,36 @@ def test_language_changed_on_the_draft_translates_the_whole_pdf(
         assert phrase in text
     for phrase in foreign:
         assert phrase not in text
+
+
+def test_totals_appear_once_after_the_last_line() -> None:
+    # Issue 6 QA: the Subtotal … Total gross block repeated at each page break.
+    make_presales()
+    quote = quote_create_from_inquiry(inquiry=make_inquiry(), user=None)
+    alt = quote.alternatives.get(position=0)
+    for _ in range(40):  # enough lines for the table to run over a page break
+        quote_line_add(alternative=alt, sku="SVC-ASSEMBLY", quantity=1)
+    quote.discount_percent = Decimal("5.00")
+    quote.save(update_fields=["discount_percent"])
+    doc = document_from_quote(quote)
+    doc["alternatives"] = doc["alternatives"][:1]  # one table, no comparison table
+    pages = pdf_pages(quote_pdf_render(doc))
+    with_rows = [n for n, p in enumerate(pages) if "SVC-ASSEMBLY" in p]
+    assert len(with_rows) >= 2
+    for label in ("Subtotal", "Total net", "Total gross"):
+        assert sum(p.count(label) for p in pages) == 1, label
+        assert label in pages[with_rows[-1]] or label in pages[with_rows[-1] + 1]
+
+
+def test_chart_counts_are_the_plans_own() -> None:
+    # Issue 6 QA: the chart said "204 GiB · 102 conv." where the plan says 100 on the
+    # GPUs (whole conversations per GPU × GPUs); the counts come from the plan summary.
+    quote = issued_quote()
+    text = " ".join(" ".join(pdf_pages(quote_pdf_render(document_from_quote(quote)))).split())
+    for alt in quote.alternatives.all():
+        s = alt.plan_summary
+        gpu_gib = round(s["kv_cache_gib_per_gpu"] * s["gpus_per_node"])
+        assert f"{gpu_gib:,} GiB · {s['conversations_on_gpus']:,} conv." in text
+        if s["cpu_tier_total_gib"]:
+            # The CPU tier keeps every user's conversation (sizing/host_memory.py cpu_tier).
+            assert f"{round(s['cpu_tier_total_gib']):,} GiB · {s['users']:,} conv." in text

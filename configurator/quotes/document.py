@@ -211,7 +211,11 @@ def tiers_chart(alternative: dict[str, Any]) -> dict[str, Any]:
     """Bar lengths (0-100, logarithmic) and labels for the memory-tier chart.
 
     Tiers: the KV cache on all GPUs, the CPU-memory tier and the NVMe tier, each in GiB
-    with the conversations it holds; tiers of 0 GiB are left out.
+    with the conversations it holds; tiers of 0 GiB are left out. The counts are the
+    plan's own: ``conversations_on_gpus`` (whole conversations per GPU × GPUs, so not
+    the GiB total ÷ conversation size) and, for the CPU tier, every user's conversation
+    (``sizing.host_memory.cpu_tier`` keeps all of them warm). The NVMe tier, for which
+    the plan gives no count, shows its raw capacity ÷ conversation size.
     """
     summary = alternative["summary"]
     conv_gib = float(summary.get("conversation_gib") or 0) or 1.0
@@ -219,6 +223,11 @@ def tiers_chart(alternative: dict[str, Any]) -> dict[str, Any]:
     gpu_gib = float(summary.get("kv_cache_gib_per_gpu") or 0) * gpus
     cpu_gib = float(summary.get("cpu_tier_total_gib") or 0)
     nvme_gib = float(alternative.get("nvme_capacity_tb") or 0) * TB / GIB
+    counts = {
+        "gpu": int(summary.get("conversations_on_gpus") or 0),
+        "cpu": int(summary.get("users") or 0),
+        "nvme": int(nvme_gib // conv_gib),
+    }
     tiers = [("gpu", gpu_gib), ("cpu", cpu_gib), ("nvme", nvme_gib)]
     tiers = [(k, v) for k, v in tiers if v > 0]
     top = max((v for _k, v in tiers), default=1.0)
@@ -230,7 +239,7 @@ def tiers_chart(alternative: dict[str, Any]) -> dict[str, Any]:
             {
                 "kind": kind,
                 "gib": round(gib),
-                "conversations": int(gib // conv_gib),
+                "conversations": counts[kind],
                 "width": round(length * 3.0, 1),
                 "y": 10 + n * 44,
             }
