@@ -256,3 +256,22 @@ def test_editor_shows_the_quote_language_not_the_drafts(presales: Client) -> Non
     assert "FP8 cache, with NVMe tier" in page and "4U GPU server" in page
     assert "mit NVMe-Stufe" not in page and "4HE-GPU-Server" not in page
     assert "one per socket" in page and "eine je Sockel" not in page  # sizing/bom.py reasons
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("quotes:queue", []),
+        ("quotes:detail", [1]),
+        ("quotes:pdf", [1]),
+        ("deployments:quote_bundle", [1]),  # linked from the quote page
+    ],
+)
+def test_anonymous_staff_pages_send_to_the_site_login(
+    client: Client, name: str, args: list[int]
+) -> None:
+    # Issue 6 QA: the bundle link sent anonymous users to /admin/login/; the site's login
+    # page is settings.LOGIN_URL (/accounts/login/).
+    response = client.get(reverse(name, args=args))
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/?next=")

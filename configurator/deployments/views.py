@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from django.contrib.admin.views.decorators import staff_member_required
+from django.conf import settings
+from django.contrib.auth.decorators import user_passes_test
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
@@ -15,7 +16,7 @@ from configurator.quotes.models import Quote
 
 
 @require_GET
-@staff_member_required
+@user_passes_test(lambda u: u.is_active and u.is_staff, login_url=settings.LOGIN_URL)
 def quote_bundle(request: HttpRequest, pk: int) -> HttpResponse:
     """The ZIP bundle of a quote's alternative (``?alternative=<position>``, default first)."""
     quote = get_object_or_404(Quote, pk=pk)
