@@ -17,9 +17,14 @@ Rules and their sources:
   class and TP size, moved to the plan's utilization: vLLM's pool is
   ``total × utilization − non-KV`` and the non-KV terms do not depend on utilization
   (reference §1.2).
+- A record of another model (the class fallback) tests the calibrated engine model on a
+  neighbour, not this model: its tolerance is :data:`FALLBACK_TOLERANCE` (15 %, the
+  calibrated model's p90 |error| of 13.05 % over the bundled cases in ``docs/accuracy.md``,
+  rounded up to the next 5 %) and it is at best *within tolerance*, never *verified*.
 - Reload against recompute: the vLLM team measured 2× to 22× lower TTFT when KV values
   are loaded from CPU memory, for Llama 3.1 8B on an H100 80 GB, depending on prompt size
-  (vLLM blog, 8 January 2026, quoted in the seed document).
+  (vLLM blog, 8 January 2026, quoted in the seed document). It counts toward the status
+  only for that model on that GPU class; elsewhere it is informational.
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ from typing import Any, Protocol
 
 VERIFIED_WITHIN = 0.02
 TOLERANCE = 0.10
+FALLBACK_TOLERANCE = 0.15
+"""Tolerance of a check against another model of the same class (see the module docstring)."""
 TARGET_VLLM_VERSION = "0.31.0"
 """The vLLM release the configurator's flags are written for (seed document)."""
 MAX_RECORDS = 6
@@ -40,6 +47,19 @@ PUBLISHED_TTFT_SPEEDUP = (2.0, 22.0)
 PUBLISHED_TTFT_SOURCE = (
     "vLLM blog, 8 January 2026: loading KV values from CPU memory lowers TTFT 2× to 22× "
     "depending on prompt size (Llama 3.1 8B, H100 80 GB; quoted in the seed document)"
+)
+PUBLISHED_TTFT_MODELS = frozenset(
+    {
+        "meta-llama/llama-3.1-8b",
+        "meta-llama/llama-3.1-8b-instruct",
+        "meta-llama/meta-llama-3.1-8b",
+        "meta-llama/meta-llama-3.1-8b-instruct",
+    }
+)
+"""Repositories of the model the published TTFT range was measured on."""
+PUBLISHED_TTFT_GPU_CLASS = "h100"
+PUBLISHED_TTFT_NOT_COUNTED = (
+    "the published range was measured for Llama 3.1 8B on an H100 80 GB, not for this model and GPU"
 )
 
 STATUS_ORDER = ("verified", "within_tolerance", "deviates")
@@ -145,6 +165,15 @@ class CheckResult:
     source: str
     record: Any = None
     alternative: str = ""
+    counted: bool = True
+    """Whether the check sets the overall status; informational checks do not."""
+    note: str = ""
+    """Why the check is not counted, or on what weaker basis it counts."""
+
+    @property
+    def deviation_percent(self) -> float:
+        """The relative deviation in percent."""
+        return self.deviation * 100
 
 
 def size_band(weights_gib: float) -> str:
@@ -181,9 +210,16 @@ def status_for(deviation: float, tolerance: float = TOLERANCE) -> str:
 def compare(
     name: str, quantity: str, unit: str, predicted: float, measured: float, source: str, **kw: Any
 ) -> CheckResult:
-    """A :class:`CheckResult` for ``predicted`` against ``measured`` (non-zero)."""
+    """A :class:`CheckResult` for ``predicted`` against ``measured`` (non-zero).
+
+    Keywords: ``tolerance`` (default :data:`TOLERANCE`), ``cap`` (a *verified* result is
+    reported as *within tolerance*) and the optional fields of :class:`CheckResult`.
+    """
     deviation = (predicted - measured) / measured if measured else 0.0
     tolerance = kw.pop("tolerance", TOLERANCE)
+    status = status_for(deviation, tolerance)
+    if kw.pop("cap", False) and status == "verified":
+        status = "within_tolerance"
     return CheckResult(
         name=name,
         quantity=quantity,
@@ -192,7 +228,7 @@ def compare(
         measured=measured,
         deviation=deviation,
         tolerance=tolerance,
-        status=status_for(deviation, tolerance),
+        status=status,
         source=source,
         **kw,
     )
@@ -238,16 +274,47 @@ def record_label(record: RecordLike) -> str:
     )
 
 
-def prediction_checks(record: RecordLike, spec: Any, predicted: Any) -> list[CheckResult]:
+def is_same_model(a: str, b: str) -> bool:
+    """Whether two Hugging Face repository ids name the same model (case-insensitive)."""
+    return a.strip().lower() == b.strip().lower()
+
+
+def fallback_note(record: RecordLike, klass: ModelClass | None) -> str:
+    """Why a check against another model's record counts only with a wider tolerance."""
+    kind = f" ({klass.attention} attention, {klass.size_band} GiB of weights)" if klass else ""
+    return (
+        f"another model of the same class{kind}: {record.model_id}; "
+        f"tolerance ±{FALLBACK_TOLERANCE:.0%}, at best within tolerance"
+    )
+
+
+def prediction_checks(
+    record: RecordLike,
+    spec: Any,
+    predicted: Any,
+    *,
+    plan_model_id: str = "",
+    klass: ModelClass | None = None,
+) -> list[CheckResult]:
     """Compare a calibrated prediction for ``record``'s settings with its measurement.
 
     Args:
         record: the measurement.
         spec: the record's model spec (unused beyond provenance; kept for callers).
         predicted: a ``sizing.calibrated.KvPoolPrediction``.
+        plan_model_id: the plan's model; a record of another model is a class fallback,
+            checked with :data:`FALLBACK_TOLERANCE` and never better than
+            *within tolerance* (see the module docstring).
+        klass: the plan model's class, named in a fallback's note.
     """
     label = record_label(record)
     source = f"{record.source} (calibrated engine model vs. measured)"
+    fallback = bool(plan_model_id) and not is_same_model(record.model_id, plan_model_id)
+    basis: dict[str, Any] = (
+        {"tolerance": FALLBACK_TOLERANCE, "note": fallback_note(record, klass), "cap": True}
+        if fallback
+        else {}
+    )
     checks = []
     if record.kv_cache_gib:
         checks.append(
@@ -259,6 +326,7 @@ def prediction_checks(record: RecordLike, spec: Any, predicted: Any) -> list[Che
                 float(record.kv_cache_gib),
                 source,
                 record=record,
+                **basis,
             )
         )
     if record.kv_cache_tokens and predicted.kv_cache_tokens:
@@ -271,6 +339,7 @@ def prediction_checks(record: RecordLike, spec: Any, predicted: Any) -> list[Che
                 float(record.kv_cache_tokens),
                 source,
                 record=record,
+                **basis,
             )
         )
     if record.max_concurrency and predicted.max_concurrency:
@@ -283,6 +352,7 @@ def prediction_checks(record: RecordLike, spec: Any, predicted: Any) -> list[Che
                 float(record.max_concurrency),
                 source,
                 record=record,
+                **basis,
             )
         )
     return checks
@@ -336,8 +406,22 @@ def budget_checks(
     return checks
 
 
-def reload_check(*, reload_ms: float, recompute_ms: float) -> CheckResult | None:
-    """The plan's recompute/reload ratio against the published TTFT reduction range."""
+def reload_check(
+    *, reload_ms: float, recompute_ms: float, model_id: str = "", gpu: str = ""
+) -> CheckResult | None:
+    """The plan's recompute/reload ratio against the published TTFT reduction range.
+
+    Args:
+        reload_ms: the plan's reload time of one conversation from CPU memory, ms.
+        recompute_ms: the plan's prefill time of the same conversation, ms.
+        model_id: the plan's model; with ``gpu`` decides whether the check counts.
+        gpu: the plan's GPU class (:func:`gpu_class`).
+
+    Returns:
+        ``None`` without both times. The check counts toward the overall status only for
+        the published model (:data:`PUBLISHED_TTFT_MODELS`) on an H100; otherwise it is
+        informational, with the reason in its note.
+    """
     if reload_ms <= 0 or recompute_ms <= 0:
         return None
     ratio = recompute_ms / reload_ms
@@ -352,7 +436,12 @@ def reload_check(*, reload_ms: float, recompute_ms: float) -> CheckResult | None
         status = "within_tolerance"
     else:
         status = "deviates"
+    comparable = (
+        model_id.strip().lower() in PUBLISHED_TTFT_MODELS and gpu == PUBLISHED_TTFT_GPU_CLASS
+    )
     return CheckResult(
+        counted=comparable,
+        note="" if comparable else PUBLISHED_TTFT_NOT_COUNTED,
         name="Reload vs. recompute (TTFT reduction from CPU hits)",
         quantity="ttft_speedup",
         unit="×",
@@ -362,32 +451,4 @@ def reload_check(*, reload_ms: float, recompute_ms: float) -> CheckResult | None
         tolerance=1.0,
         status=status,
         source=PUBLISHED_TTFT_SOURCE,
-    )
-
-
-def overall_status(checks: Sequence[CheckResult]) -> str:
-    """The worst status of the measured checks, or ``no_comparable_data`` without any.
-
-    The published TTFT range was measured for another model and GPU, so its check is
-    shown but does not set the overall status.
-    """
-    measured = [c for c in checks if c.quantity != "ttft_speedup"]
-    if not measured:
-        return "no_comparable_data"
-    return max((c.status for c in measured), key=STATUS_ORDER.index)
-
-
-def summary_text(checks: Sequence[CheckResult], status: str) -> str:
-    """One or two sentences for the quote page and the PDF."""
-    measured = [c for c in checks if c.quantity != "ttft_speedup"]
-    if status == "no_comparable_data":
-        return (
-            "No benchmark data for this model class on this GPU class yet; "
-            "the sizing rests on the planning rules alone."
-        )
-    worst = max(measured, key=lambda c: abs(c.deviation))
-    records = {id(c.record) for c in measured if c.record is not None}
-    return (
-        f"{len(measured)} checks against {len(records)} measured engine start(s); "
-        f"largest deviation {worst.deviation * 100:+.1f} % ({worst.quantity})."
     )

@@ -145,6 +145,14 @@ class VerificationCheck(models.Model):
     deviation = models.FloatField(_("deviation"))
     tolerance = models.FloatField(_("tolerance"))
     status = models.CharField(_("status"), max_length=20, choices=VerificationStatus.choices)
+    counted = models.BooleanField(
+        _("counted"),
+        default=True,
+        help_text=_("Whether the check sets the overall status (else informational)."),
+    )
+    note = models.TextField(
+        _("note"), blank=True, help_text=_("Why it is not counted, or its weaker basis.")
+    )
     source = models.TextField(_("source"))
     record = models.ForeignKey(
         BenchmarkRecord, on_delete=models.SET_NULL, null=True, blank=True, related_name="checks"

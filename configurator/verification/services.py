@@ -19,6 +19,8 @@ from configurator.verification.models import (
     VerificationReport,
     VerificationStatus,
 )
+from configurator.verification.outcome import Outcome
+from configurator.verification.outcome import checks_outcome as outcome_of
 from configurator.verification.records import bundled_cases, load_cases, record_from_file
 from sizing import calibrated
 from sizing.errors import SizingError
@@ -156,10 +158,11 @@ def plan_checks(
     )
     model_id = plan.request.model.repo_id
     gpu = comparison.gpu_class(plan.gpu.name)
+    klass = comparison.model_class(plan.request.model)
     chosen = comparison.select_comparable(
         pool,
         model_id=model_id,
-        klass=comparison.model_class(plan.request.model),
+        klass=klass,
         gpu=gpu,
         class_of=_class_of,
     )
@@ -167,7 +170,9 @@ def plan_checks(
     for record in chosen:
         prediction = predict(record)  # type: ignore[arg-type]  # chosen from pool
         if prediction is not None:
-            checks += comparison.prediction_checks(record, _spec(record.model_id), prediction)
+            checks += comparison.prediction_checks(
+                record, _spec(record.model_id), prediction, plan_model_id=model_id, klass=klass
+            )
     same_model = [r for r in pool if r.gpu_class == gpu]
     checks += comparison.budget_checks(
         plan_kv_gib_per_gpu=plan.parallelism.kv_cache_gib_per_gpu,
@@ -178,7 +183,10 @@ def plan_checks(
         model_id=model_id,
     )
     reload = comparison.reload_check(
-        reload_ms=plan.transfer.reload_ms, recompute_ms=plan.transfer.recompute_ms
+        reload_ms=plan.transfer.reload_ms,
+        recompute_ms=plan.transfer.recompute_ms,
+        model_id=model_id,
+        gpu=gpu,
     )
     if reload is not None:
         checks.append(reload)
@@ -191,10 +199,17 @@ def _label(check: CheckResult, alternative: str) -> CheckResult:
     return replace(check, alternative=alternative)
 
 
-def checks_outcome(checks: Sequence[CheckResult]) -> tuple[str, str]:
-    """The overall status and the summary sentence of ``checks``."""
-    status = comparison.overall_status(checks)
-    return status, comparison.summary_text(checks, status)
+def checks_outcome(
+    checks: Sequence[CheckResult],
+    *,
+    alternatives: Sequence[str] = (),
+    plan_models: Sequence[str] = (),
+) -> Outcome:
+    """The overall status, summary and counted/informational split of ``checks``.
+
+    See :func:`configurator.verification.outcome.checks_outcome`.
+    """
+    return outcome_of(checks, alternatives=alternatives, plan_models=plan_models)
 
 
 def _quote_plans(quote: Any) -> list[tuple[str, Plan]]:
@@ -250,9 +265,14 @@ def verification_run(*, quote_id: int) -> VerificationReport:
         benchmarks_load_initial()
     records = list(BenchmarkRecord.objects.exclude(kv_cache_gib=None))
     checks: list[CheckResult] = []
-    for label, plan in _quote_plans(quote):
+    plans = _quote_plans(quote)
+    for label, plan in plans:
         checks += plan_checks(plan, records=records, alternative=label)
-    status, summary = checks_outcome(checks)
+    outcome = checks_outcome(
+        checks,
+        alternatives=[label for label, _ in plans],
+        plan_models=[plan.request.model.repo_id for _, plan in plans],
+    )
     with transaction.atomic():
         report, _ = VerificationReport.objects.select_for_update().get_or_create(quote=quote)
         report.checks.all().delete()
@@ -269,13 +289,15 @@ def verification_run(*, quote_id: int) -> VerificationReport:
                 deviation=c.deviation,
                 tolerance=c.tolerance,
                 status=c.status,
+                counted=c.counted,
+                note=c.note,
                 source=c.source,
                 record=c.record if isinstance(c.record, BenchmarkRecord) else None,
             )
             for i, c in enumerate(checks)
         )
-        report.status = status
-        report.summary = summary
+        report.status = outcome.status
+        report.summary = outcome.summary
         report.error = ""
         report.runs += 1
         report.finished_at = timezone.now()

@@ -21,7 +21,13 @@ class HtmxHttpRequest(HttpRequest):
 
 def _context(quote: Quote) -> dict[str, object]:
     report = VerificationReport.objects.filter(quote=quote).prefetch_related("checks").first()
-    return {"quote": quote, "report": report}
+    checks = list(report.checks.all()) if report else []
+    return {
+        "quote": quote,
+        "report": report,
+        "counted_checks": [c for c in checks if c.counted],
+        "informational_checks": [c for c in checks if not c.counted],
+    }
 
 
 @require_POST

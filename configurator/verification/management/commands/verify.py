@@ -26,13 +26,15 @@ class Command(SizingCommand):
         if not BenchmarkRecord.objects.filter(kind=BenchmarkRecord.Kind.GROUND_TRUTH).exists():
             benchmarks_load_initial()
         checks = plan_checks(plan)
-        status, summary = checks_outcome(checks)
+        outcome = checks_outcome(checks, plan_models=[plan.request.model.repo_id])
         if options["format"] == "json":
             payload = {
-                "status": status,
-                "summary": summary,
+                "status": outcome.status,
+                "summary": outcome.summary,
                 "model": plan.request.model.repo_id,
                 "gpu": plan.gpu.slug,
+                "counted_checks": len(outcome.counted),
+                "informational_checks": len(outcome.informational),
                 "checks": [
                     {
                         "name": c.name,
@@ -43,6 +45,8 @@ class Command(SizingCommand):
                         "deviation": round(c.deviation, 4),
                         "tolerance": c.tolerance,
                         "status": c.status,
+                        "counted": c.counted,
+                        "note": c.note,
                         "source": c.source,
                         "record": getattr(c.record, "case_id", None)
                         or getattr(c.record, "pk", None),
@@ -53,5 +57,5 @@ class Command(SizingCommand):
             self.stdout.write(json.dumps(payload, indent=2))
         else:
             with translation.override("en"):
-                context = {"plan": plan, "checks": checks, "status": status, "summary": summary}
+                context = {"plan": plan, "outcome": outcome}
                 self.stdout.write(render_to_string("verification/report.txt", context))
