@@ -82,6 +82,10 @@ def test_seed_example_updates_live_and_the_quote_request_is_confirmed(
     expect(page.locator("#figure-gpus .value")).to_have_text("4 Replikate × 1 GPU")
     assert page.evaluate("window.__loadedOnce") is True  # updated without a reload
 
+    # The address bar carries the inputs: reloading or sharing it keeps the estimate.
+    expect(page).to_have_url(re.compile(r"/\?model=Qwen%2FQwen3-32B-FP8&context_tokens=8192"))
+    expect(page.locator("#share-url")).to_have_value(re.compile(r"users=500"))
+
     page.locator("#figure-host summary").click()
     expect(page.locator("#figure-host .calc")).to_contain_text("921 GB")
     page.screenshot(path=str(ARTIFACTS / "configurator-estimate.png"), full_page=True)
@@ -103,13 +107,34 @@ def test_seed_example_updates_live_and_the_quote_request_is_confirmed(
     assert inquiry.plan_summary["conversations_per_gpu"] == 51  # seed: 51 per card
 
 
+def test_language_switch_keeps_the_typed_inputs(page: Any, live_server: Any) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(f"{live_server.url}/")
+    page.locator("#id_model").fill("Qwen/Qwen3-32B-FP8")
+    page.locator("#id_users").fill("")
+    page.locator("#id_users").press_sequentially("500")
+    # Seed: 204 conversations on four cards.
+    expect(page.locator("#figure-resident .value")).to_have_text("204", timeout=15_000)
+    page.locator("#language-select").select_option("en")
+    page.get_by_role("button", name="Wechseln").click()
+    expect(page.locator("h1")).to_contain_text("What does your LLM workload need?")
+    expect(page.locator("#id_model")).to_have_value("Qwen/Qwen3-32B-FP8")
+    expect(page.locator("#id_users")).to_have_value("500")
+    expect(page.locator("#figure-resident")).to_contain_text("51 per GPU")
+    expect(page.locator(".verdict")).to_contain_text("296 of 500 conversations")
+
+
 def test_phone_width_shows_the_form_in_one_column(page: Any, live_server: Any) -> None:
     from playwright.sync_api import expect
 
-    page.set_viewport_size({"width": 375, "height": 800})
-    page.goto(f"{live_server.url}/")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/?model=Qwen/Qwen3-32B-FP8&context_tokens=8192&users=500")
     expect(page.locator("#id_model")).to_be_visible()
-    # No horizontal scrolling on a 375 px wide phone screen.
-    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    expect(page.locator("#figure-resident .value")).to_have_text("204")  # seed: 204
+    # No horizontal scrolling on a 390 px wide phone screen.
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path=str(ARTIFACTS / "configurator-phone.png"), full_page=True)
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.className") == "skip"
