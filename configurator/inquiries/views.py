@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import replace_url
 from django_htmx.middleware import HtmxDetails
 
-from configurator.inquiries import explain, notes
+from configurator.inquiries import chart, explain, notes
 from configurator.inquiries.forms import ContactForm, WorkloadForm, model_suggestions
 from configurator.inquiries.services import (
     inquiry_create,
@@ -45,12 +45,12 @@ def _estimate_context(request: HttpRequest, form: WorkloadForm) -> dict[str, Any
     context["fp8_recommended"] = bool(gpu and gpu.fp8_kv_cache)
     if form.plan is not None:
         context["figures"] = explain.figures(form.plan)
-        context["chart"] = explain.chart(form.plan)
+        context["chart"] = chart.chart(form.plan)
         context["reasons"] = notes.views(form.plan.verdict.reason_notes)
         context["warnings"] = notes.views(form.plan.verdict.warning_notes)
         data = form.cleaned_data
-        context["active_users"] = explain.active_users(form.plan, data["active_share_percent"])
-        context["prompt_gib"] = explain.prompt_gib(form.plan, data["system_prompt_tokens"])
+        context["active_users"] = chart.active_users(form.plan, data["active_share_percent"])
+        context["prompt_gib"] = chart.prompt_gib(form.plan, data["system_prompt_tokens"])
         context["system_prompt_tokens"] = data["system_prompt_tokens"]
     return context
 

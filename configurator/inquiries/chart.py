@@ -1,0 +1,77 @@
+"""Where the customer's conversations live (the estimate's chart) and workload notes.
+
+Restates :mod:`sizing.plan` results: conversations resident on the GPUs
+(``sizing.gpu``), resting in the CPU tier (``sizing.host_memory``), on the NVMe tier
+(``sizing.nvme``); the rules and sources are in those modules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sizing.plan import Plan
+from sizing.units import GIB
+
+
+@dataclass(frozen=True)
+class Chart:
+    """Where the conversations live: counts and bar widths in percent of the total."""
+
+    gpu: int
+    cpu: int
+    nvme: int
+    recompute: int
+
+    @property
+    def total(self) -> int:
+        """Conversations shown in the chart."""
+        return self.gpu + self.cpu + self.nvme + self.recompute
+
+    def share(self, part: int) -> float:
+        """``part`` as a percentage of the bar (0 to 100)."""
+        return round(100 * part / self.total, 2) if self.total else 0.0
+
+    @property
+    def segments(self) -> list[tuple[str, int, float, float]]:
+        """``(kind, count, x_percent, width_percent)`` for every non-empty segment."""
+        out, x = [], 0.0
+        for kind, count in (
+            ("gpu", self.gpu),
+            ("cpu", self.cpu),
+            ("nvme", self.nvme),
+            ("recompute", self.recompute),
+        ):
+            if count:
+                width = self.share(count)
+                out.append((kind, count, x, width))
+                x += width
+        return out
+
+
+def chart(plan: Plan) -> Chart:
+    """Where the users' conversations live: on the GPUs, in CPU memory, on NVMe.
+
+    Conversations beyond the GPUs rest in CPU memory when a tier is sold, else they are
+    recomputed; the NVMe tier holds the day's other conversations (new ones beyond the
+    users kept warm).
+    """
+    users = plan.request.users
+    on_gpu = min(users, plan.parallelism.conversations_on_gpus)
+    resting = users - on_gpu
+    in_cpu = resting if plan.cpu_tier.total_gib > 0 else 0
+    nvme = 0
+    if plan.nvme.drive is not None:
+        nvme = max(0, plan.request.new_conversations_per_day - users)
+    return Chart(gpu=on_gpu, cpu=in_cpu, nvme=nvme, recompute=resting - in_cpu)
+
+
+def active_users(plan: Plan, active_share_percent: int | None) -> int | None:
+    """Users active at the same moment: ``users × share`` rounded up (``None``: not given)."""
+    if active_share_percent is None:
+        return None
+    return -(-plan.request.users * active_share_percent // 100)
+
+
+def prompt_gib(plan: Plan, system_prompt_tokens: int) -> float:
+    """KV of the shared system prompt, GiB (kept once per instance by prefix caching)."""
+    return plan.kv_bytes_per_token * system_prompt_tokens / GIB
