@@ -24,7 +24,8 @@ Rules and their sources:
 - Reload against recompute: the vLLM team measured 2× to 22× lower TTFT when KV values
   are loaded from CPU memory, for Llama 3.1 8B on an H100 80 GB, depending on prompt size
   (vLLM blog, 8 January 2026, quoted in the seed document). It counts toward the status
-  only for that model on that GPU class; elsewhere it is informational.
+  only for that model on that GPU class; elsewhere it is informational
+  (:mod:`configurator.verification.published`).
 """
 
 from __future__ import annotations
@@ -42,25 +43,6 @@ TARGET_VLLM_VERSION = "0.31.0"
 """The vLLM release the configurator's flags are written for (seed document)."""
 MAX_RECORDS = 6
 """At most this many records are compared per alternative (nearest version first)."""
-
-PUBLISHED_TTFT_SPEEDUP = (2.0, 22.0)
-PUBLISHED_TTFT_SOURCE = (
-    "vLLM blog, 8 January 2026: loading KV values from CPU memory lowers TTFT 2× to 22× "
-    "depending on prompt size (Llama 3.1 8B, H100 80 GB; quoted in the seed document)"
-)
-PUBLISHED_TTFT_MODELS = frozenset(
-    {
-        "meta-llama/llama-3.1-8b",
-        "meta-llama/llama-3.1-8b-instruct",
-        "meta-llama/meta-llama-3.1-8b",
-        "meta-llama/meta-llama-3.1-8b-instruct",
-    }
-)
-"""Repositories of the model the published TTFT range was measured on."""
-PUBLISHED_TTFT_GPU_CLASS = "h100"
-PUBLISHED_TTFT_NOT_COUNTED = (
-    "the published range was measured for Llama 3.1 8B on an H100 80 GB, not for this model and GPU"
-)
 
 STATUS_ORDER = ("verified", "within_tolerance", "deviates")
 
@@ -404,51 +386,3 @@ def budget_checks(
             )
         )
     return checks
-
-
-def reload_check(
-    *, reload_ms: float, recompute_ms: float, model_id: str = "", gpu: str = ""
-) -> CheckResult | None:
-    """The plan's recompute/reload ratio against the published TTFT reduction range.
-
-    Args:
-        reload_ms: the plan's reload time of one conversation from CPU memory, ms.
-        recompute_ms: the plan's prefill time of the same conversation, ms.
-        model_id: the plan's model; with ``gpu`` decides whether the check counts.
-        gpu: the plan's GPU class (:func:`gpu_class`).
-
-    Returns:
-        ``None`` without both times. The check counts toward the overall status only for
-        the published model (:data:`PUBLISHED_TTFT_MODELS`) on an H100; otherwise it is
-        informational, with the reason in its note.
-    """
-    if reload_ms <= 0 or recompute_ms <= 0:
-        return None
-    ratio = recompute_ms / reload_ms
-    low, high = PUBLISHED_TTFT_SPEEDUP
-    nearest = min(max(ratio, low), high)
-    deviation = (ratio - nearest) / nearest
-    # Inside the published range is agreement; a factor of two outside is tolerated,
-    # since the measurement is for another model and GPU.
-    if deviation == 0:
-        status = "verified"
-    elif low / 2 <= ratio <= high * 2:
-        status = "within_tolerance"
-    else:
-        status = "deviates"
-    comparable = (
-        model_id.strip().lower() in PUBLISHED_TTFT_MODELS and gpu == PUBLISHED_TTFT_GPU_CLASS
-    )
-    return CheckResult(
-        counted=comparable,
-        note="" if comparable else PUBLISHED_TTFT_NOT_COUNTED,
-        name="Reload vs. recompute (TTFT reduction from CPU hits)",
-        quantity="ttft_speedup",
-        unit="×",
-        predicted=ratio,
-        measured=nearest,
-        deviation=deviation,
-        tolerance=1.0,
-        status=status,
-        source=PUBLISHED_TTFT_SOURCE,
-    )

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from configurator.planning.services import plan_create
-from configurator.verification import comparison
+from configurator.verification import comparison, published
 from configurator.verification.comparison import CheckResult, ModelClass
 from configurator.verification.models import (
     BenchmarkRecord,
@@ -182,7 +182,7 @@ def plan_checks(
         records=same_model,
         model_id=model_id,
     )
-    reload = comparison.reload_check(
+    reload = published.reload_check(
         reload_ms=plan.transfer.reload_ms,
         recompute_ms=plan.transfer.recompute_ms,
         model_id=model_id,
