@@ -127,3 +127,58 @@ def test_unknown_gpu_without_total_is_a_named_error() -> None:
     with pytest.raises(SizingError) as err:
         setup_from_case(case)
     assert err.value.field == "gpu_total_memory_gib"
+
+
+@pytest.mark.parametrize(
+    ("text", "version"),
+    [
+        ("0.19.0", (0, 19, 0)),
+        # A range is read as its newer end: the reference (vllm_memory_model.md §1.2)
+        # calls the "~0.10.2-0.11" llm-d-benchmark build "v0.11-era".
+        ("~0.10.2-0.11 (vllm/vllm-openai:latest, late 2025; not stated)", (0, 11)),
+        ("~0.9.2/0.10.0 (July 2025)", (0, 10, 0)),
+        ("~0.6.4 (V0 engine, Dec 2024)", (0, 6, 4)),
+        ("no version", (0,)),
+    ],
+)
+def test_version_ranges_read_as_their_newer_end(text: str, version: tuple) -> None:
+    from sizing.calibrated.setup import parse_version
+
+    assert parse_version(text) == version
+
+
+def test_v011_era_profile_peaks_about_2_5_times_higher() -> None:
+    # vllm_memory_model.md §1.2: Llama-3.1-8B on H100 peaked at 4.76 GiB on a v0.11-era
+    # build (max_model_len 16000, block 128) and 1.89 GiB on v0.19 (case-024).
+    model = from_catalog("meta-llama/Llama-3.1-8B-Instruct")
+    v011 = predict(model, EngineSetup("vllm", "0.11.0", 79.18, 16000, block_size=128))
+    v019 = predict(model, EngineSetup("vllm", "0.19.0", 79.19, 8192))
+    assert v011.activation_gib == pytest.approx(4.76, rel=0.02)
+    assert v019.activation_gib == pytest.approx(1.89, rel=0.02)
+    # v0.10.1 is before that era: the A100 logs of dennislee22/vLLM-benchmarking fit 1 ×.
+    v010 = predict(model, EngineSetup("vllm", "0.10.1.1", 79.19, 16000))
+    assert v010.activation_gib == pytest.approx(1.89, rel=0.02)
+
+
+def test_qwen3_32b_v011_era_kv_pool_matches_the_log() -> None:
+    # case-076 (llm-d-benchmark empirical-vllm-memory-results.md): Qwen3-32B on one
+    # H100, util 0.9, "~0.10.2-0.11" build: 4.45 GiB of KV cache.
+    pred = predict(from_catalog("Qwen/Qwen3-32B"), _setup(CASES["case-076"]))
+    assert pred.kv_cache_gib == pytest.approx(4.45, rel=0.05)
+
+
+def test_tensor_parallel_non_torch_depends_on_the_interconnect() -> None:
+    # v0.19 H100 (NVSwitch) logs: about 2.1 GiB per GPU at TP >= 2 (case-051: 2.13);
+    # v0.10.2 L40S TP 8 (PCIe): 0.21 GiB (case-080).
+    model = from_catalog("Qwen/Qwen2.5-7B-Instruct")
+    h100 = predict(model, EngineSetup("vllm", "0.19.0", 79.19, 8192, tensor_parallel_size=4))
+    l40s = EngineSetup("vllm", "0.10.2", 44.42, 8192, tensor_parallel_size=4, gpu_type="L40S")
+    assert h100.non_torch_gib == pytest.approx(2.13, abs=0.05)
+    assert predict(model, l40s).non_torch_gib == pytest.approx(0.21, abs=0.01)
+
+
+def test_mxfp4_marlin_padding_on_a100() -> None:
+    # case-070 (dennislee22/vLLM-benchmarking, v0.10.1.1): gpt-oss-120b TP 4 on A100
+    # loaded 17.2217 GiB per GPU; Marlin pads 720 → 768 and 2880 → 3072 (mxfp4.py).
+    pred = predict(from_catalog("openai/gpt-oss-120b"), _setup(CASES["case-070"]))
+    assert pred.weights_gib == pytest.approx(17.2217, rel=0.01)

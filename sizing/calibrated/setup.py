@@ -8,7 +8,10 @@ CUDA-reported total memory, parallel sizes, utilization or ``mem_fraction_static
 Sources: the CUDA totals are the values vLLM printed in the reference's engine logs
 (``vllm_memory_model.md`` §1.1: H100-80GB 79.18–79.22 GiB, A100-80GB 79.25, H200 139.8,
 B200 178.35, L40S 44.42, RTX PRO 6000 server 95.01, RTX 4090 23.99, RTX 3090 23.58,
-RTX 4080 15.99); a 97,887 MiB RTX PRO 6000 (nvidia-smi) is 95.59 GiB.
+RTX 4080 15.99); a 97,887 MiB RTX PRO 6000 (nvidia-smi) is 95.59 GiB. Compute capability
+and NVLink/NVSwitch per GPU class: NVIDIA datasheets (A100/L40S/RTX: sm80/89/86 on PCIe;
+H100/H200 SXM sm90 and B200 sm100 on an NVSwitch baseboard). The reference's H100 logs
+come from 8-GPU SXM servers (llm-d-planner sweep), so an "H100 80GB" is taken as SXM.
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ class EngineSetup:
             that version and GPU).
         expert_parallel: experts split over the data-parallel × tensor-parallel ranks.
         dtype: the serving dtype (``auto`` = the checkpoint's).
+        gpu_type: the GPU's name as given (selects compute capability and NVLink; empty:
+            found from ``gpu_total_memory_gib``).
     """
 
     engine: str
@@ -59,11 +64,17 @@ class EngineSetup:
     max_num_batched_tokens: int | None = None
     expert_parallel: bool = False
     dtype: str = "auto"
+    gpu_type: str = ""
 
     @property
     def version(self) -> tuple[int, ...]:
-        """The first dotted number in ``engine_version`` (``"~0.10.2-0.11"`` → (0, 10, 2))."""
+        """The engine version; of a stated range the newest (``"~0.10.2-0.11"`` → (0, 11))."""
         return parse_version(self.engine_version)
+
+    @property
+    def gpu_class(self) -> GpuClass | None:
+        """The GPU class named by ``gpu_type``, else the one with this CUDA total."""
+        return gpu_class(self.gpu_type, self.gpu_total_memory_gib)
 
 
 @dataclass(frozen=True)
@@ -91,34 +102,71 @@ class KvPoolPrediction:
     cuda_graph_gib: float
 
 
+_VERSION_RANGE = re.compile(r"\d+(?:\.\d+)+(?:\s*[-/]\s*(\d+(?:\.\d+)+))?")
+
+
 def parse_version(text: str) -> tuple[int, ...]:
-    """The first dotted version number in ``text``; ``(0,)`` when there is none."""
-    match = re.search(r"\d+(?:\.\d+)+", text or "")
+    """The version in ``text``: the first dotted number, or of a range written ``A-B`` or
+    ``A/B`` (a log that does not state its build) the later end, ``(0,)`` when none.
+
+    A range is read as its newest end because such cases name the image as "latest" at
+    a date (reference ``vllm_memory_model.md`` §1.2 calls the "~0.10.2-0.11" build
+    "v0.11-era").
+    """
+    match = _VERSION_RANGE.search(text or "")
     if not match:
         return (0,)
-    return tuple(int(part) for part in match.group(0).split("."))
+    chosen = match.group(1) or match.group(0)
+    return tuple(int(part) for part in chosen.split("."))
 
 
-_CUDA_TOTAL_GIB: tuple[tuple[str, float], ...] = (
-    ("h200", 139.8),
-    ("b200", 178.35),
-    ("h100", 79.19),
-    ("a100 80", 79.25),
-    ("l40s", 44.42),
-    ("97,887 mib", 95.59),
-    ("rtx pro 6000", 95.01),
-    ("rtx 4090", 23.99),
-    ("rtx 3090", 23.58),
-    ("rtx 4080", 15.99),
-    ("80gb-class", 79.19),
+@dataclass(frozen=True)
+class GpuClass:
+    """What the engines' memory behaviour depends on about a GPU.
+
+    Attributes:
+        cuda_total_gib: the total CUDA reports, GiB.
+        compute_capability: ``(major, minor)``, e.g. ``(9, 0)`` for Hopper.
+        nvswitch: all GPUs of the server share an NVLink/NVSwitch fabric (SXM boards).
+    """
+
+    cuda_total_gib: float
+    compute_capability: tuple[int, int]
+    nvswitch: bool
+
+
+_GPU_CLASSES: tuple[tuple[str, GpuClass], ...] = (
+    ("h200", GpuClass(139.8, (9, 0), True)),
+    ("b200", GpuClass(178.35, (10, 0), True)),
+    ("h100", GpuClass(79.19, (9, 0), True)),
+    ("a100 80", GpuClass(79.25, (8, 0), False)),
+    ("l40s", GpuClass(44.42, (8, 9), False)),
+    ("97,887 mib", GpuClass(95.59, (12, 0), False)),
+    ("rtx pro 6000", GpuClass(95.01, (12, 0), False)),
+    ("rtx 4090", GpuClass(23.99, (8, 9), False)),
+    ("rtx 3090", GpuClass(23.58, (8, 6), False)),
+    ("rtx 4080", GpuClass(15.99, (8, 9), False)),
+    ("80gb-class", GpuClass(79.19, (9, 0), True)),
 )
-"""GPU name fragment → total GiB that CUDA reports (module sources); first match wins."""
+"""GPU name fragment → its class (module sources); first match wins."""
+
+
+def gpu_class(gpu_type: str, total_gib: float | None = None) -> GpuClass | None:
+    """The class of a GPU named ``gpu_type``; failing a name, the class whose CUDA total
+    is within 0.05 GiB of ``total_gib``; ``None`` when neither is known."""
+    name = (gpu_type or "").lower()
+    found = next((cls for key, cls in _GPU_CLASSES if key in name), None)
+    if found is None and total_gib:
+        found = next(
+            (cls for _, cls in _GPU_CLASSES if abs(cls.cuda_total_gib - total_gib) <= 0.05), None
+        )
+    return found
 
 
 def cuda_total_gib(gpu_type: str) -> float | None:
     """The CUDA-reported total of a GPU named ``gpu_type``, or ``None`` when unknown."""
-    name = (gpu_type or "").lower()
-    return next((gib for key, gib in _CUDA_TOTAL_GIB if key in name), None)
+    found = gpu_class(gpu_type)
+    return found.cuda_total_gib if found else None
 
 
 _PRE_START_KEYS = (
@@ -194,4 +242,5 @@ def setup_from_case(case: Mapping[str, Any], max_position_embeddings: int = 0) -
         quantization=str(quant).split()[0].lower() if quant else None,
         expert_parallel=bool(inputs["expert_parallel"]),
         dtype=dtype,
+        gpu_type=str(inputs["gpu_type"] or ""),
     )

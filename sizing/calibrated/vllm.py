@@ -15,14 +15,26 @@
   llm-d-planner accuracy sweep (ground-truth cases 002–059): ``(batched / 8192) ×
   (0.0429 + 1.3827e-5 × vocab + 1.8e-5 × hidden) GiB`` (Llama-3.1-8B 1.89, Qwen2.5-7B
   2.21, gemma-7b 3.63, gemma-2-27b 3.66 GiB logged), MoE +0.45 GiB, fp32 serving +0.32
-  GiB. v0.15 and v0.16 profiled about 2.5 × more (llm-d-planner version sweep:
-  Qwen3-14B's KV pool grew from 41.94 to 45.34 GiB at v0.17).
+  GiB. From v0.11 up to v0.17 the profile pass peaked about 2.5 × higher: Llama-3.1-8B
+  on H100 measured 4.76 GiB on a v0.11-era build against 1.89 GiB on v0.19 (reference
+  ``vllm_memory_model.md`` §1.2, a pair outside the bundled cases: factor 2.52), and the
+  llm-d-planner version sweep shows Qwen3-14B's KV pool growing from 41.94 to 45.34 GiB
+  at v0.17 (§2.7). The v0.10.1–v0.10.2 logs (A100, L40S) do not show it.
 - V0 engine (before v0.7): the profile ran ``max_model_len`` tokens without full
   logits, about ``2 B × (2 × intermediate / TP + 6 × hidden)`` per token (vllm issue
   #10517: RTX 3090, 2.07 GiB at 20,000 tokens for Llama-3.1-8B).
-- non-torch: 0.25 GiB on one GPU and 2.1 GiB per GPU with TP ≥ 2 (custom all-reduce,
-  NCCL) in v0.15+ (v0.19 logs); before v0.15 0.14 GiB on one GPU and 0.21 GiB with TP
-  (v0.10.2 logs, case-080, case-072); 0.35 GiB in the V0 engine (vllm issue #10517).
+- non-torch: 0.25 GiB on one GPU in v0.15+ (v0.19 logs), 0.14 GiB before (v0.10.2
+  logs); 0.35 GiB in the V0 engine (vllm issue #10517). With TP ≥ 2 the NCCL and custom
+  all-reduce buffers depend on the interconnect: about 2.1 GiB per GPU on NVSwitch (SXM)
+  servers (v0.19 H100 logs; vllm PR #10511's H100 check shows the same +1.8 GiB from TP 1
+  to TP 2 in v0.6.5) and 0.21 GiB on PCIe cards (v0.10 logs: L40S TP 8, A100 PCIe TP 2).
+  An unknown GPU is taken as PCIe.
+- MXFP4 MoE weights (gpt-oss): the Marlin backend, which vLLM uses below compute
+  capability 9.0, pads each expert's intermediate size per rank to a multiple of 128 and
+  the hidden size to a multiple of 256 (``Mxfp4MoEMethod.create_weights``,
+  ``vllm/model_executor/layers/quantization/mxfp4.py``); the Hopper/Blackwell Triton
+  backend only rounds the intermediate size to 64. 4.25 bits per value (fp4 + an 8-bit
+  scale per 32).
 - CUDA graphs: subtracted only from v0.21 ("CUDA graph memory profiling is enabled
   (default since v0.21.0)"), with the v0.19 logs' typical estimate of 0.85 GiB at TP 1
   and 1.5 GiB at TP ≥ 2.
@@ -53,9 +65,13 @@ ACT_PER_VOCAB_GIB = 1.3827e-5
 ACT_PER_HIDDEN_GIB = 1.8e-5
 ACT_MOE_GIB = 0.45
 ACT_FP32_GIB = 0.32
-ACT_FACTOR_V015_V016 = 2.5
-LARGE_PROFILE_VERSIONS = ((0, 15), (0, 17))
+ACT_FACTOR_V011_V016 = 2.52
+"""4.76 / 1.89 GiB, Llama-3.1-8B on H100, v0.11-era build against v0.19 (reference §1.2)."""
+LARGE_PROFILE_VERSIONS = ((0, 11), (0, 17))
 """Versions (from, before) whose profile pass peaked about 2.5 × higher."""
+NON_TORCH_TP_NVSWITCH_GIB = 2.1
+NON_TORCH_TP_PCIE_GIB = 0.21
+MXFP4_BITS = 4.25
 REFERENCE_BATCHED_TOKENS = 8192
 
 
@@ -87,7 +103,36 @@ def weights_bytes_per_gpu(model: ModelSpec, setup: EngineSetup) -> float:
         total = embed + (total - embed) / 2
     elif setup.dtype in ("float32", "fp32") and sixteen_bit:
         total *= 2
-    return total / (setup.tensor_parallel_size * setup.pipeline_parallel_size)
+    ranks = setup.tensor_parallel_size * setup.pipeline_parallel_size
+    return total / ranks + mxfp4_padding_bytes(model, setup) / setup.pipeline_parallel_size
+
+
+def _round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+def mxfp4_padding_bytes(model: ModelSpec, setup: EngineSetup) -> float:
+    """Bytes one tensor-parallel rank adds by padding MXFP4 expert weights (module
+    docstring; 0 for other formats or when the GPU is unknown)."""
+    if model.weight_format != "mxfp4":
+        return 0.0
+    cls = setup.gpu_class
+    if cls is None:
+        return 0.0
+    cfg = model.config.get("text_config") or model.config
+    experts = int(cfg.get("num_local_experts") or cfg.get("num_experts") or 0)
+    inter = int(cfg.get("moe_intermediate_size") or cfg.get("intermediate_size") or 0)
+    hidden = model.architecture.hidden_size
+    if not experts or not inter:
+        return 0.0
+    inter_rank = inter // setup.tensor_parallel_size
+    if cls.compute_capability < (9, 0):
+        inter_pad, hidden_pad = _round_up(inter_rank, 128), _round_up(hidden, 256)
+    else:
+        inter_pad, hidden_pad = _round_up(inter_rank, 64), hidden
+    extra_values = 3 * (inter_pad * hidden_pad - inter_rank * hidden)
+    layers = int(cfg.get("num_hidden_layers") or model.architecture.num_layers)
+    return experts * layers * extra_values * MXFP4_BITS / 8
 
 
 def _is_moe(model: ModelSpec) -> bool:
@@ -114,7 +159,7 @@ def activation_bytes(model: ModelSpec, setup: EngineSetup, batched_tokens: int) 
         gib += ACT_FP32_GIB
     low, high = LARGE_PROFILE_VERSIONS
     if low <= setup.version < high:
-        gib *= ACT_FACTOR_V015_V016
+        gib *= ACT_FACTOR_V011_V016
     return gib * GIB
 
 
@@ -124,7 +169,9 @@ def non_torch_bytes(setup: EngineSetup) -> float:
         return 0.35 * GIB
     recent = setup.version >= (0, 15)
     if setup.tensor_parallel_size >= 2:
-        return (2.1 if recent else 0.21) * GIB
+        cls = setup.gpu_class
+        nvswitch = cls is not None and cls.nvswitch
+        return (NON_TORCH_TP_NVSWITCH_GIB if nvswitch else NON_TORCH_TP_PCIE_GIB) * GIB
     if setup.pipeline_parallel_size >= 2:
         return 0.07 * GIB
     return (0.25 if recent else 0.14) * GIB
