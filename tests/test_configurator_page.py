@@ -327,3 +327,14 @@ def test_model_field_asks_the_model_hub_for_suggestions(client: Client) -> None:
     assert 'hx-target="#model-options"' in model_input.group(0)
     options = client.get("/models/autocomplete/", {"model": "Qwen3-32B"}, headers=HTMX)
     assert '<option value="Qwen/Qwen3-32B-FP8"' in options.content.decode()
+
+
+def test_a_capped_nvme_tier_is_explained_in_both_languages(client: Client) -> None:
+    # 10,000,000 new 1 GiB conversations a day (seed conversation size) need about
+    # 10,737 TB; the chassis has 4 NVMe bays (ASRock Rack 4U8G-TURIN2), so the tier is
+    # capped and the page says so instead of listing thousands of drives.
+    inputs = seed(new_conversations_per_day=10_000_000)
+    english = client.post("/estimate/", inputs, headers={**HTMX, **EN}).content.decode()
+    german = client.post("/estimate/", inputs, headers={**HTMX, **DE}).content.decode()
+    assert "bays hold" in english and "NAS or S3" in english
+    assert "Einschübe des Gehäuses" in german
