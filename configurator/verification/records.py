@@ -16,7 +16,7 @@ from configurator.verification.parsers import ParsedBenchmark, ParseError, parse
 CASES_RESOURCE = "data/ground_truth_cases.json"
 """The bundled cases (copied from the reference ground truth, each with its source)."""
 
-RECORD_FIELDS = (
+SETTINGS_FIELDS = (
     "engine",
     "engine_version",
     "model_id",
@@ -33,6 +33,11 @@ RECORD_FIELDS = (
     "kv_cache_dtype",
     "quantization",
     "dtype",
+)
+"""A record's settings known before the engine starts (what a prediction may read)."""
+
+RECORD_FIELDS = (
+    *SETTINGS_FIELDS,
     "max_num_batched_tokens",
     "weights_gib",
     "activation_peak_gib",

@@ -21,7 +21,12 @@ from configurator.verification.models import (
 )
 from configurator.verification.outcome import Outcome
 from configurator.verification.outcome import checks_outcome as outcome_of
-from configurator.verification.records import bundled_cases, load_cases, record_from_file
+from configurator.verification.records import (
+    SETTINGS_FIELDS,
+    bundled_cases,
+    load_cases,
+    record_from_file,
+)
 from sizing import calibrated
 from sizing.errors import SizingError
 from sizing.model import catalog_entry, from_catalog
@@ -106,26 +111,7 @@ def _predict(record: BenchmarkRecord) -> Any:
     spec = _spec(record.model_id)
     if spec is None:
         return None
-    inputs = {
-        name: getattr(record, name)
-        for name in (
-            "engine",
-            "engine_version",
-            "model_id",
-            "dtype",
-            "kv_cache_dtype",
-            "gpu_type",
-            "gpu_total_memory_gib",
-            "gpu_count",
-            "tensor_parallel_size",
-            "pipeline_parallel_size",
-            "data_parallel_size",
-            "gpu_memory_utilization",
-            "mem_fraction_static",
-            "max_model_len",
-            "block_size",
-        )
-    }
+    inputs = {name: getattr(record, name) for name in SETTINGS_FIELDS}
     inputs["quantization"] = record.quantization or None
     inputs["dtype"] = record.dtype or None
     inputs["expert_parallel"] = bool(record.extra.get("expert_parallel"))
