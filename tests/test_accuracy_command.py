@@ -71,3 +71,20 @@ def test_bad_cases_file_exits_2_with_one_line(
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1
     assert message in result.stderr
+
+
+def test_summary_separates_fit_and_held_out_vllm_cases(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The activation coefficients were fitted on the vLLM 0.19.0 logs (sizing/calibrated/
+    # vllm.py); every other vLLM case is held out. The two splits cover all vLLM cases.
+    call_command("accuracy", "--cases", str(CASES), "--format", "json")
+    report = json.loads(capsys.readouterr().out)
+    splits = report["summary"]["vllm_by_split"]
+    evaluated = report["summary"]["by_engine"]["vllm"]["evaluated"]
+    assert splits["fit"]["evaluated"] + splits["held_out"]["evaluated"] == evaluated
+    fit_ids = {
+        c["id"] for c in json.loads(CASES.read_text("utf-8"))["cases"]
+        if c["engine"] == "vllm" and c["engine_version"] == "0.19.0" and c["kv_cache_gib"]
+    }  # fmt: skip
+    assert splits["fit"]["evaluated"] == len(fit_ids)

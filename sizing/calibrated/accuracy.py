@@ -4,6 +4,11 @@ Each ground-truth case is predicted from its pre-start inputs alone
 (:func:`sizing.calibrated.setup_from_case`); the measured ``kv_cache_gib`` and
 ``kv_cache_tokens`` are read only to compare. Percentiles use the nearest-rank method
 (the smallest value with at least p % of the errors at or below it).
+
+The activation coefficients of :mod:`sizing.calibrated.vllm` were fitted on the vLLM
+0.19.0 logs of the llm-d-planner accuracy sweep, which are also cases here; the summary
+therefore also reports those cases ("fit") apart from all others ("held out"), whose
+figures are the honest out-of-sample measure.
 """
 
 from __future__ import annotations
@@ -30,12 +35,14 @@ class CaseResult:
         predicted_kv_cache_gib, measured_kv_cache_gib: per GPU, GiB.
         predicted_kv_cache_tokens, measured_kv_cache_tokens: tokens (measured may be
             ``None`` when the log did not give it).
+        engine_version: the version string as the case states it.
         skipped: the reason the case was not evaluated, else ``None``.
     """
 
     case_id: str
     engine: str
     model_id: str
+    engine_version: str = ""
     predicted_kv_cache_gib: float | None = None
     measured_kv_cache_gib: float | None = None
     predicted_kv_cache_tokens: int | None = None
@@ -92,7 +99,8 @@ def evaluate_case(
     case_id = str(case.get("id") or "?")
     engine = str(case.get("engine") or "")
     model_id = str(case.get("model_id") or "")
-    base = CaseResult(case_id=case_id, engine=engine, model_id=model_id)
+    version = str(case.get("engine_version") or "")
+    base = CaseResult(case_id=case_id, engine=engine, model_id=model_id, engine_version=version)
     measured = case.get("kv_cache_gib")
     if not measured:
         return _skip(base, "no measured kv_cache_gib")
@@ -106,6 +114,7 @@ def evaluate_case(
         case_id=case_id,
         engine=engine,
         model_id=model_id,
+        engine_version=version,
         predicted_kv_cache_gib=pred.kv_cache_gib,
         measured_kv_cache_gib=float(measured),
         predicted_kv_cache_tokens=pred.kv_cache_tokens,
@@ -114,12 +123,21 @@ def evaluate_case(
 
 
 def _skip(base: CaseResult, reason: str) -> CaseResult:
-    return CaseResult(base.case_id, base.engine, base.model_id, skipped=reason)
+    return CaseResult(base.case_id, base.engine, base.model_id, base.engine_version, skipped=reason)
+
+
+FIT_VERSION = "0.19.0"
+"""vLLM version of the logs the activation coefficients were fitted on."""
+
+
+def in_fit_set(result: CaseResult) -> bool:
+    """True for a case whose log was used to fit the model's coefficients."""
+    return result.engine == "vllm" and result.engine_version.strip() == FIT_VERSION
 
 
 def summarize(results: Iterable[CaseResult]) -> dict[str, Any]:
-    """``evaluated``, ``skipped``, median and p90 absolute KV-GiB error, overall and per
-    engine."""
+    """``evaluated``, ``skipped``, median and p90 absolute KV-GiB error, overall, per
+    engine and per split (``fit`` / ``held_out`` vLLM cases, see the module docstring)."""
     results = list(results)
     done = [r for r in results if r.error_pct is not None]
 
@@ -139,6 +157,11 @@ def summarize(results: Iterable[CaseResult]) -> dict[str, Any]:
     summary["by_engine"] = {
         engine: stats([r for r in done if r.engine == engine])
         for engine in sorted({r.engine for r in done})
+    }
+    vllm_done = [r for r in done if r.engine == "vllm"]
+    summary["vllm_by_split"] = {
+        "fit": stats([r for r in vllm_done if in_fit_set(r)]),
+        "held_out": stats([r for r in vllm_done if not in_fit_set(r)]),
     }
     return summary
 
