@@ -185,6 +185,14 @@ class Plan:
             "verdict_reasons": list(self.verdict.reasons),
             "warnings": list(self.verdict.warnings),
             "binding_constraints": list(self.verdict.binding),
+            "verdict_notes": {
+                "reasons": [
+                    {"code": n.code, "values": dict(n.values)} for n in self.verdict.reason_notes
+                ],
+                "warnings": [
+                    {"code": n.code, "values": dict(n.values)} for n in self.verdict.warning_notes
+                ],
+            },
         }
 
 

@@ -114,6 +114,9 @@ def test_german_pdf() -> None:
     assert f"Angebot {quote.number}" in text
     assert "66.910,00 €" in text and "79.622,90 €" in text
     assert "24 × 48 GB" in text and "Gültig bis" in text and "MwSt." in text
+    # The verdict is worded in German too (seed: 296 of 500 conversations rest).
+    assert "296 von 500" in " ".join(text.split())
+    assert "do not fit on the GPUs" not in text
 
 
 def test_fonts_are_embedded() -> None:
