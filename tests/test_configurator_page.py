@@ -205,7 +205,10 @@ def test_a_short_shared_link_takes_the_rest_from_the_defaults(client: Client) ->
 def test_a_link_without_a_model_asks_for_the_model_only(client: Client) -> None:
     html = client.get("/?users=500", headers=EN).content.decode()
     errors = re.findall(r'<p id="id_(\w+)_error"[^>]*>([^<]+)</p>', html)
-    assert errors == [("model", "This field is required.")]
+    # forms.py: without a model id or an uploaded config.json the model field asks for one.
+    assert errors == [
+        ("model", "Enter a Hugging Face model id, or upload the config.json of a private model.")
+    ]
 
 
 def test_the_estimate_offers_a_link_that_reproduces_it(client: Client) -> None:

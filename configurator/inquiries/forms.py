@@ -6,19 +6,27 @@ first, then the sizing engine itself; an engine error is shown at the field it n
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import urlencode
 
 from django import forms
+from django.core.files.uploadedfile import UploadedFile
 from django.http import QueryDict
 from django.urls import NoReverseMatch, reverse
 from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 
+from configurator.inquiries.notices import fallback_notice
+from configurator.modelhub.services import (
+    MAX_CONFIG_BYTES,
+    model_from_config_upload,
+    model_lookup,
+)
 from configurator.planning.services import plan_create
 from sizing import catalog
 from sizing.errors import InfeasibleError, SizingError
-from sizing.model import catalog_ids
+from sizing.model import ModelSpec, catalog_ids
 from sizing.plan import MAX_CONTEXT_TOKENS, MAX_GPUS_PER_NODE, MAX_USERS, Plan
 
 SEED_MODEL = "Qwen/Qwen3-32B-FP8"
@@ -49,8 +57,14 @@ ENGINE_FIELDS = {
     "new_conversations_per_day": "new_conversations_per_day",
     "active_share": "active_share_percent",
     "shared_prompt_tokens": "system_prompt_tokens",
+    "config": "config_file",
+    "model_name": "model_name",
+    "weights_gib": "weights_gib",
 }
 """Which form field shows an engine error, by the error's ``field``."""
+
+UPLOAD_FIELDS = ("config_file", "config_text", "model_name", "weights_gib")
+"""The private-model inputs: never part of a shared link (a link cannot carry a file)."""
 
 
 def gpu_choices() -> list[tuple[str, str]]:
@@ -98,6 +112,7 @@ class WorkloadForm(forms.Form):
     model = forms.CharField(
         label=_("Model"),
         max_length=200,
+        required=False,
         help_text=_("Hugging Face id, for example Qwen/Qwen3-32B-FP8"),
         widget=forms.TextInput(
             attrs={
@@ -107,6 +122,26 @@ class WorkloadForm(forms.Form):
                 "placeholder": SEED_MODEL,
             }
         ),
+    )
+    config_file = forms.FileField(
+        label=_("Private model? Upload its config.json"),
+        required=False,
+        help_text=_("A JSON file of at most 1 MB; leave the model field empty"),
+        widget=forms.FileInput(attrs={"accept": ".json,application/json"}),
+    )
+    model_name = forms.CharField(
+        label=_("Name of the private model (optional)"),
+        max_length=200,
+        required=False,
+    )
+    weights_gib = forms.FloatField(
+        label=_("Weights in GiB (optional)"),
+        required=False,
+        help_text=_("Empty: derived from the parameter count in the config"),
+        widget=forms.NumberInput(attrs={"inputmode": "decimal", "step": "any"}),
+    )
+    config_text = forms.CharField(
+        required=False, max_length=MAX_CONFIG_BYTES, widget=forms.HiddenInput
     )
     context_tokens = forms.IntegerField(
         label=_("Context per conversation (tokens)"),
@@ -167,6 +202,9 @@ class WorkloadForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.plan = None
         self.fixes: tuple[str, ...] = ()
+        self.notice = ""
+        self.private_config: dict[str, Any] | None = None
+        self.private_config_text = ""
         describe_fields(self)
         self.fields["model"].widget.attrs.update(autocomplete_attrs())
 
@@ -179,15 +217,108 @@ class WorkloadForm(forms.Form):
                 "system_prompt_tokens",
                 _("The shared system prompt cannot be longer than the context."),
             )
+        config_text = self._private_config_text(cleaned)
         if self.errors:
             return cleaned
         try:
-            self.plan = plan_create(**self.plan_arguments(cleaned))
+            spec = self._model_spec(cleaned, config_text)
+            self.plan = plan_create(**self.plan_arguments(cleaned), model=spec)
         except SizingError as exc:
             if isinstance(exc, InfeasibleError):
                 self.fixes = exc.fixes
-            self.add_error(ENGINE_FIELDS.get(exc.field.split(".")[0]), exc.message)
+            target = ENGINE_FIELDS.get(exc.field.split(".")[0])
+            if config_text is not None and target == "model":
+                target = "config_file"
+            self.add_error(target, exc.message)
         return cleaned
+
+    def _private_config_text(self, cleaned: dict[str, Any]) -> str | None:
+        """The config.json text of a private model, ``None`` for a Hub model.
+
+        An upload in this request wins; without one, the text kept from an earlier
+        upload (``config_text``, so a page without JavaScript can still send the quote
+        request) counts while the model field is empty. Adds the field errors.
+        """
+        model_id = cleaned.get("model") or ""
+        upload = cleaned.get("config_file")
+        kept = cleaned.get("config_text") or ""
+        if upload and model_id:
+            self.add_error(
+                "config_file",
+                _(
+                    "Give either a Hugging Face model id or a config.json, not both: "
+                    "empty the model field to size the uploaded file."
+                ),
+            )
+            return None
+        if upload:
+            return self._read_upload(upload)
+        if kept and not model_id:
+            return str(kept)
+        if not model_id:
+            self.add_error(
+                "model",
+                _("Enter a Hugging Face model id, or upload the config.json of a private model."),
+            )
+        elif cleaned.get("weights_gib") is not None:
+            self.add_error(
+                "weights_gib",
+                _("The weights of a Hub model come from the Hub; leave this field empty."),
+            )
+        return None
+
+    def _read_upload(self, upload: UploadedFile) -> str | None:
+        """The uploaded file as text, or ``None`` with a field error (size, type, encoding)."""
+        if (upload.size or 0) > MAX_CONFIG_BYTES:
+            self.add_error(
+                "config_file",
+                _(
+                    "The file is larger than 1 MB: upload the model's config.json, "
+                    "not its weights."
+                ),
+            )
+            return None
+        if not str(upload.name or "").lower().endswith(".json"):
+            self.add_error(
+                "config_file", _("Only a JSON file can be sized: upload the model's config.json.")
+            )
+            return None
+        try:
+            return upload.read().decode("utf-8-sig")
+        except UnicodeDecodeError:
+            self.add_error(
+                "config_file", _("The file is not UTF-8 text: upload the model's config.json.")
+            )
+            return None
+
+    def _model_spec(self, cleaned: dict[str, Any], config_text: str | None) -> ModelSpec:
+        """The model to size: the private config, or the Hub id through the model hub.
+
+        Raises:
+            SizingError: the model cannot be sized (shown at the field it names).
+        """
+        if config_text is None:
+            resolved = model_lookup(cleaned["model"])
+            self.notice = fallback_notice(resolved)
+            return resolved.spec
+        spec = model_from_config_upload(
+            config_text=config_text,
+            model_name=cleaned.get("model_name"),
+            weights_gib=cleaned.get("weights_gib"),
+        )
+        self.private_config = json.loads(config_text)
+        self.private_config_text = config_text
+        return spec
+
+    def workload(self) -> dict[str, Any]:
+        """The cleaned workload for an inquiry: the uploaded file as its parsed config
+        (``private_config``, ``None`` for a Hub model), the model as the plan names it."""
+        data = {k: v for k, v in self.cleaned_data.items() if k not in UPLOAD_FIELDS}
+        if self.plan is not None:
+            data["model"] = self.plan.request.model.repo_id
+        data["private_config"] = self.private_config
+        data["weights_gib"] = self.cleaned_data.get("weights_gib") if self.private_config else None
+        return data
 
     @classmethod
     def defaults(cls) -> dict[str, str]:
@@ -203,7 +334,11 @@ class WorkloadForm(forms.Form):
 
         Unbound when the query names no workload field (the plain page).
         """
-        given = {name: query[name] for name in cls.base_fields if name in query}
+        given = {
+            name: query[name]
+            for name in cls.base_fields
+            if name in query and name not in UPLOAD_FIELDS
+        }
         if not given:
             return cls()
         return cls({**cls.defaults(), **given})
@@ -212,16 +347,19 @@ class WorkloadForm(forms.Form):
     """Fields every share link names; the others only where they differ from the default."""
 
     def share_query(self) -> str:
-        """The current inputs as a query string for a link to this estimate (``""``: none).
+        """The current inputs as a query string for a link to this estimate (``""``: none,
+        also for a private model, whose file a link cannot carry).
 
         The link names the model, context and users, and every other field whose value
         differs from :meth:`defaults`; :meth:`from_query` reads it back.
         """
-        if not self.is_bound:
+        if not self.is_bound or self.private_config is not None:
             return ""
         defaults = self.defaults()
         pairs = []
         for name in self.fields:
+            if name in UPLOAD_FIELDS:
+                continue
             value = str(self.data.get(name, "")).strip()
             if name in self.SHARE_ALWAYS or value != defaults[name]:
                 pairs.append((name, value))
@@ -231,7 +369,7 @@ class WorkloadForm(forms.Form):
     def plan_arguments(cleaned: dict[str, Any]) -> dict[str, Any]:
         """Keyword arguments of ``plan_create`` from the cleaned data."""
         return {
-            "model_id": cleaned["model"],
+            "model_id": cleaned.get("model") or "",
             "context_tokens": cleaned["context_tokens"],
             "users": cleaned["users"],
             "gpu_slug": cleaned["gpu"],

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+
+from configurator.modelhub.services import model_from_config_upload
 
 
 class Inquiry(models.Model):
@@ -14,6 +17,8 @@ class Inquiry(models.Model):
     The inputs are stored as typed columns (presales filters and re-plans from them);
     ``plan_summary`` is the JSON snapshot of :meth:`sizing.plan.Plan.summary` that the
     customer saw when they submitted, so later engine or catalog changes do not alter it.
+    A private model keeps its uploaded ``config.json`` in ``private_config`` (and the
+    weights the customer gave in ``private_weights_gib``); ``model_id`` is then its name.
     """
 
     class Status(models.TextChoices):
@@ -33,6 +38,15 @@ class Inquiry(models.Model):
 
     # The workload.
     model_id = models.CharField(_("model"), max_length=200)
+    private_config = models.JSONField(
+        _("uploaded config.json"),
+        null=True,
+        blank=True,
+        help_text=_("Set for a private model the Hub does not have; sizes it again."),
+    )
+    private_weights_gib = models.FloatField(
+        _("weights of the private model (GiB)"), null=True, blank=True
+    )
     context_tokens = models.PositiveIntegerField(_("context per conversation (tokens)"))
     users = models.PositiveIntegerField(_("users"))
     active_share_percent = models.PositiveSmallIntegerField(
@@ -74,8 +88,16 @@ class Inquiry(models.Model):
 
     @property
     def inputs(self) -> dict[str, Any]:
-        """The workload as keyword arguments of ``planning.services.plan_create``."""
-        return {
+        """The workload as keyword arguments of ``planning.services.plan_create``.
+
+        For a private model, ``model`` is the spec built again from the stored
+        ``config.json`` by the same rules as the upload (a :class:`sizing.model.ModelSpec`,
+        not JSON); a Hub model is resolved by ``model_id``.
+
+        Raises:
+            ModelLookupError: the stored config can no longer be sized.
+        """
+        inputs: dict[str, Any] = {
             "model_id": self.model_id,
             "context_tokens": self.context_tokens,
             "users": self.users,
@@ -88,6 +110,13 @@ class Inquiry(models.Model):
             ),
             "shared_prompt_tokens": self.system_prompt_tokens,
         }
+        if self.private_config is not None:
+            inputs["model"] = model_from_config_upload(
+                config_text=json.dumps(self.private_config),
+                model_name=self.model_id,
+                weights_gib=self.private_weights_gib,
+            )
+        return inputs
 
     @property
     def plan_snapshot(self) -> dict[str, Any]:

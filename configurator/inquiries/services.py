@@ -90,7 +90,8 @@ def inquiry_create(
     column, so of parallel identical submissions one row wins and the others read it.
 
     Args:
-        workload: cleaned data of :class:`~configurator.inquiries.forms.WorkloadForm`.
+        workload: :meth:`~configurator.inquiries.forms.WorkloadForm.workload`: its
+            cleaned data, with a private model's parsed config as ``private_config``.
         plan: the plan the customer saw for that workload.
         contact: cleaned data of :class:`~configurator.inquiries.forms.ContactForm`.
         language: the customer's language code (``de`` or ``en``), used for their email.
@@ -130,6 +131,8 @@ def _inquiry_store(
         inquiry = Inquiry.objects.create(
             dedup_key=dedup_key,
             model_id=plan.request.model.repo_id,
+            private_config=workload.get("private_config"),
+            private_weights_gib=workload.get("weights_gib") if workload.get("private_config") else None,
             context_tokens=workload["context_tokens"],
             users=workload["users"],
             active_share_percent=workload["active_share_percent"],

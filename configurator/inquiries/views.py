@@ -85,7 +85,7 @@ def configurator(request: HttpRequest) -> HttpResponse:
 @require_POST
 def estimate(request: HtmxHttpRequest) -> HttpResponse:
     """The estimate for the posted workload: the partial for htmx, else the whole page."""
-    form = WorkloadForm(request.POST)
+    form = WorkloadForm(request.POST, request.FILES)
     valid = form.is_valid()
     if request.htmx:
         context = _estimate_context(request, form)
@@ -97,7 +97,7 @@ def estimate(request: HtmxHttpRequest) -> HttpResponse:
 @require_POST
 def quote_request(request: HttpRequest) -> HttpResponse:
     """Store an inquiry for the posted workload and contact, then confirm it."""
-    form = WorkloadForm(request.POST)
+    form = WorkloadForm(request.POST, request.FILES)
     contact = ContactForm(request.POST)
     client_address = request.META.get("REMOTE_ADDR", "")
     if inquiry_rate_limited(client_address=client_address):
@@ -107,7 +107,7 @@ def quote_request(request: HttpRequest) -> HttpResponse:
     if not valid or form.plan is None:
         return _page(request, form, contact, status=400)
     inquiry, created = inquiry_create(
-        workload=form.cleaned_data,
+        workload=form.workload(),
         plan=form.plan,
         contact=contact.cleaned_data,
         language=(get_language() or "de")[:2],
