@@ -30,9 +30,7 @@ EN = {"Accept-Language": "en"}
 DE = {"Accept-Language": "de"}
 
 # tests/hubserver/recorded/Qwen--Qwen3-8B-FP8.json: the commit of its main branch.
-FP8_SHA = json.loads((RECORDED / "Qwen--Qwen3-8B-FP8.json").read_text("utf-8"))["revisions"][
-    "main"
-]
+FP8_SHA = json.loads((RECORDED / "Qwen--Qwen3-8B-FP8.json").read_text("utf-8"))["revisions"]["main"]
 
 
 @pytest.fixture(autouse=True)

@@ -267,15 +267,12 @@ class WorkloadForm(forms.Form):
             )
         return None
 
-    def _read_upload(self, upload: UploadedFile) -> str | None:
+    def _read_upload(self, upload: UploadedFile[bytes]) -> str | None:
         """The uploaded file as text, or ``None`` with a field error (size, type, encoding)."""
         if (upload.size or 0) > MAX_CONFIG_BYTES:
             self.add_error(
                 "config_file",
-                _(
-                    "The file is larger than 1 MB: upload the model's config.json, "
-                    "not its weights."
-                ),
+                _("The file is larger than 1 MB: upload the model's config.json, not its weights."),
             )
             return None
         if not str(upload.name or "").lower().endswith(".json"):
@@ -284,7 +281,7 @@ class WorkloadForm(forms.Form):
             )
             return None
         try:
-            return upload.read().decode("utf-8-sig")
+            return bytes(upload.read()).decode("utf-8-sig")
         except UnicodeDecodeError:
             self.add_error(
                 "config_file", _("The file is not UTF-8 text: upload the model's config.json.")

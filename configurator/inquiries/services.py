@@ -132,7 +132,9 @@ def _inquiry_store(
             dedup_key=dedup_key,
             model_id=plan.request.model.repo_id,
             private_config=workload.get("private_config"),
-            private_weights_gib=workload.get("weights_gib") if workload.get("private_config") else None,
+            private_weights_gib=workload.get("weights_gib")
+            if workload.get("private_config")
+            else None,
             context_tokens=workload["context_tokens"],
             users=workload["users"],
             active_share_percent=workload["active_share_percent"],

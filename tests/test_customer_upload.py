@@ -1,0 +1,239 @@
+"""A private model on the configurator page: an uploaded config.json instead of a Hub id.
+
+The uploaded file is the config of the seed example's model as bundled in
+``sizing/data/models.json`` (Qwen/Qwen3-32B-FP8); given its checkpoint size (34.3 GB,
+seed document) the estimate must be the seed example's: 4 replicas × 1 GPU, 204
+conversations on the GPUs, 24 × 48 GB = 1,152 GB of host memory (DESIGN §3).
+"""
+
+from __future__ import annotations
+
+import copy
+import html as html_lib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core import mail
+from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from configurator.inquiries.models import Inquiry
+from configurator.planning.services import plan_create
+from sizing.units import GIB
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HX-Request": "true"}
+EN = {"Accept-Language": "en"}
+DE = {"Accept-Language": "de"}
+
+CATALOG = json.loads(
+    (Path(__file__).resolve().parents[1] / "sizing/data/models.json").read_text("utf-8")
+)["models"]["Qwen/Qwen3-32B-FP8"]
+SEED_CONFIG: dict[str, Any] = CATALOG["config"]
+SEED_WEIGHTS_GIB = CATALOG["checkpoint_bytes"] / GIB  # 34.3 GB (seed document) in GiB
+
+
+@pytest.fixture(autouse=True)
+def _isolated(settings: Any) -> None:
+    """An upload never needs the Hub; fresh rate limits."""
+    settings.HF_HUB_OFFLINE = True
+    settings.PRESALES_EMAIL = "presales@example.com"
+    cache.clear()
+
+
+def config_file(config: Any = None, *, name: str = "config.json", raw: bytes | None = None) -> Any:
+    body = (
+        raw if raw is not None else json.dumps(SEED_CONFIG if config is None else config).encode()
+    )
+    return SimpleUploadedFile(name, body, content_type="application/json")
+
+
+def workload(**changes: Any) -> dict[str, Any]:
+    """The seed workload (DESIGN §3) with an uploaded config instead of a model id."""
+    data: dict[str, Any] = {
+        "model": "",
+        "config_file": config_file(),
+        "model_name": "acme/qwen3-32b-finetune",
+        "weights_gib": repr(SEED_WEIGHTS_GIB),
+        "context_tokens": 8192,
+        "users": 500,
+        "active_share_percent": 100,
+        "system_prompt_tokens": 0,
+        "kv_dtype": "fp8",
+        "gpu": "rtx-pro-6000-se",
+        "gpus_per_node": 4,
+        "serving_engine": "",
+        "new_conversations_per_day": 2000,
+    }
+    data.update(changes)
+    return data
+
+
+CONTACT = {
+    "name": "Dana Schulz",
+    "company": "Beispiel GmbH",
+    "email": "dana@example.com",
+    "phone": "",
+    "message": "",
+    "consent": "on",
+}
+
+
+def figure(html: str, key: str) -> str:
+    match = re.search(rf'id="figure-{key}">(.*?)</div>', html, re.S)
+    assert match, f"figure {key} not in the page"
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", match.group(1)))
+
+
+def field_error(html: str, field: str) -> str:
+    match = re.search(rf'<p id="id_{field}_error"[^>]*>([^<]*)</p>', html)
+    assert match, f"no error slot for {field}"
+    return html_lib.unescape(match.group(1))
+
+
+def test_the_form_posts_multipart_with_and_without_javascript(client: Client) -> None:
+    html = client.get("/", headers=EN).content.decode()
+    assert re.search(r'<form id="configurator"[^>]*enctype="multipart/form-data"', html)
+    assert 'hx-encoding="multipart/form-data"' in html
+    assert "<summary>Private model? Upload its config.json</summary>" in html
+    assert re.search(r'<input type="file" name="config_file"[^>]*accept="\.json', html)
+
+
+def test_uploaded_seed_config_gives_the_seed_estimate(client: Client) -> None:
+    response = client.post("/estimate/", workload(), headers=EN)
+    html = response.content.decode()
+    assert response.status_code == 200
+    # Seed example (DESIGN §3).
+    assert "4 replicas × 1 GPU" in figure(html, "gpus")
+    assert "204" in figure(html, "resident")
+    assert "24 × 48 GB = 1,152 GB" in figure(html, "host")
+    assert "Private model acme/qwen3-32b-finetune: sized from the uploaded config.json" in html
+    assert 'id="share-url"' not in html  # a link cannot carry the file
+
+
+def test_live_upload_returns_the_partial_in_german(client: Client) -> None:
+    response = client.post("/estimate/", workload(), headers={**HTMX, **DE})
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" not in html
+    # Seed example, German number format (docs/customer.md: 1.152 GB).
+    assert "24 × 48 GB = 1.152 GB" in figure(html, "host")
+    assert "Privates Modell acme/qwen3-32b-finetune: berechnet aus der hochgeladenen" in html
+
+
+def test_without_weights_they_come_from_the_parameter_count(client: Client) -> None:
+    response = client.post("/estimate/", workload(weights_gib=""), headers=EN)
+    html = response.content.decode()
+    assert response.status_code == 200 and 'id="figure-gpus"' in html
+
+
+def broken(**changes: Any) -> dict[str, Any]:
+    config = copy.deepcopy(SEED_CONFIG)
+    for key, value in changes.items():
+        if value is None:
+            config.pop(key)
+        else:
+            config[key] = value
+    return config
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "text"),
+    [
+        # Not JSON: modelhub.services.model_from_config_upload names the position.
+        (
+            {"config_file": config_file(raw=b'{"num_hidden_layers": 64,')},
+            "config_file",
+            "is not valid JSON",
+        ),
+        # A JSON list, not an object.
+        ({"config_file": config_file([1, 2])}, "config_file", "must hold a JSON object"),
+        # An incomplete config: the engine names the missing field.
+        (
+            {"config_file": config_file(broken(num_attention_heads=None))},
+            "config_file",
+            "'num_attention_heads'",
+        ),
+        # More than 1 MB (MAX_CONFIG_BYTES) is not a config.json.
+        (
+            {"config_file": config_file(raw=b" " * 1_000_001)},
+            "config_file",
+            "larger than 1 MB",
+        ),
+        ({"config_file": config_file(name="model.safetensors")}, "config_file", "Only a JSON"),
+        ({"config_file": config_file(raw=b"\xff\xfe{}")}, "config_file", "not UTF-8"),
+        ({"model": "Qwen/Qwen3-32B-FP8"}, "config_file", "either a Hugging Face model id"),
+        ({"weights_gib": "0"}, "weights_gib", "the weights must be between 0 and"),
+        ({"model_name": "x" * 201}, "model_name", "at most 200 characters"),
+        # A context beyond the config's max_position_embeddings (40,960): same rule as Hub.
+        ({"context_tokens": 50_000}, "context_tokens", "40"),
+    ],
+)
+def test_bad_uploads_are_shown_at_their_field(
+    client: Client, changes: dict[str, Any], field: str, text: str
+) -> None:
+    response = client.post("/estimate/", workload(**changes), headers=EN)
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert text in field_error(html, field)
+    assert 'id="figure-gpus"' not in html
+
+
+def test_weights_for_a_hub_model_are_refused(client: Client) -> None:
+    data = workload(model="Qwen/Qwen3-32B-FP8", config_file="", weights_gib="30")
+    response = client.post("/estimate/", data, headers=EN)
+    assert response.status_code == 400
+    assert "come from the Hub" in field_error(response.content.decode(), "weights_gib")
+
+
+def test_quote_request_without_javascript_keeps_the_uploaded_config(
+    client: Client, django_capture_on_commit_callbacks: Any
+) -> None:
+    # Step 1: "Calculate" with the file; the page keeps its text for the next post.
+    page = client.post("/estimate/", workload(), headers=EN).content.decode()
+    kept = re.search(r'<input type="hidden" name="config_text" value="([^"]*)"', page)
+    assert kept and json.loads(html_lib.unescape(kept.group(1))) == SEED_CONFIG
+    # Step 2: the browser cannot refill a file input; the quote request sends the kept text.
+    data = {**workload(config_file=""), "config_text": html_lib.unescape(kept.group(1))}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post("/quote/", {**data, **CONTACT}, headers=EN)
+    assert response.status_code == 303
+    inquiry = Inquiry.objects.get()
+    assert inquiry.model_id == "acme/qwen3-32b-finetune"
+    assert inquiry.private_config == SEED_CONFIG
+    assert inquiry.private_weights_gib == pytest.approx(SEED_WEIGHTS_GIB)
+    presales = next(m for m in mail.outbox if list(m.to) == ["presales@example.com"])
+    assert "acme/qwen3-32b-finetune" in presales.body
+    # Presales re-plans from the inquiry: the same plan as the customer saw.
+    again = plan_create(**inquiry.inputs)
+    assert again.request.model.repo_id == "acme/qwen3-32b-finetune"
+
+    def figures(summary: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in summary.items() if k != "verdict_notes"}
+
+    assert figures(again.summary()) == figures(inquiry.plan_summary)
+
+
+def test_quote_request_with_the_file_itself(client: Client) -> None:
+    response = client.post(
+        "/quote/", {**workload(model_name="", weights_gib=""), **CONTACT}, headers=DE
+    )
+    assert response.status_code == 303
+    inquiry = Inquiry.objects.get()
+    assert inquiry.private_config == SEED_CONFIG and inquiry.private_weights_gib is None
+    # No name given: modelhub names it after the config's first architecture.
+    assert inquiry.model_id == "private Qwen3ForCausalLM"
+    assert plan_create(**inquiry.inputs).summary()["model"] == inquiry.plan_summary["model"]
+
+
+def test_hub_model_inquiry_stores_no_config(client: Client) -> None:
+    data = workload(model="Qwen/Qwen3-32B-FP8", config_file="", model_name="", weights_gib="")
+    response = client.post("/quote/", {**data, **CONTACT}, headers=EN)
+    assert response.status_code == 303
+    inquiry = Inquiry.objects.get()
+    assert inquiry.private_config is None and "model" not in inquiry.inputs
+    assert inquiry.model_id == "Qwen/Qwen3-32B-FP8"
