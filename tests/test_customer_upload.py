@@ -237,3 +237,19 @@ def test_hub_model_inquiry_stores_no_config(client: Client) -> None:
     inquiry = Inquiry.objects.get()
     assert inquiry.private_config is None and "model" not in inquiry.inputs
     assert inquiry.model_id == "Qwen/Qwen3-32B-FP8"
+
+
+
+def test_presales_quote_an_inquiry_for_an_uploaded_model(client: Client) -> None:
+    # The inquiry's inputs are JSON-safe (the stored config.json rather than a spec), so a
+    # quote stores them and re-plans the private model for every alternative.
+    from configurator.quotes.services import quote_create_from_inquiry
+
+    response = client.post("/quote/", {**workload(), **CONTACT}, headers=EN)
+    assert response.status_code == 303
+    inquiry = Inquiry.objects.get()
+    quote = quote_create_from_inquiry(inquiry=inquiry, user=None)
+    alternatives = list(quote.alternatives.all())
+    assert alternatives
+    assert all(alt.inputs["private_config"] == SEED_CONFIG for alt in alternatives)
+    assert all(alt.plan_summary["model"] == "acme/qwen3-32b-finetune" for alt in alternatives)

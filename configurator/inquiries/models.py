@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
-
-from configurator.modelhub.services import model_from_config_upload
 
 
 class Inquiry(models.Model):
@@ -90,12 +87,9 @@ class Inquiry(models.Model):
     def inputs(self) -> dict[str, Any]:
         """The workload as keyword arguments of ``planning.services.plan_create``.
 
-        For a private model, ``model`` is the spec built again from the stored
-        ``config.json`` by the same rules as the upload (a :class:`sizing.model.ModelSpec`,
-        not JSON); a Hub model is resolved by ``model_id``.
-
-        Raises:
-            ModelLookupError: the stored config can no longer be sized.
+        JSON-safe, so quotes can store them: a private model carries its stored
+        ``config.json`` (``private_config``, ``private_weights_gib``), which ``plan_create``
+        sizes by the same rules as the upload; a Hub model is resolved by ``model_id``.
         """
         inputs: dict[str, Any] = {
             "model_id": self.model_id,
@@ -111,11 +105,8 @@ class Inquiry(models.Model):
             "shared_prompt_tokens": self.system_prompt_tokens,
         }
         if self.private_config is not None:
-            inputs["model"] = model_from_config_upload(
-                config_text=json.dumps(self.private_config),
-                model_name=self.model_id,
-                weights_gib=self.private_weights_gib,
-            )
+            inputs["private_config"] = self.private_config
+            inputs["private_weights_gib"] = self.private_weights_gib
         return inputs
 
     @property

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from configurator.modelhub.services import model_resolve
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from configurator.modelhub.services import model_from_config_upload, model_resolve
 from sizing.model import ModelSpec
 from sizing.plan import Plan, PlanRequest, make_plan
 
@@ -20,14 +24,29 @@ def plan_create(
     shared_prompt_tokens: int = 0,
     revision: str | None = None,
     model: ModelSpec | None = None,
+    private_config: Mapping[str, Any] | None = None,
+    private_weights_gib: float | None = None,
 ) -> Plan:
-    """Resolve ``model_id`` (unless ``model``, e.g. an uploaded config, is given) and
-    size one node for the workload.
+    """Resolve ``model_id`` and size one node for the workload.
+
+    The model is ``model`` when given; else, for a private model, the spec built from
+    its stored ``private_config`` (the uploaded ``config.json``, named ``model_id``, with
+    ``private_weights_gib`` or the weights derived from the config); else the Hub model
+    ``model_id``. All arguments but ``model`` are JSON-safe, so stored inputs re-plan.
 
     Raises:
         sizing.errors.SizingError: naming the input that cannot be sized.
     """
-    spec = model if model is not None else model_resolve(model_id, revision=revision)
+    if model is not None:
+        spec = model
+    elif private_config is not None:
+        spec = model_from_config_upload(
+            config_text=json.dumps(private_config),
+            model_name=model_id,
+            weights_gib=private_weights_gib,
+        )
+    else:
+        spec = model_resolve(model_id, revision=revision)
     return make_plan(
         PlanRequest(
             model=spec,

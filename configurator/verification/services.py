@@ -43,6 +43,10 @@ PLAN_ARGUMENTS = (
     "kv_dtype",
     "new_conversations_per_day",
     "revision",
+    "active_share",
+    "shared_prompt_tokens",
+    "private_config",
+    "private_weights_gib",
 )
 
 
