@@ -1,4 +1,5 @@
-"""The configurator's forms: the workload (which sizes the plan) and the contact details.
+"""The configurator's workload form, which sizes the plan (the contact details are in
+:mod:`configurator.inquiries.contact`).
 
 The workload form owns the whole validation of a sizing request: Django's field limits
 first, then the sizing engine itself; an engine error is shown at the field it names.
@@ -17,6 +18,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 
+from configurator.inquiries.contact import ContactForm, describe_fields
 from configurator.inquiries.notices import fallback_notice
 from configurator.modelhub.services import (
     MAX_CONFIG_BYTES,
@@ -96,14 +98,6 @@ def autocomplete_attrs() -> dict[str, str]:
 def model_suggestions() -> tuple[str, ...]:
     """Model ids offered while typing: the bundled offline catalog."""
     return catalog_ids()
-
-
-def describe_fields(form: forms.Form) -> None:
-    """Point every input at its help text and its error slot (``aria-describedby``)."""
-    for name, field in form.fields.items():
-        ids = [f"id_{name}_helptext"] if field.help_text else []
-        ids.append(f"id_{name}_error")
-        field.widget.attrs["aria-describedby"] = " ".join(ids)
 
 
 class WorkloadForm(forms.Form):
@@ -382,37 +376,4 @@ class WorkloadForm(forms.Form):
         }
 
 
-class ContactForm(forms.Form):
-    """Who asks for the quote. ``website`` is a honeypot: people never see it."""
-
-    name = forms.CharField(label=_("Name"), max_length=200)
-    company = forms.CharField(label=_("Company"), max_length=200)
-    email = forms.EmailField(label=_("Email"))
-    phone = forms.CharField(
-        label=_("Phone (optional)"),
-        max_length=40,
-        required=False,
-        widget=forms.TextInput(attrs={"type": "tel", "autocomplete": "tel"}),
-    )
-    message = forms.CharField(
-        label=_("Message"),
-        max_length=5000,
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 4}),
-    )
-    consent = forms.BooleanField(label=_("I agree that my details are processed"), required=True)
-    website = forms.CharField(
-        label=_("Leave this field empty"),
-        required=False,
-        widget=forms.TextInput(attrs={"tabindex": "-1", "autocomplete": "off"}),
-    )
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        describe_fields(self)
-
-    def clean_website(self) -> str:
-        value: str = self.cleaned_data.get("website", "")
-        if value:
-            raise forms.ValidationError(_("This request looks automated and was not sent."))
-        return value
+__all__ = ["ContactForm", "WorkloadForm", "describe_fields"]
