@@ -239,7 +239,6 @@ def test_hub_model_inquiry_stores_no_config(client: Client) -> None:
     assert inquiry.model_id == "Qwen/Qwen3-32B-FP8"
 
 
-
 def test_presales_quote_an_inquiry_for_an_uploaded_model(client: Client) -> None:
     # The inquiry's inputs are JSON-safe (the stored config.json rather than a spec), so a
     # quote stores them and re-plans the private model for every alternative.
