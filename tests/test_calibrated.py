@@ -7,7 +7,7 @@ from importlib import resources
 
 import pytest
 
-from sizing.calibrated import EngineSetup, predict, setup_from_case, tokens_for_kv_gib
+from sizing.calibrated import EngineSetup, loaded, predict, setup_from_case, tokens_for_kv_gib
 from sizing.calibrated.pages import vllm_layout
 from sizing.errors import SizingError
 from sizing.model import catalog_entry, from_catalog
@@ -182,3 +182,61 @@ def test_mxfp4_marlin_padding_on_a100() -> None:
     # loaded 17.2217 GiB per GPU; Marlin pads 720 → 768 and 2880 → 3072 (mxfp4.py).
     pred = predict(from_catalog("openai/gpt-oss-120b"), _setup(CASES["case-070"]))
     assert pred.weights_gib == pytest.approx(17.2217, rel=0.01)
+
+
+def test_rotary_table_is_loaded_on_every_rank() -> None:
+    # RotaryEmbedding keeps max_position_embeddings × rotary_dim values in the serving
+    # dtype (config.json: Llama-3.1-8B 131,072 × 128; Llama-4-Scout 10,485,760 × 128).
+    llama = from_catalog("meta-llama/Llama-3.1-8B-Instruct")
+    scout = from_catalog("meta-llama/Llama-4-Scout-17B-16E-Instruct")
+    assert loaded.rope_cache_bytes(llama) == 131_072 * 128 * 2
+    assert loaded.rope_cache_bytes(llama, "float32") == 131_072 * 128 * 4
+    assert loaded.rope_cache_bytes(scout) == 10_485_760 * 128 * 2  # 2.5 GiB
+
+
+@pytest.mark.parametrize(
+    ("case_id", "logged_weights_gib"),
+    [
+        ("case-024", 14.99),  # Llama-3.1-8B, "Model loading took 14.99 GiB" (0.19 log)
+        ("case-021", 29.98),  # the same at --dtype float32 (0.19 log)
+        ("case-031", 53.12),  # Llama-4-Scout TP 4, per GPU (0.19 log)
+        ("case-080", 27.7183),  # Qwen3-235B-2507-FP8 TP 8 + EP on L40S (0.10.2 log)
+    ],
+)
+def test_loaded_weights_match_the_log(case_id: str, logged_weights_gib: float) -> None:
+    case = CASES[case_id]
+    pred = predict(from_catalog(case["model_id"]), _setup(case))
+    assert pred.weights_gib == pytest.approx(logged_weights_gib, abs=0.03)
+
+
+def test_kv_projection_replicated_when_tp_exceeds_kv_heads() -> None:
+    # Qwen3-235B (config.json: 94 layers, 4 KV heads × 128, hidden 4096, FP8 checkpoint):
+    # at TP 8 a rank keeps one whole head, 1/4 of k/v instead of 1/8; none at TP 4.
+    model = from_catalog("Qwen/Qwen3-235B-A22B-Instruct-2507-FP8")
+    per_head = 2 * 128 * 4096 * 1
+    assert loaded.replicated_kv_projection_bytes(model, 8) == pytest.approx(
+        94 * per_head * (1 - 4 / 8)
+    )
+    assert loaded.replicated_kv_projection_bytes(model, 4) == 0
+
+
+@pytest.mark.parametrize(
+    ("case_id", "logged_peak_torch_gib"),
+    [("case-090", 17.06), ("case-091", 17.98)],  # vllm issue #10517, V0 profiler lines
+)
+def test_v0_profile_peak_grows_with_max_model_len(
+    case_id: str, logged_peak_torch_gib: float
+) -> None:
+    case = CASES[case_id]
+    pred = predict(from_catalog(case["model_id"]), _setup(case))
+    assert pred.weights_gib + pred.activation_gib == pytest.approx(logged_peak_torch_gib, abs=0.03)
+    assert pred.kv_cache_gib == pytest.approx(case["kv_cache_gib"], rel=0.02)
+
+
+def test_v0_long_context_profiles_the_chunked_prefill_budget() -> None:
+    # vllm issue #10517: the same reporter's 35k and 45k runs peak at 15.05 GiB, weights
+    # (14.99 GiB) plus the 512-token chunked-prefill profile.
+    model = from_catalog("meta-llama/Llama-3.1-8B-Instruct")
+    for max_len in (35_000, 45_000):
+        pred = predict(model, EngineSetup("vllm", "0.6.4", 23.58, max_len, gpu_type="RTX 3090"))
+        assert pred.weights_gib + pred.activation_gib == pytest.approx(15.05, abs=0.03)

@@ -20,9 +20,20 @@
   ``vllm_memory_model.md`` §1.2, a pair outside the bundled cases: factor 2.52), and the
   llm-d-planner version sweep shows Qwen3-14B's KV pool growing from 41.94 to 45.34 GiB
   at v0.17 (§2.7). The v0.10.1–v0.10.2 logs (A100, L40S) do not show it.
-- V0 engine (before v0.7): the profile ran ``max_model_len`` tokens without full
-  logits, about ``2 B × (2 × intermediate / TP + 6 × hidden)`` per token (vllm issue
-  #10517: RTX 3090, 2.07 GiB at 20,000 tokens for Llama-3.1-8B).
+- V0 engine (before v0.7): the profile ran ``max_num_batched_tokens`` tokens, by default
+  ``max(max_model_len, 2048)`` (V0 ``SchedulerConfig``; reference §1.2 and vllm issue
+  #10517), logits only for the last token of each dummy sequence. The peak is reached in
+  the MLP of a decoder layer, where ``LlamaMLP.forward`` (``vllm/model_executor/models/
+  llama.py``, v0.6) holds the fused gate/up output (``2 × intermediate / TP``) while
+  ``SiluAndMul`` writes its output (``intermediate / TP``), next to three hidden-size
+  tensors: the previous layer's output still bound in ``LlamaModel.forward``'s loop, the
+  residual and the attention output normalized in place (``fused_add_rms_norm``). That is
+  ``dtype × 3 × (intermediate / TP + hidden)`` per token: 110,592 B for Llama-3.1-8B,
+  2.06 GiB at 20,000 tokens and 2.99 GiB at 29,000 (issue #10517 logs peak_torch − weights:
+  2.07 and 2.99 GiB). Above a 32,768-token ``max_model_len`` the OpenAI server enabled
+  chunked prefill by default (``EngineArgs.create_engine_config``, v0.6) and the profile
+  ran its 512-token budget: the same reporter's 35k and 45k runs peak at 15.05 GiB, i.e.
+  weights + 0.06 GiB.
 - non-torch: 0.25 GiB on one GPU in v0.15+ (v0.19 logs), 0.14 GiB before (v0.10.2
   logs); 0.35 GiB in the V0 engine (vllm issue #10517). With TP ≥ 2 the NCCL and custom
   all-reduce buffers depend on the interconnect: about 2.1 GiB per GPU on NVSwitch (SXM)
@@ -47,6 +58,7 @@ from __future__ import annotations
 
 import math
 
+from sizing.calibrated import loaded
 from sizing.calibrated.setup import EngineSetup
 from sizing.checkpoint import embedding_params
 from sizing.model import ModelSpec
@@ -73,6 +85,10 @@ NON_TORCH_TP_NVSWITCH_GIB = 2.1
 NON_TORCH_TP_PCIE_GIB = 0.21
 MXFP4_BITS = 4.25
 REFERENCE_BATCHED_TOKENS = 8192
+V0_LONG_CONTEXT_TOKENS = 32768
+"""Above this ``max_model_len`` the V0 OpenAI server turned chunked prefill on by default."""
+V0_CHUNKED_PREFILL_TOKENS = 512
+"""V0 ``SchedulerConfig`` default ``max_num_batched_tokens`` with chunked prefill."""
 
 
 def default_utilization(setup: EngineSetup) -> float:
@@ -95,7 +111,9 @@ def requested_bytes(setup: EngineSetup) -> int:
 
 
 def weights_bytes_per_gpu(model: ModelSpec, setup: EngineSetup) -> float:
-    """Weights one GPU loads: the checkpoint over TP × PP, after runtime conversions."""
+    """Weights one GPU loads: the checkpoint over TP × PP, after runtime conversions, plus
+    what every rank holds whole (rotary table, router, replicated k/v:
+    :mod:`sizing.calibrated.loaded`)."""
     total = float(model.weights_bytes)
     sixteen_bit = model.weight_format in ("bf16", "fp16")
     if setup.quantization == "fp8" and sixteen_bit:
@@ -103,8 +121,9 @@ def weights_bytes_per_gpu(model: ModelSpec, setup: EngineSetup) -> float:
         total = embed + (total - embed) / 2
     elif setup.dtype in ("float32", "fp32") and sixteen_bit:
         total *= 2
-    ranks = setup.tensor_parallel_size * setup.pipeline_parallel_size
-    return total / ranks + mxfp4_padding_bytes(model, setup) / setup.pipeline_parallel_size
+    tp, pp = setup.tensor_parallel_size, setup.pipeline_parallel_size
+    extra = loaded.extra_loaded_bytes(model, tp, pp, setup.dtype)
+    return total / (tp * pp) + mxfp4_padding_bytes(model, setup) / pp + extra
 
 
 def _round_up(value: int, multiple: int) -> int:
@@ -147,8 +166,10 @@ def activation_bytes(model: ModelSpec, setup: EngineSetup, batched_tokens: int) 
     if setup.version < V1_SINCE:
         cfg = model.config.get("text_config") or model.config
         inter = int(cfg.get("intermediate_size") or 4 * arch.hidden_size)
-        per_token = 2 * (2 * inter / setup.tensor_parallel_size + 6 * arch.hidden_size)
-        return setup.max_model_len * per_token
+        serving = setup.dtype if setup.dtype != "auto" else arch.dtype
+        width = DTYPE_BYTES.get(serving.lower(), 2)
+        per_token = width * 3 * (inter / setup.tensor_parallel_size + arch.hidden_size)
+        return v0_profile_tokens(setup) * per_token
     gib = (batched_tokens / REFERENCE_BATCHED_TOKENS) * (
         ACT_BASE_GIB + ACT_PER_VOCAB_GIB * arch.vocab_size + ACT_PER_HIDDEN_GIB * arch.hidden_size
     )
@@ -161,6 +182,17 @@ def activation_bytes(model: ModelSpec, setup: EngineSetup, batched_tokens: int) 
     if low <= setup.version < high:
         gib *= ACT_FACTOR_V011_V016
     return gib * GIB
+
+
+def v0_profile_tokens(setup: EngineSetup) -> int:
+    """Tokens of the V0 engine's profile pass (module docstring): ``max_num_batched_tokens``
+    when given, else 512 when chunked prefill is on by default (``max_model_len`` above
+    32,768), else ``max(max_model_len, 2048)``."""
+    if setup.max_num_batched_tokens:
+        return setup.max_num_batched_tokens
+    if setup.max_model_len > V0_LONG_CONTEXT_TOKENS:
+        return V0_CHUNKED_PREFILL_TOKENS
+    return max(setup.max_model_len, 2048)
 
 
 def non_torch_bytes(setup: EngineSetup) -> float:

@@ -103,9 +103,12 @@ METHOD_NOTES = [
     'sweep, which are also cases here: the "fit set" line above is in-sample. The "held '
     'out" line covers every other vLLM version; it is the out-of-sample measure. Three '
     "constants of the held-out set still come from its own logs: the pre-v0.15 non-torch "
-    "0.14 GiB (TP 1) and 0.21 GiB (PCIe TP) and the V0 activation per token. The v0.11–v0.16 "
+    "0.14 GiB (TP 1) and 0.21 GiB (PCIe TP) and the V0 non-torch 0.35 GiB. The v0.11–v0.16 "
     "profile factor (2.52) comes from a Llama-3.1-8B pair in the reference that is not a "
-    "case here.",
+    "case here. Not fitted: the V0 activation (the tensors LlamaMLP keeps alive, "
+    "3 × (intermediate / TP + hidden) values per token, checked on case-090/091) and what "
+    "each rank loads beyond its checkpoint share (rotary cos/sin table, MoE router, k/v "
+    "projections replicated when TP exceeds the KV heads), read from vLLM's layer code.",
     "",
     "## Cases that miss, and what would be needed before start",
     "",
@@ -121,11 +124,10 @@ METHOD_NOTES = [
     "4.1 GiB of checkpoint; with a 14 GiB budget that is the whole error. The "
     "co-resident instance does not change the budget in v0.20 (per-instance limit since "
     "PR #10511).",
-    "- case-031 (Llama-4-Scout, TP 4): 53.12 GiB loaded per GPU against 50.6 GiB of "
-    "checkpoint per rank; the extra (replicated or padded tensors) is not modelled.",
-    "- case-080 (L40S TP 8 + EP, v0.10.2) and case-091 (V0, RTX 3090, 29,000 tokens) are "
-    "just above 5 %: the v0.10.2 profile peak (1.40 GiB) and the V0 peak, which the "
-    "reporter found not monotonic in max_model_len, are not predicted closer.",
+    "- case-080 (L40S TP 8 + EP, v0.10.2, +3.8 %): the loaded weights now match (27.71 "
+    "against 27.72 GiB); the rest is the profile peak, 1.40 GiB logged against 1.00 "
+    "predicted: the fused-MoE scratch with expert parallelism (whole experts per rank) in "
+    "that version is not modelled beyond the fitted MoE constant.",
     "- SGLang case-094: the free memory before load at TP 4 is estimated (0.86 GiB of "
     "NCCL/context overhead); SGLang sizes from measured free memory.",
     "",
