@@ -8,7 +8,8 @@
   v0.27 (the v0.27.1 and v0.31.0 logs print 0.92 with no flag).
 - weights: the checkpoint's bytes over TP × PP ranks; a runtime ``--quantization fp8``
   stores every non-embedding weight of a 16-bit checkpoint in one byte; ``--dtype
-  float32`` doubles a 16-bit checkpoint.
+  float32`` doubles a 16-bit checkpoint; every rank also holds the rotary table, the MoE
+  router and replicated k/v projections (:mod:`sizing.calibrated.loaded`).
 - peak activation (V1 engine): the profile pass runs ``max_num_batched_tokens`` tokens;
   its peak is dominated by the logits (``tokens × vocab``), plus hidden-state buffers
   and the fused-MoE scratch. Coefficients fitted on the vLLM 0.19 H100 logs of the
