@@ -19,9 +19,9 @@ Rules and their sources:
   (reference §1.2).
 - A record of another model (the class fallback) tests the calibrated engine model on a
   neighbour, not this model: its tolerance is :data:`FALLBACK_TOLERANCE` (15 %, about
-  three times the calibrated model's p90 |error| of 5.13 % over the bundled vLLM cases in
+  four times the calibrated model's p90 |error| of 3.53 % over the bundled vLLM cases in
   ``docs/accuracy.md``, because a neighbour adds the difference between the two models;
-  the held-out median is 2.41 %) and it is at best *within tolerance*, never *verified*.
+  the held-out median is 1.66 %) and it is at best *within tolerance*, never *verified*.
 - Reload against recompute: the vLLM team measured 2× to 22× lower TTFT when KV values
   are loaded from CPU memory, for Llama 3.1 8B on an H100 80 GB, depending on prompt size
   (vLLM blog, 8 January 2026, quoted in the seed document). It counts toward the status
