@@ -70,6 +70,32 @@ def positive_gib(text: str) -> float:
     return value
 
 
+def output_path(text: str, *, flag: str = "--out") -> Path:
+    """The file a command will write, checked before any work is done.
+
+    Raises:
+        CommandError: exit status 2, naming ``flag``, for a directory or a missing folder.
+    """
+    path = Path(text)
+    if path.is_dir():
+        raise CommandError(f"{flag}: {path} is a directory; give a file name", returncode=2)
+    if not path.parent.is_dir():
+        raise CommandError(f"{flag}: directory {path.parent} does not exist", returncode=2)
+    return path
+
+
+def write_output(path: Path, data: bytes, *, flag: str = "--out") -> None:
+    """Write ``data`` to ``path``; an operating-system refusal becomes exit status 2.
+
+    Raises:
+        CommandError: naming ``flag`` and the system's reason.
+    """
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise CommandError(f"{flag}: cannot write {path}: {exc.strerror}", returncode=2) from exc
+
+
 class SizingCommand(BaseCommand):
     """Base class of commands that take the sizing arguments of ``size``."""
 

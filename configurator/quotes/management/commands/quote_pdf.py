@@ -7,14 +7,13 @@ the list is empty). Nothing is stored.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone, translation
 
 from configurator.catalog.services import prices_from_demo_file, prices_on
-from configurator.planning.cli import FLAG_FOR_FIELD, SizingCommand
+from configurator.planning.cli import FLAG_FOR_FIELD, SizingCommand, output_path, write_output
 from configurator.quotes.document import document_from_plans
 from configurator.quotes.pdf import quote_pdf_render
 from configurator.quotes.pricing import alternative_label, price_bom
@@ -34,9 +33,7 @@ class Command(SizingCommand):
         customer = options["customer"].strip()
         if not customer:
             raise CommandError("--customer: must not be empty", returncode=2)
-        out = Path(options["out"])
-        if not out.parent.is_dir():
-            raise CommandError(f"--out: directory {out.parent} does not exist", returncode=2)
+        out = output_path(options["out"])
         plan = self.plan_from_options(options)
         today = timezone.localdate()
         prices = prices_on(today) or prices_from_demo_file()
@@ -63,5 +60,5 @@ class Command(SizingCommand):
             alternatives=[(label, inputs, plan.summary(), lines)],
             today=today,
         )
-        out.write_bytes(quote_pdf_render(doc))
+        write_output(out, quote_pdf_render(doc))
         self.stdout.write(f"DRAFT quote for {customer} written to {out}")
