@@ -20,7 +20,7 @@ setup: $(VENV)/.synced
 
 run: setup
 	DJANGO_DEBUG=true $(PY) manage.py migrate --noinput
-	DJANGO_DEBUG=true $(PY) manage.py demo_setup
+	DJANGO_DEBUG=true $(PY) manage.py demo_setup --base-url http://$(HOST):$(PORT)/
 	DJANGO_DEBUG=true $(PY) manage.py runserver $(HOST):$(PORT)
 
 test: setup

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
 from configurator.catalog.services import pricelist_load_demo
@@ -19,6 +19,13 @@ DEMO_USERNAME = "presales"
 
 class Command(BaseCommand):
     help = "Load demo prices and benchmark data and create the demo presales login."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--base-url",
+            default="http://127.0.0.1:8000/",
+            help="where the server will listen, for the printed login address",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         User = get_user_model()
@@ -37,5 +44,5 @@ class Command(BaseCommand):
         self.stdout.write(f"Price list: {skus} SKUs. Benchmark records: {records}.")
         self.stdout.write(
             f"Demo presales login: user '{DEMO_USERNAME}', password '{password}' "
-            "(new on every start) at http://127.0.0.1:8000/presales/"
+            f"(new on every start) at {options['base_url'].rstrip('/')}/presales/"
         )
