@@ -101,6 +101,8 @@ class Architecture:
         vocab_size: vocabulary size.
         max_context_tokens: ``max_position_embeddings`` (the longest context).
         dtype: the checkpoint's activation dtype (``torch_dtype``/``dtype``).
+        assumptions: codes of :data:`ASSUMPTIONS` for each default of transformers the
+            config relied on (a field it does not set), in a fixed order.
     """
 
     model_type: str
@@ -111,6 +113,7 @@ class Architecture:
     vocab_size: int
     max_context_tokens: int
     dtype: str
+    assumptions: tuple[str, ...] = ()
 
     @property
     def num_layers(self) -> int:
@@ -135,6 +138,18 @@ class Architecture:
     def model_dtype_bytes(self) -> int:
         """Bytes of one value in the model dtype (2 for bf16/fp16, 4 for fp32)."""
         return DTYPE_BYTES.get(self.dtype.lower(), 2)
+
+
+ASSUMPTIONS = {
+    "kv_heads_mha": "config.json has no num_key_value_heads: sized as multi-head attention, "
+    "one KV head per attention head (transformers' default)",
+    "head_dim_from_hidden": "config.json has no head_dim: sized with hidden_size / "
+    "num_attention_heads (transformers' default)",
+}
+"""English wording of each assumed default. Source: transformers' ``LlamaConfig`` and
+``Qwen3Config`` set ``num_key_value_heads = num_attention_heads`` when it is ``None``,
+and the attention modules use ``head_dim = hidden_size // num_attention_heads`` when
+the config has no ``head_dim``."""
 
 
 # transformers/vLLM config-class defaults that apply when a config.json omits the key
@@ -184,12 +199,17 @@ def _int(cfg: Mapping[str, Any], key: str, model_type: str, *, allow_zero: bool 
             f"config.{key}",
             f"config.json of this {model_type or 'model'} has no '{key}', "
             f"which its architecture needs to size the KV cache",
+            code="config_missing_field",
+            values={"key": key, "model_type": model_type},
         )
     low = 0 if allow_zero else 1
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         kind = "a non-negative" if allow_zero else "a positive"
         raise ConfigError(
-            f"config.{key}", f"config.json field '{key}' must be {kind} integer, got {value!r}"
+            f"config.{key}",
+            f"config.json field '{key}' must be {kind} integer, got {value!r}",
+            code="config_not_non_negative_int" if allow_zero else "config_not_positive_int",
+            values={"key": key, "got": repr(value)},
         )
     return value
 
@@ -208,7 +228,10 @@ def kv_dtype_bytes(kv_dtype: str, arch: Architecture) -> int:
         return DTYPE_BYTES[name.lower()]
     except KeyError:
         raise ConfigError(
-            "kv_dtype", f"unknown KV-cache dtype {kv_dtype!r}; use auto, bf16, fp16, fp32 or fp8"
+            "kv_dtype",
+            f"unknown KV-cache dtype {kv_dtype!r}; use auto, bf16, fp16, fp32 or fp8",
+            code="kv_dtype_unknown",
+            values={"known": "auto, bf16, fp16, fp32, fp8", "got": kv_dtype},
         ) from None
 
 
@@ -222,7 +245,8 @@ def from_config(config: Mapping[str, Any]) -> Architecture:
     Returns:
         The layer geometry: MLA when ``kv_lora_rank`` is set (never from the name),
         windowed, global, linear-attention and Mamba layers from the config's layer
-        pattern, the explicit ``head_dim`` when the config gives one.
+        pattern, the explicit ``head_dim`` when the config gives one; each default of
+        transformers the config relied on is listed in ``assumptions``.
 
     Raises:
         ConfigError: naming the missing or malformed field, or saying which fields an
@@ -245,7 +269,21 @@ def from_config(config: Mapping[str, Any]) -> Architecture:
         vocab_size=int(cfg.get("vocab_size") or 0),
         max_context_tokens=int(cfg.get("max_position_embeddings") or 0),
         dtype=dtype,
+        assumptions=_assumptions(cfg, layers),
     )
+
+
+def _assumptions(cfg: Mapping[str, Any], layers: tuple[Layer, ...]) -> tuple[str, ...]:
+    """Codes of :data:`ASSUMPTIONS` for the defaults that shaped a full-attention layer."""
+    attention = [layer for layer in layers if layer.kind in ATTENTION_KINDS - {LayerKind.MLA}]
+    if not attention:
+        return ()
+    found = []
+    if not cfg.get("num_key_value_heads"):
+        found.append("kv_heads_mha")
+    if not (cfg.get("head_dim") or cfg.get("attention_head_dim")):
+        found.append("head_dim_from_hidden")
+    return tuple(found)
 
 
 def _head_dim(cfg: Mapping[str, Any], n_heads: int, hidden: int, key: str = "head_dim") -> int:
@@ -255,6 +293,8 @@ def _head_dim(cfg: Mapping[str, Any], n_heads: int, hidden: int, key: str = "hea
             raise ConfigError(
                 f"config.{key}",
                 f"config.json field '{key}' must be a positive integer, got {explicit!r}",
+                code="config_not_positive_int",
+                values={"key": key, "got": repr(explicit)},
             )
         return explicit
     if hidden % n_heads:
@@ -262,6 +302,8 @@ def _head_dim(cfg: Mapping[str, Any], n_heads: int, hidden: int, key: str = "hea
             "config.head_dim",
             f"config.json has no 'head_dim' and hidden_size {hidden} is not a multiple of "
             f"num_attention_heads {n_heads}",
+            code="config_head_dim_indivisible",
+            values={"hidden": hidden, "heads": n_heads},
         )
     return hidden // n_heads
 

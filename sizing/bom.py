@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sizing.errors import InfeasibleError
+from sizing.errors import Fix, InfeasibleError
 from sizing.nvme import WARRANTY_YEARS
 from sizing.plan import Plan
 
@@ -129,7 +129,9 @@ def check_chassis(chassis: Chassis, *, gpus: int, dimm_count: int, nvme_drive_co
             f"gpus_per_node must be at most {chassis.gpu_slots} for the {chassis.sku} chassis, "
             f"got {gpus}",
             binding="GPU slots per chassis",
-            fixes=("fewer GPUs per node", "more nodes"),
+            fixes=(Fix("fewer_gpus"), Fix("more_nodes")),
+            code="chassis_gpu_slots",
+            values={"max": chassis.gpu_slots, "sku": chassis.sku, "got": gpus},
         )
     if dimm_count > chassis.dimm_slots:
         raise ChassisLimitError(
@@ -137,7 +139,14 @@ def check_chassis(chassis: Chassis, *, gpus: int, dimm_count: int, nvme_drive_co
             f"the plan needs {dimm_count} DIMMs per node, but the {chassis.sku} chassis has "
             f"{chassis.dimm_slots} DIMM slots",
             binding="DIMM slots per chassis",
-            fixes=("fewer users per node", "an FP8 KV cache", "a shorter context", "more nodes"),
+            fixes=(
+                Fix("fewer_users"),
+                Fix("fp8_kv_cache_short"),
+                Fix("shorter_context"),
+                Fix("more_nodes"),
+            ),
+            code="chassis_dimm_slots",
+            values={"dimms": dimm_count, "sku": chassis.sku, "slots": chassis.dimm_slots},
         )
     if nvme_drive_count > chassis.nvme_bays:
         raise ChassisLimitError(
@@ -145,7 +154,9 @@ def check_chassis(chassis: Chassis, *, gpus: int, dimm_count: int, nvme_drive_co
             f"the plan needs {nvme_drive_count} NVMe drives per node, but the {chassis.sku} "
             f"chassis has {chassis.nvme_bays} NVMe bays",
             binding="NVMe bays per chassis",
-            fixes=("fewer new conversations per day", "an FP8 KV cache", "more nodes"),
+            fixes=(Fix("fewer_new_conversations"), Fix("fp8_kv_cache_short"), Fix("more_nodes")),
+            code="chassis_nvme_bays",
+            values={"drives": nvme_drive_count, "sku": chassis.sku, "bays": chassis.nvme_bays},
         )
 
 

@@ -126,7 +126,12 @@ def gpu(slug: str) -> Gpu:
         return gpus()[slug]
     except KeyError:
         known = ", ".join(sorted(gpus()))
-        raise SizingError("gpu", f"unknown GPU '{slug}'; known GPUs: {known}") from None
+        raise SizingError(
+            "gpu",
+            f"unknown GPU '{slug}'; known GPUs: {known}",
+            code="gpu_unknown",
+            values={"gpu": slug, "known": known},
+        ) from None
 
 
 @cache
@@ -149,7 +154,12 @@ def platform(slug: str = "epyc-9005-2s") -> Platform:
                 dimm_slots=p["dimm_slots"],
                 nvme_bays=p["nvme_bays"],
             )
-    raise SizingError("platform", f"unknown platform '{slug}'")
+    raise SizingError(
+        "platform",
+        f"unknown platform '{slug}'",
+        code="platform_unknown",
+        values={"platform": slug},
+    )
 
 
 def dimm_sizes_gb() -> tuple[int, ...]:

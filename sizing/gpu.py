@@ -49,7 +49,7 @@ from dataclasses import dataclass, replace
 
 from sizing.architecture import Architecture, conversation_bytes, kv_bytes_per_token
 from sizing.catalog import Gpu
-from sizing.errors import InfeasibleError
+from sizing.errors import Fix, InfeasibleError
 from sizing.layout import Parallelism as Parallelism
 from sizing.layout import pipeline_stages
 from sizing.units import GIB
@@ -235,7 +235,13 @@ def choose_parallelism(
             f"{arch.num_attention_heads} attention heads and {arch.num_kv_heads} KV heads "
             "allow none of them",
             binding="tensor parallel divisibility",
-            fixes=("choose a GPU count that divides the attention heads",),
+            fixes=(Fix("gpus_divide_heads"),),
+            code="tp_none_fits",
+            values={
+                "gpus": gpus_per_node,
+                "heads": arch.num_attention_heads,
+                "kv_heads": arch.num_kv_heads,
+            },
         )
     ep = gpus_per_node if expert_parallel and expert_weights_gib > 0 else 1
 
@@ -278,18 +284,18 @@ def _conversation_infeasible(
     need = c.unique_gib + c.prefix_gib
     # The conversation's cache grows about linearly with the context (growing layers).
     longest = int(work.context_tokens * c.budget_gib / need) if need > 0 else 0
-    fixes = [f"a context of at most about {longest:,} tokens"]
+    fixes = [Fix("context_at_most", (("tokens", longest),))]
     if work.kv_dtype != "fp8":
-        fixes.append("an FP8 KV cache (half the bytes per token)")
+        fixes.append(Fix("fp8_kv_cache"))
     if weight_bits > 8:
-        fixes.append("FP8 or 4-bit weights (more room for the KV cache)")
-    fixes += ["more GPUs per node (a larger tensor parallel size)", "a GPU with more memory"]
+        fixes.append(Fix("fp8_or_4bit_weights"))
+    fixes += [Fix("more_gpus_tp"), Fix("larger_gpu")]
     try:
         two_nodes = evaluate(c.tp, 2).per_replica >= 1
     except ValueError:  # a one-layer model has no second stage
         two_nodes = False
     if two_nodes:
-        fixes.append("two nodes with pipeline parallel 2 (the layers split between them)")
+        fixes.append(Fix("two_nodes_pp"))
     return InfeasibleError(
         "context",
         f"one conversation needs {need:.2f} GiB per GPU at tensor parallel {c.tp}, but only "
@@ -297,6 +303,15 @@ def _conversation_infeasible(
         f"{c.weights_gib:.1f} GiB of weights on each of {gpus_per_node} GPUs",
         binding="one max-length conversation does not fit",
         fixes=tuple(fixes),
+        code="conversation_does_not_fit",
+        values={
+            "need_gib": round(need, 2),
+            "tp": c.tp,
+            "budget_gib": round(c.budget_gib, 2),
+            "gpu": gpu.name,
+            "weights_gib": round(c.weights_gib, 1),
+            "gpus": gpus_per_node,
+        },
     )
 
 
@@ -311,10 +326,10 @@ def _weights_infeasible(
     usable = rule.utilization * gpu.reported_gib - rule.overhead_gib
     fixes = []
     if weight_bits > 8:
-        fixes.append("FP8 weights (half the bytes)")
+        fixes.append(Fix("fp8_weights"))
     if weight_bits > 4.5:
-        fixes.append("4-bit weights (AWQ, GPTQ, NVFP4)")
-    fixes += ["more GPUs per node", "a GPU with more memory"]
+        fixes.append(Fix("four_bit_weights"))
+    fixes += [Fix("more_gpus"), Fix("larger_gpu")]
     return InfeasibleError(
         "gpus_per_node",
         f"the weights ({weights_gib:.1f} GiB) do not fit on {gpus_per_node} × {gpu.name}: "
@@ -323,4 +338,14 @@ def _weights_infeasible(
         "pipeline parallel either",
         binding="weights do not fit at this TP",
         fixes=tuple(fixes),
+        code="weights_do_not_fit",
+        values={
+            "weights_gib": round(weights_gib, 1),
+            "gpus": gpus_per_node,
+            "gpu": gpu.name,
+            "per_gpu_gib": round(c.weights_gib, 1),
+            "tp": c.tp,
+            "usable_gib": round(usable, 1),
+            "nodes": MAX_PIPELINE_NODES,
+        },
     )

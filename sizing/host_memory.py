@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sizing.catalog import Platform, dimm_sizes_gb
-from sizing.errors import InfeasibleError
+from sizing.errors import Fix, InfeasibleError
 from sizing.units import GB, GIB
 
 
@@ -178,14 +178,22 @@ def host_memory(
                 )
     slots = channels * platform.dimms_per_channel_max
     largest = slots * dimm_sizes_gb()[-1]
-    fixes = ["fewer users per node", "a shorter context"]
+    fix_notes = [Fix("fewer_users"), Fix("shorter_context")]
     if not kv_cache_is_fp8:
-        fixes.insert(1, "an FP8 KV cache")
+        fix_notes.insert(1, Fix("fp8_kv_cache_short"))
+    fixes = [fix.text for fix in fix_notes]
     raise InfeasibleError(
         "users",
         f"the CPU tier needs {need:,.0f} GB of host memory, more than the {largest:,} GB "
         f"one node can hold ({slots} DIMM slots × {dimm_sizes_gb()[-1]} GB): "
         f"{', '.join(fixes[:-1])} or {fixes[-1]} would fix it",
         binding="host memory per node",
-        fixes=tuple(fixes),
+        fixes=tuple(fix_notes),
+        code="host_memory_per_node",
+        values={
+            "need_gb": round(need),
+            "largest_gb": largest,
+            "slots": slots,
+            "dimm_gb": dimm_sizes_gb()[-1],
+        },
     )

@@ -75,6 +75,8 @@ def layer_kinds(cfg: Mapping[str, Any], model_type: str) -> list[LayerKind]:
                 "config.hybrid_override_pattern",
                 f"hybrid_override_pattern has unknown layer codes {unknown}; "
                 "known are M (Mamba-2), * (attention), - (MLP) and E (MoE)",
+                code="config_pattern_unknown",
+                values={"codes": " ".join(unknown)},
             )
         return [_PATTERN_CHARS[c] for c in pattern]
     n_layers = cfg.get("num_hidden_layers")
@@ -83,6 +85,8 @@ def layer_kinds(cfg: Mapping[str, Any], model_type: str) -> list[LayerKind]:
             "config.num_hidden_layers",
             f"config.json of this {model_type or 'model'} has no valid 'num_hidden_layers', "
             "which its architecture needs to size the KV cache",
+            code="config_missing_field",
+            values={"key": "num_hidden_layers", "model_type": model_type},
         )
     mla = bool(cfg.get("kv_lora_rank"))
     attn = LayerKind.MLA if mla else LayerKind.FULL
@@ -92,6 +96,8 @@ def layer_kinds(cfg: Mapping[str, Any], model_type: str) -> list[LayerKind]:
             raise ConfigError(
                 "config.layer_types",
                 f"layer_types lists {len(types)} layers but num_hidden_layers is {n_layers}",
+                code="config_layer_types_count",
+                values={"listed": len(types), "layers": n_layers},
             )
         unknown = sorted({str(t) for t in types} - set(_TYPE_NAMES))
         if unknown:
@@ -99,6 +105,8 @@ def layer_kinds(cfg: Mapping[str, Any], model_type: str) -> list[LayerKind]:
                 "config.layer_types",
                 f"unknown layer types {unknown}: the sizing knows {sorted(_TYPE_NAMES)}; "
                 "a new type needs its KV heads and head size, or its state dimensions",
+                code="config_layer_types_unknown",
+                values={"types": ", ".join(unknown)},
             )
         return [attn if _TYPE_NAMES[t] is LayerKind.FULL else _TYPE_NAMES[t] for t in types]
     interval = cfg.get("full_attention_interval")

@@ -118,7 +118,12 @@ def from_catalog(repo_id: str) -> ModelSpec:
     """
     entry = catalog_entry(repo_id)
     if entry is None:
-        raise SizingError("model", f"model '{repo_id}' is not in the offline catalog")
+        raise SizingError(
+            "model",
+            f"model '{repo_id}' is not in the offline catalog",
+            code="model_not_in_catalog",
+            values={"model": repo_id},
+        )
     return spec_from_metadata(
         repo_id,
         entry["config"],

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sizing import catalog
-from sizing.architecture import LayerKind, conversation_bytes, kv_bytes_per_token
+from sizing.architecture import ASSUMPTIONS, LayerKind, conversation_bytes, kv_bytes_per_token
 from sizing.catalog import Gpu, Platform
 from sizing.checkpoint import WEIGHT_BITS
 from sizing.engines import vllm
@@ -185,6 +185,9 @@ class Plan:
             "verdict_reasons": list(self.verdict.reasons),
             "warnings": list(self.verdict.warnings),
             "binding_constraints": list(self.verdict.binding),
+            "assumptions": [
+                ASSUMPTIONS[code] for code in self.request.model.architecture.assumptions
+            ],
             "verdict_notes": {
                 "reasons": [
                     {"code": n.code, "values": dict(n.values)} for n in self.verdict.reason_notes
@@ -208,6 +211,8 @@ def validate(request: PlanRequest) -> None:
             "context",
             f"context must be between 1 and {MAX_CONTEXT_TOKENS:,} "
             f"tokens, got {request.context_tokens:,}",
+            code="context_range",
+            values={"max": MAX_CONTEXT_TOKENS, "got": request.context_tokens},
         )
     if arch.max_context_tokens and request.context_tokens > arch.max_context_tokens:
         raise SizingError(
@@ -215,25 +220,44 @@ def validate(request: PlanRequest) -> None:
             f"context of {request.context_tokens:,} tokens exceeds "
             f"{request.model.repo_id}'s limit of {arch.max_context_tokens:,} "
             "tokens (max_position_embeddings)",
+            code="context_above_model_limit",
+            values={
+                "tokens": request.context_tokens,
+                "model": request.model.repo_id,
+                "limit": arch.max_context_tokens,
+            },
         )
     if not 1 <= request.users <= MAX_USERS:
         raise SizingError(
-            "users", f"users must be between 1 and {MAX_USERS:,}, got {request.users:,}"
+            "users",
+            f"users must be between 1 and {MAX_USERS:,}, got {request.users:,}",
+            code="users_range",
+            values={"max": MAX_USERS, "got": request.users},
         )
     if not 1 <= request.gpus_per_node <= MAX_GPUS_PER_NODE:
         raise SizingError(
             "gpus_per_node",
             f"GPUs per node must be between 1 and {MAX_GPUS_PER_NODE}, got {request.gpus_per_node}",
+            code="gpus_per_node_range",
+            values={"max": MAX_GPUS_PER_NODE, "got": request.gpus_per_node},
         )
     if request.kv_dtype not in KV_DTYPES:
         raise SizingError(
-            "kv_dtype", f"KV dtype must be one of {', '.join(KV_DTYPES)}, got {request.kv_dtype!r}"
+            "kv_dtype",
+            f"KV dtype must be one of {', '.join(KV_DTYPES)}, got {request.kv_dtype!r}",
+            code="kv_dtype_unknown",
+            values={"known": ", ".join(KV_DTYPES), "got": request.kv_dtype},
         )
     if not 0 <= request.new_conversations_per_day <= MAX_NEW_CONVERSATIONS_PER_DAY:
         raise SizingError(
             "new_conversations_per_day",
             f"new conversations per day must be between 0 and "
             f"{MAX_NEW_CONVERSATIONS_PER_DAY:,}, got {request.new_conversations_per_day:,}",
+            code="new_conversations_range",
+            values={
+                "max": MAX_NEW_CONVERSATIONS_PER_DAY,
+                "got": request.new_conversations_per_day,
+            },
         )
     share = request.active_share
     if share is not None and not (
@@ -242,6 +266,8 @@ def validate(request: PlanRequest) -> None:
         raise SizingError(
             "active_share",
             f"the share of users active at once must be above 0 and at most 1, got {share!r}",
+            code="active_share_range",
+            values={"got": str(share)},
         )
     prompt = request.shared_prompt_tokens
     if not 0 <= prompt < request.context_tokens:
@@ -249,6 +275,8 @@ def validate(request: PlanRequest) -> None:
             "shared_prompt_tokens",
             f"the shared system prompt must be 0 or more tokens and shorter than the "
             f"context of {request.context_tokens:,} tokens, got {prompt:,}",
+            code="shared_prompt_range",
+            values={"context": request.context_tokens, "got": prompt},
         )
 
 

@@ -96,6 +96,8 @@ def _first(cfg: Mapping[str, Any], keys: tuple[str, ...], model_type: str) -> in
         f"config.json of this {model_type or 'model'} has no '{keys[0]}'"
         + (f" (or {', '.join(keys[1:])})" if len(keys) > 1 else "")
         + ", which its linear-attention or Mamba layers need to size their state",
+        code="config_missing_state_field",
+        values={"key": keys[0], "model_type": model_type},
     )
 
 
@@ -147,6 +149,8 @@ def recurrent_state(cfg: Mapping[str, Any], kind: str, model_type: str) -> Recur
             "the sizing needs linear_num_key_heads, linear_key_head_dim, "
             "linear_num_value_heads, linear_value_head_dim and linear_conv_kernel_dim "
             "(Gated DeltaNet) or linear_attn_config (Kimi Delta Attention)",
+            code="config_linear_kind_unknown",
+            values={"model_type": model_type},
         )
     state = _first(cfg, ("ssm_state_size", "mamba_d_state", "state_size"), model_type)
     kernel = _first(cfg, ("conv_kernel", "mamba_d_conv", "mamba_conv_kernel"), model_type)
