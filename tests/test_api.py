@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 
 import pytest
@@ -11,6 +12,14 @@ from django.core.wsgi import get_wsgi_application
 from django.test import Client
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import positive_data_acceptance
+
+from sizing.plan import (
+    KV_DTYPES,
+    MAX_CONTEXT_TOKENS,
+    MAX_GPUS_PER_NODE,
+    MAX_NEW_CONVERSATIONS_PER_DAY,
+    MAX_USERS,
+)
 
 SEED = {"model": "Qwen/Qwen3-32B-FP8", "context": 8192, "users": 500}
 
@@ -34,6 +43,114 @@ def test_plan_post_names_the_bad_input(client: Client) -> None:
     assert response.json()["field"] == "context"
     missing = client.post("/api/plans", {"model": "x"}, content_type="application/json")
     assert missing.status_code == 422
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("debug", [False, True], ids=["production", "debug"])
+@pytest.mark.parametrize("megabytes", [3, 30])
+def test_oversized_body_is_a_json_413(client: Client, settings, megabytes, debug) -> None:  # type: ignore[no-untyped-def]
+    settings.DEBUG = debug  # with DEBUG on, django-ninja used to answer with a 500 traceback
+    body = json.dumps({**SEED, "model": "x" * (megabytes * 10**6)})
+    response = client.post("/api/plans", body, content_type="application/json")
+    assert response.status_code == 413
+    assert response["Content-Type"].startswith("application/json")
+    # Django's default DATA_UPLOAD_MAX_MEMORY_SIZE is 2.5 MiB (2,621,440 bytes).
+    assert response.json() == {
+        "field": None,
+        "detail": "request body is larger than 2,621,440 bytes",
+    }
+
+
+MALFORMED = {
+    "not UTF-8": (b'{"model": "\xff\xfe", "context": 8192, "users": 500}', "application/json"),
+    "form content type": (b"model=Qwen%2FQwen3-32B-FP8&context=8192", "multipart/form-data"),
+    "urlencoded": (b"model=Qwen%2FQwen3-32B-FP8&context=8192", "application/x-www-form-urlencoded"),
+    "nested 100,000 deep": (b"[" * 100_000 + b"]" * 100_000, "application/json"),
+    "nested in a field": (
+        b'{"model": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        "application/json",
+    ),
+    "1e309": (
+        b'{"model": "Qwen/Qwen3-32B-FP8", "context": 1e309, "users": 500}',
+        "application/json",
+    ),
+    "5,000 digits": (
+        b'{"model": "Qwen/Qwen3-32B-FP8", "context": 1' + b"0" * 5000 + b', "users": 500}',
+        "application/json",
+    ),
+    "NaN": (b'{"model": "Qwen/Qwen3-32B-FP8", "context": NaN, "users": 500}', "application/json"),
+    "-0.0": (
+        b'{"model": "Qwen/Qwen3-32B-FP8", "context": 8192, "users": -0.0}',
+        "application/json",
+    ),
+    "lone surrogate": (
+        b'{"model": "Qwen/\\ud800x", "context": 8192, "users": 500}',
+        "application/json",
+    ),
+    "empty": (b"", "application/json"),
+    "null": (b"null", "application/json"),
+    "array": (b"[1, 2]", "application/json"),
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("debug", [False, True], ids=["production", "debug"])
+@pytest.mark.parametrize("name", sorted(MALFORMED))
+def test_malformed_body_is_a_json_4xx(client: Client, settings, name, debug) -> None:  # type: ignore[no-untyped-def]
+    settings.DEBUG = debug
+    body, content_type = MALFORMED[name]
+    response = client.post("/api/plans", body, content_type=content_type)
+    assert response.status_code in (400, 422), response.content[:200]
+    assert response["Content-Type"].startswith("application/json")
+    assert response.json()["detail"]
+
+
+@pytest.mark.django_db
+def test_negative_zero_is_zero(client: Client) -> None:
+    # JSON -0 is the integer 0: no NVMe tier, the seed plan as in the first test.
+    body = b'{"model": "Qwen/Qwen3-32B-FP8", "context": 8192, "users": 500, '
+    body += b'"new_conversations_per_day": -0}'
+    response = client.post("/api/plans", body, content_type="application/json")
+    assert response.status_code == 200
+    assert response.json()["summary"]["vllm_cpu_bytes_to_use"] == 134_217_728_000
+
+
+@pytest.mark.django_db
+def test_too_many_query_fields_is_a_json_400(client: Client) -> None:
+    # Django refuses more than DATA_UPLOAD_MAX_NUMBER_FIELDS (default 1,000) fields.
+    query = "&".join(f"f{i}=1" for i in range(1001))
+    response = client.get(f"/api/bundle?{query}")
+    assert response.status_code == 400 and response.json()["field"] is None
+
+
+def test_schema_limits_are_the_sizing_limits(client: Client) -> None:
+    schema = client.get("/api/openapi.json").json()
+    # Limits of sizing/plan.py, which the sizing engine enforces with a 400.
+    expected = {
+        "context": MAX_CONTEXT_TOKENS,
+        "users": MAX_USERS,
+        "gpus_per_node": MAX_GPUS_PER_NODE,
+        "new_conversations_per_day": MAX_NEW_CONVERSATIONS_PER_DAY,
+    }
+    body = schema["components"]["schemas"]["SizingRequest"]["properties"]
+    query = {p["name"]: p["schema"] for p in schema["paths"]["/api/bundle"]["get"]["parameters"]}
+    for fields in (body, query):
+        assert {name: fields[name]["maximum"] for name in expected} == expected
+        assert fields["kv_dtype"]["enum"] == sorted(KV_DTYPES)
+    assert "413" in schema["paths"]["/api/plans"]["post"]["responses"]
+
+
+@pytest.mark.django_db
+def test_validation_errors_name_the_field_once(client: Client) -> None:
+    over = {**SEED, "new_conversations_per_day": MAX_NEW_CONVERSATIONS_PER_DAY + 1}
+    response = client.post("/api/plans", over, content_type="application/json")
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert error["loc"] == ["body", "new_conversations_per_day"]
+    zero = client.post("/api/plans", {**SEED, "users": 0}, content_type="application/json")
+    assert [e["loc"] for e in zero.json()["detail"]] == [["body", "users"]]
+    query = client.get("/api/bundle", {**SEED, "users": 0})
+    assert [e["loc"] for e in query.json()["detail"]] == [["query", "users"]]
 
 
 @pytest.mark.django_db

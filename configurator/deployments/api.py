@@ -4,17 +4,45 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, NinjaAPI, Query, Schema
+from ninja.errors import ValidationError, ValidationErrorContext
 from pydantic import ConfigDict
 
 from configurator.deployments.services import bundle_build
 from configurator.planning.services import plan_create
 from sizing.engines.shared_tier import TierOptions
 from sizing.errors import SizingError
-from sizing.plan import MAX_CONTEXT_TOKENS, MAX_GPUS_PER_NODE, MAX_USERS, Plan
+from sizing.plan import (
+    MAX_CONTEXT_TOKENS,
+    MAX_GPUS_PER_NODE,
+    MAX_NEW_CONVERSATIONS_PER_DAY,
+    MAX_USERS,
+    Plan,
+)
 
-api = NinjaAPI(
+
+class SizingApi(NinjaAPI):
+    """The API; a JSON body's validation errors are located as ``["body", <field>]``.
+
+    django-ninja prefixes the view parameter's name (``["body", "body", "users"]``);
+    the body is the whole sizing request, so that middle name carries nothing.
+    """
+
+    def validation_error_from_error_contexts(
+        self, error_contexts: list[ValidationErrorContext]
+    ) -> ValidationError:
+        error = super().validation_error_from_error_contexts(error_contexts)
+        for item in error.errors:
+            loc = tuple(item["loc"])
+            if loc[:2] == ("body", "body"):
+                item["loc"] = ("body", *loc[2:])
+        return error
+
+
+api = SizingApi(
     title="KV-offload configurator",
     version="1",
     description="Sizing plans and deployment bundles for KV-cache offloading.",
@@ -35,7 +63,7 @@ class SizingFields(Schema):
     gpu: str = Field("rtx-pro-6000-se", max_length=64)
     gpus_per_node: int = Field(4, ge=1, le=MAX_GPUS_PER_NODE)
     kv_dtype: KvDtype = "fp8"
-    new_conversations_per_day: int = Field(0, ge=0, le=100_000_000)
+    new_conversations_per_day: int = Field(0, ge=0, le=MAX_NEW_CONVERSATIONS_PER_DAY)
 
 
 class SizingRequest(SizingFields):
@@ -87,9 +115,23 @@ def sizing_error(request: HttpRequest, exc: SizingError) -> HttpResponse:
     return api.create_response(request, {"field": exc.field, "detail": exc.message}, status=400)
 
 
+@api.exception_handler(RequestDataTooBig)
+def body_too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+    """A body over ``DATA_UPLOAD_MAX_MEMORY_SIZE``: 413, not Django's 400 page or a trace."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    detail = f"request body is larger than {limit:,} bytes" if limit else str(exc)
+    return api.create_response(request, {"field": None, "detail": detail}, status=413)
+
+
+@api.exception_handler(SuspiciousOperation)
+def suspicious_request(request: HttpRequest, exc: SuspiciousOperation) -> HttpResponse:
+    """Other requests Django refuses to read (too many query fields): a JSON 400."""
+    return api.create_response(request, {"field": None, "detail": str(exc)}, status=400)
+
+
 @api.post(
     "/plans",
-    response={200: PlanOut, 400: ErrorOut, 422: ValidationErrorOut},
+    response={200: PlanOut, 400: ErrorOut, 413: ErrorOut, 422: ValidationErrorOut},
     summary="Size a workload",
 )
 def plan_post(request: HttpRequest, body: SizingRequest) -> dict[str, Any]:
