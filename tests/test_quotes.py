@@ -131,8 +131,9 @@ def test_quantity_change_over_htmx_returns_the_alternative_only(presales: Client
     assert bad.status_code == 400 and 'role="alert"' in bad.content.decode()
     line.refresh_from_db()
     assert line.quantity == 5
-    # Without htmx the form posts and redirects back to the editor.
-    plain = presales.post(url, {"quantity": "0"})
+    # Without htmx the form posts and redirects back to the editor; 0 removes the line
+    # once the removal is confirmed (tests/test_quotes_deviations.py covers the refusal).
+    plain = presales.post(url, {"quantity": "0", "confirm_remove": "1"})
     assert plain.status_code == 302
     assert not QuoteLine.objects.filter(pk=line.pk).exists()
     assert quote.alternatives.count() == 4

@@ -13,8 +13,9 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.utils import timezone
+from django.utils import timezone, translation
 
+from configurator.quotes.engine_appendix import engine_appendix
 from configurator.quotes.models import Quote, compute_totals
 from configurator.quotes.pricing import PricedLine
 from sizing.catalog import nvme_drives
@@ -35,6 +36,7 @@ def _alternative(
     summary: dict[str, Any],
     lines: list[dict[str, Any]],
     discount_percent: Decimal,
+    deviations: list[str] | None = None,
 ) -> dict[str, Any]:
     rows = [
         (int(ln["quantity"]), Decimal(ln["unit_price_eur"]), Decimal(ln["unit_cost_eur"]))
@@ -50,6 +52,8 @@ def _alternative(
         "nvme_capacity_tb": round(drive.capacity_tb * count, 2) if drive else 0.0,
         "lines": lines,
         "totals": {k: str(v) for k, v in totals.items()},
+        "deviations": deviations or [],
+        "engine": engine_appendix(inputs),
     }
 
 
@@ -77,23 +81,27 @@ def _line(
     }
 
 
-def latest_verification(quote: Quote) -> dict[str, str] | None:
+def latest_verification(quote: Quote, language: str | None = None) -> dict[str, str] | None:
+    """The latest verification's status and summary in ``language`` (else the active one)."""
     reports = getattr(quote, "verification_reports", None)
     if reports is None:
         return None
     report = reports.order_by("-created_at").first()
     if report is None:
         return None
-    summary = report.summary
-    if isinstance(summary, dict):
-        summary = "; ".join(f"{k}: {v}" for k, v in summary.items())
-    status = report.get_status_display() if hasattr(report, "get_status_display") else report.status
-    return {"status": str(status), "summary": str(summary)}
+    with translation.override(language or translation.get_language()):
+        return {"status": str(report.get_status_display()), "summary": report.summary_in()}
 
 
 def document_from_quote(quote: Quote, *, live: bool = False) -> dict[str, Any]:
     """The document of ``quote``: its snapshot when issued (unless ``live``), else built
-    from its rows now."""
+    from its rows now.
+
+    Each alternative carries ``deviations``: where its lines fall short of its sizing
+    plan, in the quote's language (:mod:`configurator.quotes.deviations`).
+    """
+    from configurator.quotes.deviations import alternative_deviation_texts
+
     if quote.is_issued and quote.snapshot and not live:
         return dict(quote.snapshot)
     alternatives = []
@@ -118,6 +126,7 @@ def document_from_quote(quote: Quote, *, live: bool = False) -> dict[str, Any]:
                 summary=alt.plan_summary,
                 lines=lines,
                 discount_percent=quote.discount_percent,
+                deviations=_in_language(quote.language, alternative_deviation_texts, alt),
             )
         )
     issued = timezone.localdate(quote.issued_at) if quote.issued_at else timezone.localdate()
@@ -140,8 +149,13 @@ def document_from_quote(quote: Quote, *, live: bool = False) -> dict[str, Any]:
         "notes": quote.notes,
         "example_prices": _has_example_prices(alternatives),
         "alternatives": alternatives,
-        "verification": latest_verification(quote),
+        "verification": latest_verification(quote, quote.language),
     }
+
+
+def _in_language(language: str, func: Any, *args: Any) -> Any:
+    with translation.override(language):
+        return func(*args)
 
 
 def _engine_version() -> str:

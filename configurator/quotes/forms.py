@@ -8,6 +8,7 @@ from typing import cast
 
 from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from configurator.catalog.services import prices_on
@@ -15,6 +16,8 @@ from configurator.inquiries.models import Inquiry
 from configurator.quotes.models import Language, Quote
 
 MAX_QUANTITY = 10_000
+MAX_DISCOUNT_PERCENT = Decimal("50")
+"""Highest discount presales may give on the list total (house rule)."""
 
 
 class QuoteSettingsForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscriptable at run time
@@ -23,9 +26,10 @@ class QuoteSettingsForm(forms.ModelForm):  # type: ignore[type-arg]  # not subsc
     discount_percent = forms.DecimalField(
         label=_("Discount (%)"),
         min_value=Decimal("0"),
-        max_value=Decimal("100"),
+        max_value=MAX_DISCOUNT_PERCENT,
         max_digits=5,
         decimal_places=2,
+        help_text=_("0 to 50 % of the list total."),
     )
     language = forms.ChoiceField(label=_("Language"), choices=Language.choices)
 
@@ -36,13 +40,34 @@ class QuoteSettingsForm(forms.ModelForm):  # type: ignore[type-arg]  # not subsc
 
 
 class LineQuantityForm(forms.Form):
-    """A new quantity for one line; 0 removes the line."""
+    """A new quantity for one line; 0 removes the line, but only when confirmed."""
 
     quantity = forms.IntegerField(
         label=_("Quantity"),
         validators=[MinValueValidator(0), MaxValueValidator(MAX_QUANTITY)],
         help_text=_("0 removes the line."),
     )
+    confirm_remove = forms.BooleanField(label=_("Remove the line"), required=False)
+
+    def clean(self) -> dict[str, object]:
+        data = cast(dict[str, object], super().clean())
+        if data.get("quantity") == 0 and not data.get("confirm_remove"):
+            self.add_error(
+                "quantity",
+                _("Quantity 0 removes the line: tick “Remove the line” to confirm."),
+            )
+        return data
+
+    @property
+    def asks_removal(self) -> bool:
+        """Whether the form was refused only for want of the removal confirmation."""
+        return self.data.get("quantity") == "0" and "confirm_remove" not in self.data
+
+
+class IssueForm(forms.Form):
+    """Issuing; a quote that falls short of its sizing plan needs the acknowledgement."""
+
+    accept_deviations = forms.BooleanField(label=_("Issue despite the deviations"), required=False)
 
 
 class LineAddForm(forms.Form):
@@ -57,7 +82,10 @@ class LineAddForm(forms.Form):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         prices = prices_on(day)
         field = cast(forms.ChoiceField, self.fields["sku"])
-        field.choices = [(sku, f"{sku}: {p.name}") for sku, p in sorted(prices.items())]
+        language = get_language() or "en"
+        field.choices = [
+            (sku, f"{sku}: {p.display_name(language[:2])}") for sku, p in sorted(prices.items())
+        ]
 
 
 class InquiryStatusForm(forms.Form):

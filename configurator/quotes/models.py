@@ -73,7 +73,7 @@ class Quote(models.Model):
         verbose_name_plural = _("quotes")
 
     def __str__(self) -> str:
-        return self.number or f"draft #{self.pk}"
+        return self.number or translation.gettext("draft #%(pk)s") % {"pk": self.pk}
 
     @property
     def is_issued(self) -> bool:

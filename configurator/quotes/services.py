@@ -13,6 +13,7 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
 from configurator.catalog.services import prices_on
 from configurator.inquiries.models import Inquiry
@@ -35,7 +36,37 @@ class QuoteFrozenError(Exception):
     """An issued quote cannot be changed."""
 
     def __init__(self, quote: Quote) -> None:
-        super().__init__(f"quote {quote.number} is issued and can no longer be changed")
+        super().__init__(
+            _("Quote %(number)s is issued and can no longer be changed.") % {"number": quote.number}
+        )
+
+
+class QuoteDeviationError(Exception):
+    """The quote's lines fall short of its sizing plan and issuing was not confirmed.
+
+    ``deviations`` maps each alternative's label to its deviation sentences.
+    """
+
+    def __init__(self, deviations: dict[str, list[str]]) -> None:
+        self.deviations = deviations
+        super().__init__(
+            _("The quote departs from its sizing plan; confirm to issue it anyway: %(list)s")
+            % {"list": "; ".join(f"{k}: {', '.join(v)}" for k, v in deviations.items())}
+        )
+
+
+def quote_deviations(quote: Quote) -> dict[str, list[str]]:
+    """Each alternative's deviations from its plan, as sentences in the quote's language
+    (alternatives without any are left out)."""
+    from configurator.quotes.deviations import alternative_deviation_texts
+
+    out: dict[str, list[str]] = {}
+    with translation.override(quote.language):
+        for alt in quote.alternatives.prefetch_related("lines"):
+            texts = alternative_deviation_texts(alt)
+            if texts:
+                out[alt.label_in(quote.language)] = texts
+    return out
 
 
 @cache
@@ -193,14 +224,24 @@ def _next_number(year: int) -> str:
     return f"Q-{year}-{counter.last_number:04d}"
 
 
-def quote_issue(*, quote: Quote, now: dt.datetime | None = None) -> Quote:
+def quote_issue(
+    *, quote: Quote, now: dt.datetime | None = None, accept_deviations: bool = False
+) -> Quote:
     """Issue a draft: give it the year's next number and freeze it.
+
+    A draft whose lines fall short of its sizing plan (:func:`quote_deviations`) is
+    issued only with ``accept_deviations``; the snapshot then records the deviations
+    as acknowledged and the PDF states them.
 
     The number is gapless per year: it is taken from a counter row locked with
     ``SELECT … FOR UPDATE`` in the same transaction that stores the quote, so a
     failure rolls both back. The snapshot holds the plan summaries, the priced lines,
     the totals, the latest verification summary and the engine version; the PDF of an
     issued quote is rendered from it alone. Issuing an issued quote returns it as is.
+
+    Raises:
+        QuoteDeviationError: the lines fall short of the plan and ``accept_deviations``
+            is false; nothing is changed.
     """
     from configurator.quotes.document import document_from_quote
 
@@ -209,6 +250,9 @@ def quote_issue(*, quote: Quote, now: dt.datetime | None = None) -> Quote:
         locked = Quote.objects.select_for_update().get(pk=quote.pk)
         if locked.is_issued:
             return locked
+        deviations = quote_deviations(locked)
+        if deviations and not accept_deviations:
+            raise QuoteDeviationError(deviations)
         today = timezone.localdate(now)
         locked.number = _next_number(today.year)
         locked.status = QuoteStatus.ISSUED
@@ -217,6 +261,7 @@ def quote_issue(*, quote: Quote, now: dt.datetime | None = None) -> Quote:
         locked.engine_version = engine_version()
         with translation.override(locked.language):
             locked.snapshot = document_from_quote(locked, live=True)
+        locked.snapshot["deviations_acknowledged"] = bool(deviations)
         locked.save(
             update_fields=[
                 "number",

@@ -19,10 +19,12 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.middleware import HtmxDetails
 
 from configurator.inquiries.models import Inquiry
+from configurator.quotes.deviations import alternative_deviation_texts
 from configurator.quotes.document import document_from_quote, latest_verification, vat_rate
 from configurator.quotes.due import due_at
 from configurator.quotes.forms import (
     InquiryStatusForm,
+    IssueForm,
     LineAddForm,
     LineQuantityForm,
     QuoteSettingsForm,
@@ -31,6 +33,7 @@ from configurator.quotes.inquiry_queue import inquiry_queue
 from configurator.quotes.models import Quote, QuoteAlternative, QuoteLine
 from configurator.quotes.pdf import quote_pdf_render
 from configurator.quotes.services import (
+    QuoteDeviationError,
     QuoteFrozenError,
     quote_create_from_inquiry,
     quote_issue,
@@ -131,12 +134,20 @@ def _editor_context(quote: Quote, **extra: Any) -> dict[str, Any]:
         Prefetch("lines", queryset=QuoteLine.objects.order_by("position", "pk"))
     )
     rows = [
-        (alt, alt.totals(discount_percent=quote.discount_percent, vat_rate=vat_rate()))
+        (
+            alt,
+            alt.totals(discount_percent=quote.discount_percent, vat_rate=vat_rate()),
+            [] if quote.is_issued else alternative_deviation_texts(alt),
+        )
         for alt in alternatives
     ]
     context: dict[str, Any] = {
         "quote": quote,
         "alternatives": rows,
+        "issue_deviations": [
+            (alt.label_in(quote.language), texts) for alt, _t, texts in rows if texts
+        ],
+        "issue_form": IssueForm(),
         "settings_form": QuoteSettingsForm(instance=quote),
         "add_form": LineAddForm(day=timezone.localdate()),
         "verification": (quote.snapshot or {}).get("verification")
@@ -191,6 +202,7 @@ def _alternative_response(
             "alt": alt,
             "add_form": LineAddForm(day=timezone.localdate()),
             "totals": alt.totals(discount_percent=quote.discount_percent, vat_rate=vat_rate()),
+            "deviations": alternative_deviation_texts(alt),
             **extra,
         }
         return render(request, "quotes/quote_detail.html#alternative", ctx, status=status)
@@ -211,9 +223,24 @@ def line_quantity(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     form = LineQuantityForm(request.POST)
     if not form.is_valid():
         return _alternative_response(
-            request, alt, status=400, error_line=line.pk, line_error=form.errors["quantity"]
+            request,
+            alt,
+            status=400,
+            error_line=line.pk,
+            line_error=form.errors["quantity"],
+            confirm_line=line.pk if form.asks_removal else None,
         )
-    quote_line_set_quantity(line=line, quantity=form.cleaned_data["quantity"])
+    removed = {
+        "sku": line.sku,
+        "quantity": line.quantity,
+        "description": line.description_in(alt.quote.language),
+        "alt": alt.pk,
+    }
+    kept = quote_line_set_quantity(line=line, quantity=form.cleaned_data["quantity"])
+    if kept is None:
+        if request.htmx:
+            return _alternative_response(request, alt, removed=removed)
+        messages.info(request, _("Removed %(quantity)s × %(description)s (%(sku)s).") % removed)
     return _alternative_response(request, alt)
 
 
@@ -239,7 +266,25 @@ def issue(request: HttpRequest, pk: int) -> HttpResponse:
     finds it issued and says so instead of failing."""
     quote = get_object_or_404(Quote, pk=pk)
     now = timezone.now()
-    issued = quote if quote.is_issued else quote_issue(quote=quote, now=now)
+    form = IssueForm(request.POST)
+    form.is_valid()  # a lone optional checkbox: always valid
+    accept = bool(form.cleaned_data.get("accept_deviations"))
+    try:
+        issued = (
+            quote
+            if quote.is_issued
+            else quote_issue(quote=quote, now=now, accept_deviations=accept)
+        )
+    except QuoteDeviationError:
+        form.add_error(
+            "accept_deviations",
+            _(
+                "The quote holds less than its sizing plan needs: "
+                "confirm the deviations to issue it."
+            ),
+        )
+        ctx = _editor_context(quote, issue_form=form)
+        return render(request, "quotes/quote_detail.html", ctx, status=400)
     if issued.issued_at == now:
         messages.success(request, _("Quote %(number)s issued.") % {"number": issued.number})
     else:

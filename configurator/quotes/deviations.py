@@ -1,0 +1,64 @@
+"""Where a quote's edited lines fall short of its sizing plan, in words.
+
+The rules are :func:`sizing.bom_check.bom_deviations`; this module plans each
+alternative again from its stored inputs and words the deviations in the active
+language for the editor, the issue confirmation and the PDF.
+"""
+
+from __future__ import annotations
+
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
+
+from configurator.planning.services import plan_create
+from configurator.quotes.models import QuoteAlternative
+from sizing.bom_check import Deviation, bom_deviations
+from sizing.errors import SizingError
+
+
+def alternative_deviations(alt: QuoteAlternative) -> list[Deviation]:
+    """The deviations of ``alt``'s current lines from the plan of its inputs.
+
+    An alternative whose inputs can no longer be sized (a model removed from the
+    catalog) has no plan to compare with and gives none.
+    """
+    try:
+        plan = plan_create(**alt.inputs)
+    except SizingError:
+        return []
+    return bom_deviations(plan, [(ln.sku, ln.category, ln.quantity) for ln in alt.lines.all()])
+
+
+def _n(value: int) -> str:
+    return number_format(value, force_grouping=True)
+
+
+def deviation_text(dev: Deviation) -> str:
+    """One deviation as a sentence in the active language."""
+    have, need = _n(dev.have), _n(dev.need)
+    if dev.kind == "unbalanced":
+        return _(
+            "%(have)s DIMMs are not a multiple of the %(channels)s memory channels: "
+            "the memory is unbalanced"
+        ) % {"have": have, "channels": need}
+    if dev.category == "dimm":
+        return _("%(have)s GB of DIMMs, the plan needs %(need)s GB") % {
+            "have": have,
+            "need": need,
+        }
+    names = {
+        "chassis": _("server chassis"),
+        "cpu": _("CPUs"),
+        "gpu": _("GPUs"),
+        "nvme": _("NVMe drives"),
+    }
+    return _("%(have)s %(item)s, the plan needs %(need)s") % {
+        "have": have,
+        "item": names.get(dev.category, dev.category),
+        "need": need,
+    }
+
+
+def alternative_deviation_texts(alt: QuoteAlternative) -> list[str]:
+    """:func:`alternative_deviations` of ``alt`` as sentences in the active language."""
+    return [deviation_text(d) for d in alternative_deviations(alt)]
