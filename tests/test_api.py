@@ -21,7 +21,7 @@ from sizing.plan import (
     MAX_USERS,
 )
 
-SEED = {"model": "Qwen/Qwen3-32B-FP8", "context": 8192, "users": 500}
+SEED: dict[str, str | int] = {"model": "Qwen/Qwen3-32B-FP8", "context": 8192, "users": 500}
 
 
 @pytest.mark.django_db

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -15,8 +16,10 @@ import yaml
 from django.core.management import call_command
 
 from configurator.deployments.services import bundle_build
+from sizing.engines.bundle import ENGINES
 from sizing.engines.flags import EngineVersions
 from sizing.engines.shared_tier import TierOptions
+from sizing.model import catalog_entry
 from tests.engine_bundle import FLAGS, PLANS, ROOT, SHARED, parse_script
 
 VERSIONS = [
@@ -177,6 +180,87 @@ def test_cli_bad_input_is_one_line_exit_2(args: list[str], flag: str, tmp_path: 
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1 and flag in result.stderr
     assert not (tmp_path / "b.zip").exists()
+
+
+def step_numbers(readme: str) -> list[int]:
+    """The numbers of the README's start-up steps, in order."""
+    section = readme.split("## Order of steps on every node", 1)[1].split("\n## ", 1)[0]
+    return [int(n) for n in re.findall(r"^(\d+)\. ", section, flags=re.MULTILINE)]
+
+
+@pytest.mark.parametrize(
+    ("plan_name", "shared", "steps"),
+    [
+        # Seed plan without new conversations: no NVMe tier; topology, engines, router
+        # (4 instances).
+        ("seed-cpu-only", "none", 3),
+        # seed_plan() sizes an NVMe tier (2,000 new conversations a day): + mount.
+        ("seed", "none", 4),
+        # + the shared tier's S3 setup or NFS mount.
+        ("seed", "s3", 5),
+        ("seed", "nfs", 5),
+    ],
+)
+def test_readme_steps_are_numbered_consecutively(plan_name: str, shared: str, steps: int) -> None:
+    plan = PLANS[plan_name]()
+    readme = unzip(bundle_build(plan=plan, tiers=TierOptions(shared=shared)))["README.md"]
+    assert step_numbers(readme) == list(range(1, steps + 1))
+
+
+def test_uploaded_model_readme_lists_only_the_engines_in_the_zip(tmp_path: Path) -> None:
+    # The QA case: the published Qwen3-32B-FP8 config.json uploaded as a private model,
+    # 50 users. DESIGN.md: 51 conversations per card, 204 on four cards, so 50 users need
+    # no CPU tier and only vLLM (without offloading) has files.
+    config = tmp_path / "config.json"
+    entry = catalog_entry("Qwen/Qwen3-32B-FP8")
+    assert entry is not None
+    config.write_text(json.dumps(entry["config"]))
+    out = tmp_path / "bundle.zip"
+    call_command(
+        "bundle",
+        *("--config", str(config), "--model-name", "private-32b", "--weights-gib", "32"),
+        *("--context", "8192", "--users", "50", "--out", str(out)),
+    )
+    files = unzip(out.read_bytes())
+    in_zip = sorted({p.split("/")[1] for p in files if p.count("/") >= 2} & set(ENGINES))
+    assert in_zip == ["vllm"]
+    manifest = json.loads(files["bundle.json"])
+    assert manifest["engines"] == ["vllm"]
+    assert sorted(manifest["engines_left_out"]) == ["dynamo", "lmcache", "lmcache-server", "sglang"]
+    readme = files["README.md"]
+    assert "- Engines in this bundle: vllm.\n" in readme
+    for engine in ("lmcache", "lmcache-server", "sglang", "dynamo"):
+        # Each left-out engine is named with its renderer's reason (sizing/engines/*.py).
+        assert re.search(rf"^  - {re.escape(engine)}: The plan has no CPU tier", readme, re.M)
+    assert step_numbers(readme) == [1, 2, 3]  # topology, engines, router (4 instances)
+
+
+@pytest.mark.parametrize(
+    ("out", "phrase"),
+    [
+        ("{tmp}", "is a directory"),
+        ("/proc/kv-bundle.zip", "cannot write /proc/kv-bundle.zip"),
+        ("{tmp}/missing/b.zip", "does not exist"),
+    ],
+)
+def test_cli_unwritable_out_is_one_line_exit_2(out: str, phrase: str, tmp_path: Path) -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "bundle",
+            *("--model", "Qwen/Qwen3-32B-FP8", "--context", "8192", "--users", "500"),
+            *("--out", out.format(tmp=tmp_path)),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    [line] = result.stderr.strip().splitlines()
+    assert "--out" in line and phrase in line
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.django_db

@@ -32,7 +32,7 @@ class SizingApi(NinjaAPI):
     """
 
     def validation_error_from_error_contexts(
-        self, error_contexts: list[ValidationErrorContext]
+        self, error_contexts: list[ValidationErrorContext[Any]]
     ) -> ValidationError:
         error = super().validation_error_from_error_contexts(error_contexts)
         for item in error.errors:

@@ -40,16 +40,45 @@ def bundle_render(
     return d, bundle.render(d, engines)
 
 
+def _included(rendered: Sequence[Rendered]) -> list[Rendered]:
+    """The renderings whose files are in the bundle (engines left out have none)."""
+    return [r for r in rendered if r.engine not in bundle.ENGINES or r.files]
+
+
+def _left_out(rendered: Sequence[Rendered]) -> list[Rendered]:
+    """Engines asked for that emitted no file; their notes say why."""
+    return [r for r in rendered if r.engine in bundle.ENGINES and not r.files]
+
+
+def _steps(d: Deployment, engines: Sequence[str], paths: set[str]) -> list[str]:
+    """The README's start-up steps in order (keys the template words and numbers)."""
+    steps = ["topology"]
+    if d.has_nvme:
+        steps.append("nvme")
+    if any(p.endswith("/mount-shared.sh") for p in paths):
+        steps.append("shared-nfs")
+    if "shared/s3-setup.sh" in paths:
+        steps.append("shared-s3")
+    if engines:
+        steps.append("engines")
+    if "router/vllm-router.sh" in paths:
+        steps.append("router")
+    return steps
+
+
 def _readme(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
-    engines = [r for r in rendered if r.engine in bundle.ENGINES]
+    included = _included(rendered)
+    engines = [r.engine for r in included if r.engine in bundle.ENGINES]
     versions = d.versions
     context: dict[str, Any] = {
         "plan": plan,
         "summary": plan.summary(),
         "d": d,
         "rendered": rendered,
-        "engines": [r.engine for r in engines],
-        "notes": [n for r in rendered for n in r.notes],
+        "engines": engines,
+        "left_out": [(r.engine, r.notes) for r in _left_out(rendered)],
+        "steps": _steps(d, engines, {f.path for r in rendered for f in r.files}),
+        "notes": [n for r in included for n in r.notes],
         "versions": [
             (name, version, source(key, version), parallel_source(key, version))
             for name, key, version in (
@@ -82,7 +111,8 @@ def _readme(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
 def _manifest(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
     doc = {
         "summary": plan.summary(),
-        "engines": [r.engine for r in rendered if r.engine in bundle.ENGINES],
+        "engines": [r.engine for r in _included(rendered) if r.engine in bundle.ENGINES],
+        "engines_left_out": {r.engine: list(r.notes) for r in _left_out(rendered)},
         "versions": {
             "vllm": d.versions.vllm,
             "lmcache": d.versions.lmcache,
@@ -111,7 +141,7 @@ def _manifest(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
             }
             for s in d.slots
         ],
-        "notes": [n for r in rendered for n in r.notes],
+        "notes": [n for r in _included(rendered) for n in r.notes],
     }
     return json.dumps(doc, indent=2) + "\n"
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
 from configurator.deployments.services import bundle_build
-from configurator.planning.cli import SizingCommand, positive_int
+from configurator.planning.cli import SizingCommand, output_path, positive_int, write_output
 from sizing.engines.bundle import ENGINES
 from sizing.engines.flags import EngineVersions, versions
 from sizing.engines.shared_tier import SHARED_KINDS, TierOptions
@@ -50,9 +49,7 @@ class Command(SizingCommand):
         parser.add_argument("--dynamo-version", choices=versions("dynamo"), default=defaults.dynamo)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        out = Path(options["out"])
-        if not out.parent.is_dir():
-            raise CommandError(f"--out: directory {out.parent} does not exist", returncode=2)
+        out = output_path(options["out"])
         plan = self.plan_from_options(options)
         try:
             tiers = TierOptions(
@@ -79,5 +76,5 @@ class Command(SizingCommand):
         except SizingError as exc:
             flag = OPTION_FOR_FIELD.get(exc.field, exc.field)
             raise CommandError(f"{flag}: {exc.message}", returncode=2) from exc
-        out.write_bytes(data)
+        write_output(out, data)
         self.stdout.write(f"wrote {out} ({len(data):,} bytes)")
