@@ -32,6 +32,7 @@ Rules and their sources:
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -46,6 +47,14 @@ MAX_RECORDS = 6
 """At most this many records are compared per alternative (nearest version first)."""
 
 STATUS_ORDER = ("verified", "within_tolerance", "deviates")
+GPU_NAME_WIDTH = 60
+"""GPU descriptions longer than this are shortened at a word boundary in check names."""
+FALLBACK_NOTE_PATTERN = (
+    r"another model of the same class"
+    r"(?: \((?P<attention>.+?) attention, (?P<band>.+?) GiB of weights\))?"
+    r": (?P<model>.+?); tolerance ±(?P<tolerance>\d+)%, at best within tolerance"
+)
+"""Matches what :func:`fallback_note` writes, so a page can reword it in its language."""
 
 GPU_CLASS_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"rtx\s*pro\s*6000|96\s*gb-class|97,?887\s*mib", "rtx-pro-6000"),
@@ -248,12 +257,17 @@ def select_comparable(
     )[:limit]
 
 
+def shorten(text: str, width: int) -> str:
+    """``text`` cut at a word boundary to at most ``width`` characters, ending in ``…``."""
+    return textwrap.shorten(text, width=width, placeholder=" …")
+
+
 def record_label(record: RecordLike) -> str:
-    """A short name of a record for check names."""
+    """A short name of a record for check names; a long GPU description ends at a word."""
     label = record.case_id or f"record {record.pk}"
     return (
         f"{label}: {record.model_id}, {record.engine} {record.engine_version}, "
-        f"TP {record.tensor_parallel_size}, {record.gpu_type[:40]}"
+        f"TP {record.tensor_parallel_size}, {shorten(record.gpu_type, GPU_NAME_WIDTH)}"
     )
 
 

@@ -3,7 +3,22 @@
 from __future__ import annotations
 
 from django.db import models
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
+
+from configurator.verification.outcome import (
+    INTEGER_UNITS,
+    UNITS,
+    check_title,
+    note_text,
+    percent,
+)
+
+
+def _in_language(texts: dict[str, str], language: str | None) -> str | None:
+    """The entry of ``texts`` for ``language`` (``de-at`` falls back to ``de``), if any."""
+    code = (language or translation.get_language() or "").lower()
+    return texts.get(code) or texts.get(code.split("-")[0]) or None
 
 
 class BenchmarkRecord(models.Model):
@@ -107,7 +122,15 @@ class VerificationReport(models.Model):
         choices=VerificationStatus.choices,
         default=VerificationStatus.PENDING,
     )
-    summary = models.TextField(_("summary"), blank=True)
+    summary = models.TextField(
+        _("summary"), blank=True, help_text=_("In English; see the summaries by language.")
+    )
+    summaries = models.JSONField(
+        _("summaries by language"),
+        default=dict,
+        blank=True,
+        help_text=_("The summary worded in each site language, by language code."),
+    )
     error = models.TextField(_("error"), blank=True)
     runs = models.PositiveIntegerField(_("runs"), default=0)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
@@ -130,6 +153,19 @@ class VerificationReport(models.Model):
         """Whether the job has finished (successfully or not)."""
         return self.status in DONE_STATUSES
 
+    def summary_in(self, language: str | None = None) -> str:
+        """The summary in ``language`` (the active language when ``None``).
+
+        Falls back to :attr:`summary` for a report stored before summaries were kept
+        per language, or for a language the job did not word it in.
+        """
+        return _in_language(self.summaries or {}, language) or self.summary
+
+    @property
+    def localized_summary(self) -> str:
+        """The summary in the active language (for templates)."""
+        return self.summary_in()
+
 
 class VerificationCheck(models.Model):
     """One comparison of a predicted figure with a measured one."""
@@ -137,6 +173,12 @@ class VerificationCheck(models.Model):
     report = models.ForeignKey(VerificationReport, on_delete=models.CASCADE, related_name="checks")
     position = models.PositiveSmallIntegerField(default=0)
     alternative = models.CharField(_("alternative"), max_length=120, blank=True)
+    alternative_labels = models.JSONField(
+        _("alternative by language"),
+        default=dict,
+        blank=True,
+        help_text=_("The alternative's title in each site language, by language code."),
+    )
     name = models.CharField(_("check"), max_length=200)
     quantity = models.CharField(_("quantity"), max_length=40)
     unit = models.CharField(_("unit"), max_length=20)
@@ -170,3 +212,33 @@ class VerificationCheck(models.Model):
     def deviation_percent(self) -> float:
         """The relative deviation in percent."""
         return self.deviation * 100
+
+    @property
+    def alternative_display(self) -> str:
+        """The alternative's title in the active language (as stored when not kept)."""
+        return _in_language(self.alternative_labels or {}, None) or self.alternative
+
+    @property
+    def title(self) -> str:
+        """The check's name in the active language (the record's label kept as is)."""
+        return check_title(self.name)
+
+    @property
+    def note_display(self) -> str:
+        """The note in the active language."""
+        return note_text(self.note) if self.note else ""
+
+    @property
+    def unit_display(self) -> str:
+        """The unit in the active language (``tokens`` → ``Tokens`` in German)."""
+        return str(UNITS.get(self.unit, self.unit))
+
+    @property
+    def whole_numbers(self) -> bool:
+        """Whether the figures are counts (shown without decimals, grouped)."""
+        return self.unit in INTEGER_UNITS
+
+    @property
+    def deviation_display(self) -> str:
+        """The signed deviation in the active language (``+4,2 %``)."""
+        return percent(self.deviation)

@@ -1,8 +1,10 @@
 """The overall status and the summary sentence of a set of checks.
 
-Pure Python (no Django): the page, the quote PDF (through the stored summary) and
+No database access: the page, the quote PDF (through the stored summaries) and
 ``manage.py verify`` all read the same outcome, so their status, counts and largest
-deviation agree.
+deviation agree. The summary is worded in one language per call (``language``); the
+verification job stores it in every site language, so a German page and an English PDF
+each read their own.
 
 Rules (``docs/verification.md``, "Overall status"):
 
@@ -18,25 +20,52 @@ Rules (``docs/verification.md``, "Overall status"):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from configurator.verification.comparison import STATUS_ORDER, CheckResult
+from django.utils import translation
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
+
+from configurator.verification.comparison import (
+    FALLBACK_NOTE_PATTERN,
+    STATUS_ORDER,
+    CheckResult,
+)
+from configurator.verification.published import PUBLISHED_TTFT_NOT_COUNTED
 
 NO_COMPARABLE_DATA = "no_comparable_data"
 
 QUANTITY_LABELS = {
-    "kv_cache_gib": "KV pool per GPU",
-    "kv_cache_tokens": "KV pool tokens",
-    "max_concurrency": "maximum concurrency",
-    "kv_budget_gib": "plan KV budget per GPU",
-    "ttft_speedup": "reload vs. recompute",
+    "kv_cache_gib": gettext_lazy("KV pool per GPU"),
+    "kv_cache_tokens": gettext_lazy("KV pool tokens"),
+    "max_concurrency": gettext_lazy("maximum concurrency"),
+    "kv_budget_gib": gettext_lazy("plan KV budget per GPU"),
+    "ttft_speedup": gettext_lazy("reload vs. recompute"),
 }
 STATUS_WORDS = {
-    "verified": "verified",
-    "within_tolerance": "within tolerance",
-    "deviates": "deviate",
+    "verified": gettext_lazy("verified"),
+    "within_tolerance": gettext_lazy("within tolerance"),
+    "deviates": gettext_lazy("deviate"),
 }
+CHECK_TITLES = {
+    "KV pool per GPU": gettext_lazy("KV pool per GPU"),
+    "KV pool tokens": gettext_lazy("KV pool tokens"),
+    "Maximum concurrency": gettext_lazy("Maximum concurrency"),
+    "Plan KV budget per GPU vs. measured": gettext_lazy("Plan KV budget per GPU vs. measured"),
+    "Reload vs. recompute (TTFT reduction from CPU hits)": gettext_lazy(
+        "Reload vs. recompute (TTFT reduction from CPU hits)"
+    ),
+}
+"""The English titles of :mod:`comparison`'s and :mod:`published`'s check names."""
+UNITS = {
+    "tokens": pgettext_lazy("unit", "tokens"),
+    "requests": pgettext_lazy("unit", "requests"),
+}
+INTEGER_UNITS = frozenset({"tokens"})
+"""Units whose figures are whole numbers (shown without decimals, with grouping)."""
 
 
 @dataclass(frozen=True)
@@ -57,8 +86,41 @@ def overall_status(checks: Sequence[CheckResult]) -> str:
     return max((c.status for c in counted), key=STATUS_ORDER.index)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+def percent(deviation: float) -> str:
+    """A relative deviation as a signed percentage in the active language (``+4,2 %``)."""
+    value = deviation * 100
+    sign = "-" if round(value, 1) < 0 else "+"
+    return f"{sign}{number_format(round(abs(value), 1), 1)} %"
+
+
+def check_title(name: str) -> str:
+    """A check's name in the active language: its title translated, the record kept."""
+    head, sep, tail = name.partition(" — ")
+    title = CHECK_TITLES.get(head)
+    return f"{title}{sep}{tail}" if title is not None else name
+
+
+def note_text(note: str) -> str:
+    """A check's note in the active language (the two notes the checks write).
+
+    A class-fallback note (:func:`comparison.fallback_note`) is reworded from its parts;
+    the published-range note is translated; any other note is returned as stored.
+    """
+    if note == PUBLISHED_TTFT_NOT_COUNTED:
+        return _(PUBLISHED_TTFT_NOT_COUNTED)
+    hit = re.fullmatch(FALLBACK_NOTE_PATTERN, note)
+    if hit is None:
+        return note
+    kind = (
+        _(" (%(attention)s attention, %(band)s GiB of weights)")
+        % {"attention": hit["attention"], "band": hit["band"]}
+        if hit["attention"]
+        else ""
+    )
+    return _(
+        "another model of the same class%(kind)s: %(model)s; "
+        "tolerance ±%(tolerance)s %%, at best within tolerance"
+    ) % {"kind": kind, "model": hit["model"], "tolerance": hit["tolerance"]}
 
 
 def _record_name(check: CheckResult) -> str:
@@ -77,15 +139,25 @@ def _counted_sentence(counted: Sequence[CheckResult]) -> str:
     )
     worst = max(counted, key=lambda c: abs(c.deviation))
     where = ", ".join(
-        part
+        str(part)
         for part in (QUANTITY_LABELS.get(worst.quantity, worst.quantity), _record_name(worst))
         if part
     )
-    return (
-        f"{_plural(len(counted), 'check')} counted against "
-        f"{_plural(len(starts), 'measured engine start')} ({by_status}); "
-        f"largest deviation {worst.deviation_percent:+.1f} % ({where})."
-    )
+    checks = ngettext("%(count)d check counted", "%(count)d checks counted", len(counted)) % {
+        "count": len(counted)
+    }
+    starts_text = ngettext(
+        "%(count)d measured engine start", "%(count)d measured engine starts", len(starts)
+    ) % {"count": len(starts)}
+    return _(
+        "%(checks)s against %(starts)s (%(by_status)s); largest deviation %(largest)s (%(where)s)."
+    ) % {
+        "checks": checks,
+        "starts": starts_text,
+        "by_status": by_status,
+        "largest": percent(worst.deviation),
+        "where": where,
+    }
 
 
 def _fallback_sentence(counted: Sequence[CheckResult], plan_models: Sequence[str]) -> str:
@@ -94,11 +166,16 @@ def _fallback_sentence(counted: Sequence[CheckResult], plan_models: Sequence[str
     others = sorted(m for m in measured if m.lower() not in plan)
     if not others or not plan:
         return ""
-    lead = "Measured only" if len(others) == len(measured) else "Partly measured"
-    return (
-        f"{lead} on another model of the same class ({', '.join(others)}): "
+    models = ", ".join(others)
+    if len(others) == len(measured):
+        return _(
+            "Measured only on another model of the same class (%(models)s): "
+            "such checks are at best within tolerance."
+        ) % {"models": models}
+    return _(
+        "Partly measured on another model of the same class (%(models)s): "
         "such checks are at best within tolerance."
-    )
+    ) % {"models": models}
 
 
 def _informational_sentence(informational: Sequence[CheckResult]) -> str:
@@ -108,13 +185,19 @@ def _informational_sentence(informational: Sequence[CheckResult]) -> str:
     parts = []
     for (quantity, note), checks in groups.items():
         worst = max(checks, key=lambda c: abs(c.deviation))
-        label = QUANTITY_LABELS.get(quantity, quantity)
-        reason = note or "not comparable"
+        count = ngettext(
+            "%(count)d informational check", "%(count)d informational checks", len(checks)
+        ) % {"count": len(checks)}
         parts.append(
-            f"{_plural(len(checks), 'informational check')} of {label} "
-            f"(largest deviation {worst.deviation_percent:+.1f} %), because {reason}"
+            _("%(count)s of %(label)s (largest deviation %(largest)s), because %(reason)s")
+            % {
+                "count": count,
+                "label": QUANTITY_LABELS.get(quantity, quantity),
+                "largest": percent(worst.deviation),
+                "reason": note_text(note) if note else _("not comparable"),
+            }
         )
-    return f"Not counted: {'; '.join(parts)}." if parts else ""
+    return _("Not counted: %(parts)s.") % {"parts": "; ".join(parts)} if parts else ""
 
 
 def checks_outcome(
@@ -122,33 +205,45 @@ def checks_outcome(
     *,
     alternatives: Sequence[str] = (),
     plan_models: Sequence[str] = (),
+    alternative_names: Mapping[str, str] | None = None,
+    language: str = "en",
 ) -> Outcome:
     """The overall status and summary of ``checks``.
 
     Args:
         checks: every check of a quote (all alternatives) or of one plan.
-        alternatives: the labels of the quote's alternatives; those without a counted
-            check are named in the summary.
+        alternatives: the labels of the quote's alternatives as stored on the checks;
+            those without a counted check are named in the summary.
         plan_models: the plans' model repository ids; counted checks against records of
             other models are named as class fallbacks.
+        alternative_names: the alternatives' titles in ``language``, by stored label;
+            a label without one is named as stored.
+        language: the language code of the summary (``"en"``, ``"de"``).
 
     Returns:
-        The :class:`Outcome`; its summary is one to four sentences in English.
+        The :class:`Outcome`; its summary is one to four sentences in ``language``.
     """
+    names = alternative_names or {}
     counted = tuple(c for c in checks if c.counted)
     informational = tuple(c for c in checks if not c.counted)
     status = overall_status(checks)
-    if status == NO_COMPARABLE_DATA:
-        sentences = [
-            "No benchmark data for this model class on this GPU class yet; "
-            "the sizing rests on the planning rules alone."
-        ]
-    else:
-        sentences = [_counted_sentence(counted), _fallback_sentence(counted, plan_models)]
-        covered = {c.alternative for c in counted}
-        missing = [label for label in alternatives if label not in covered]
-        if missing:
-            sentences.append(f"No comparable data for {'; '.join(missing)}.")
-    sentences.append(_informational_sentence(informational))
-    summary = " ".join(s for s in sentences if s)
+    with translation.override(language):
+        if status == NO_COMPARABLE_DATA:
+            sentences = [
+                _(
+                    "No benchmark data for this model class on this GPU class yet; "
+                    "the sizing rests on the planning rules alone."
+                )
+            ]
+        else:
+            sentences = [_counted_sentence(counted), _fallback_sentence(counted, plan_models)]
+            covered = {c.alternative for c in counted}
+            missing = [names.get(label, label) for label in alternatives if label not in covered]
+            if missing:
+                sentences.append(
+                    _("No comparable data for %(alternatives)s.")
+                    % {"alternatives": "; ".join(missing)}
+                )
+        sentences.append(_informational_sentence(informational))
+        summary = " ".join(s for s in sentences if s)
     return Outcome(status=status, summary=summary, counted=counted, informational=informational)

@@ -7,12 +7,13 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from configurator.planning.services import plan_create
 from configurator.verification import comparison, published
-from configurator.verification.comparison import CheckResult, ModelClass
+from configurator.verification.comparison import CheckResult, ModelClass, shorten
 from configurator.verification.models import (
     BenchmarkRecord,
     VerificationCheck,
@@ -194,19 +195,34 @@ def checks_outcome(
     *,
     alternatives: Sequence[str] = (),
     plan_models: Sequence[str] = (),
+    alternative_names: dict[str, str] | None = None,
+    language: str = "en",
 ) -> Outcome:
     """The overall status, summary and counted/informational split of ``checks``.
 
     See :func:`configurator.verification.outcome.checks_outcome`.
     """
-    return outcome_of(checks, alternatives=alternatives, plan_models=plan_models)
+    return outcome_of(
+        checks,
+        alternatives=alternatives,
+        plan_models=plan_models,
+        alternative_names=alternative_names,
+        language=language,
+    )
 
 
-def _quote_plans(quote: Any) -> list[tuple[str, Plan]]:
+def site_languages() -> list[str]:
+    """The language codes of ``settings.LANGUAGES`` (the summary is stored in each)."""
+    return [code for code, _name in settings.LANGUAGES]
+
+
+def _quote_plans(quote: Any) -> list[tuple[str, dict[str, str], Plan]]:
+    """Each alternative's stored label, its title by site language and its plan."""
     plans = []
     for alt in quote.alternatives.all():
         inputs = {k: v for k, v in (alt.inputs or {}).items() if k in PLAN_ARGUMENTS}
-        plans.append((alt.label, plan_create(**inputs)))
+        titles = {language: alt.label_in(language) for language in site_languages()}
+        plans.append((alt.label, titles, plan_create(**inputs)))
     return plans
 
 
@@ -243,7 +259,10 @@ def verification_run(*, quote_id: int) -> VerificationReport:
 
     Computes all checks first, then in one transaction locks the report, deletes the
     old checks and writes the new ones with the overall status: a re-run or a
-    redelivered job leaves exactly one report with one set of checks.
+    redelivered job leaves exactly one report with one set of checks. The summary is
+    worded in every site language (``summaries``; ``summary`` keeps the English one)
+    and each check keeps its alternative's title by language, so the page shows the
+    reader's language and the PDF the quote's, whatever language the job ran under.
 
     Raises:
         Quote.DoesNotExist: no such quote.
@@ -256,13 +275,20 @@ def verification_run(*, quote_id: int) -> VerificationReport:
     records = list(BenchmarkRecord.objects.exclude(kv_cache_gib=None))
     checks: list[CheckResult] = []
     plans = _quote_plans(quote)
-    for label, plan in plans:
+    for label, _titles, plan in plans:
         checks += plan_checks(plan, records=records, alternative=label)
-    outcome = checks_outcome(
-        checks,
-        alternatives=[label for label, _ in plans],
-        plan_models=[plan.request.model.repo_id for _, plan in plans],
-    )
+    titles = {label: names for label, names, _plan in plans}
+    outcomes = {
+        language: checks_outcome(
+            checks,
+            alternatives=[label for label, *_rest in plans],
+            plan_models=[plan.request.model.repo_id for *_rest, plan in plans],
+            alternative_names={label: names[language] for label, names in titles.items()},
+            language=language,
+        )
+        for language in {*site_languages(), "en"}
+    }
+    outcome = outcomes["en"]
     with transaction.atomic():
         report, _ = VerificationReport.objects.select_for_update().get_or_create(quote=quote)
         report.checks.all().delete()
@@ -270,8 +296,12 @@ def verification_run(*, quote_id: int) -> VerificationReport:
             VerificationCheck(
                 report=report,
                 position=i,
-                alternative=c.alternative[:120],
-                name=c.name[:200],
+                alternative=shorten(c.alternative, 120),
+                alternative_labels={
+                    language: shorten(name, 120)
+                    for language, name in titles.get(c.alternative, {}).items()
+                },
+                name=shorten(c.name, 200),
                 quantity=c.quantity,
                 unit=c.unit,
                 predicted=c.predicted,
@@ -288,10 +318,13 @@ def verification_run(*, quote_id: int) -> VerificationReport:
         )
         report.status = outcome.status
         report.summary = outcome.summary
+        report.summaries = {language: o.summary for language, o in outcomes.items()}
         report.error = ""
         report.runs += 1
         report.finished_at = timezone.now()
-        report.save(update_fields=["status", "summary", "error", "runs", "finished_at"])
+        report.save(
+            update_fields=["status", "summary", "summaries", "error", "runs", "finished_at"]
+        )
     return report
 
 
