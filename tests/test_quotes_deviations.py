@@ -197,3 +197,42 @@ def test_pdf_appendix_matches_the_bundle_for_the_nvme_alternative() -> None:
     # The alternative without NVMe tier keeps the seed's short form (DESIGN §3: 125 GiB).
     no_nvme = engine_appendix({**SEED_INPUTS, "new_conversations_per_day": 0})
     assert no_nvme is not None and "--kv-offloading-size 125" in no_nvme["short_command"]
+
+
+def test_presales_pages_have_a_logout_button_that_posts(presales: Client) -> None:
+    page = presales.get(reverse("quotes:queue")).content.decode()
+    # Django's LogoutView accepts POST only (configurator/urls.py names it "logout").
+    assert f'<form method="post" action="{reverse("logout")}"' in page
+    assert presales.post(reverse("logout")).status_code == 302
+    assert presales.get(reverse("quotes:queue")).status_code == 302  # signed out
+
+
+def test_inquiry_detail_shows_every_input(presales: Client) -> None:
+    inquiry = make_inquiry()
+    inquiry.active_share_percent = 40
+    inquiry.system_prompt_tokens = 1500
+    inquiry.private_config = {"model_type": "qwen3"}
+    inquiry.save()
+    page = presales.get(reverse("quotes:inquiry", args=[inquiry.pk])).content.decode()
+    # SEED_INPUTS: 2,000 new conversations a day; the others set above.
+    assert "New conversations per day" in page and "2,000" in page
+    assert "40 %" in page and "1,500" in page
+    assert "private model: the customer's uploaded config.json" in page
+
+
+def test_german_presales_texts(client: Client) -> None:
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "de"
+    client.force_login(make_presales())
+    quote = quote_create_from_inquiry(inquiry=make_inquiry(language="de"), user=None)
+    page = client.get(reverse("quotes:detail", args=[quote.pk])).content.decode()
+    # Item names in German from configurator/catalog/data/demo_prices.csv.
+    assert f"Angebotsentwurf Nr. {quote.pk}" in page and "Abmelden" in page
+    assert "4HE-GPU-Server" in page.split('name="sku"', 1)[1]  # the SKU dropdown
+    assert "0 bis 50 % der Listensumme." in page
+    inquiry_page = client.get(reverse("quotes:inquiry", args=[quote.inquiry_id])).content.decode()
+    assert f"Entwurf Nr. {quote.pk}" in inquiry_page and "draft #" not in inquiry_page
+    quote_issue(quote=quote)
+    frozen = client.post(reverse("quotes:settings", args=[quote.pk]), {"discount_percent": "1"})
+    assert frozen.status_code == 409
+    quote.refresh_from_db()
+    assert f"Das Angebot {quote.number} ist ausgestellt" in frozen.content.decode()
