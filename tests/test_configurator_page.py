@@ -164,7 +164,7 @@ def test_fp8_is_recommended_only_where_the_gpu_supports_it(client: Client) -> No
         ({"context_tokens": 0}, "context_tokens", "greater than or equal to 1"),
         ({"context_tokens": 10_000_001}, "context_tokens", "less than or equal to 10000000"),
         # models.json: Qwen3-32B max_position_embeddings 40,960.
-        ({"context_tokens": 50_000}, "context_tokens", "limit of 40,960 tokens"),
+        ({"context_tokens": 50_000}, "context_tokens", "Qwen/Qwen3-32B-FP8: 40,960 tokens"),
         ({"users": 0}, "users", "greater than or equal to 1"),
         ({"users": 1_000_001}, "users", "less than or equal to 1000000"),
         ({"model": "nobody/no-such-model"}, "model", "neither in the offline catalog"),
@@ -275,7 +275,7 @@ def test_the_verdict_is_worded_and_formatted_in_the_page_language(client: Client
     german = verdict(client.post("/estimate/", seed(), headers={**HTMX, **DE}).content.decode())
     english = verdict(client.post("/estimate/", seed(), headers={**HTMX, **EN}).content.decode())
     # Seed: 296 of 500 conversations rest (configurator/locale/de for the wording).
-    assert "296 von 500 Konversationen passen nicht auf die GPUs" in german
+    assert "296 von 500 Gesprächen passen nicht auf die GPUs" in german
     assert "296 of 500 conversations do not fit on the GPUs" in english
     # The recompute time (transfer figure: over 1,000 ms here) is grouped per language,
     # the same as in the "reload versus recompute" figure.

@@ -104,7 +104,7 @@ def test_request_stores_inquiry_with_plan_and_confirms_with_reference(
     # The verdict in each reader's language (sizing.verdict notes, configurator/locale):
     # 500 − 232 on the GPUs = 268 resting; 1,000 ms and more grouped per language.
     assert "268 of 500 conversations do not fit on the GPUs" in customer.body
-    assert "268 von 500 Konversationen passen nicht auf die GPUs" in presales.body
+    assert "268 von 500 Gesprächen passen nicht auf die GPUs" in presales.body
     reload_line = re.search(
         r"A reload takes about ([\d,]+) ms against about ([\d,]+) ms", customer.body
     )

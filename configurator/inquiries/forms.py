@@ -18,16 +18,18 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 
+from configurator.inquiries import problems
 from configurator.inquiries.contact import ContactForm, describe_fields
 from configurator.inquiries.notices import fallback_notice
 from configurator.modelhub.services import (
     MAX_CONFIG_BYTES,
     model_from_config_upload,
     model_lookup,
+    private_display_name,
 )
 from configurator.planning.services import plan_create
 from sizing import catalog
-from sizing.errors import InfeasibleError, SizingError
+from sizing.errors import SizingError
 from sizing.model import ModelSpec, catalog_ids
 from sizing.plan import MAX_CONTEXT_TOKENS, MAX_GPUS_PER_NODE, MAX_USERS, Plan
 
@@ -195,7 +197,7 @@ class WorkloadForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.plan = None
-        self.fixes: tuple[str, ...] = ()
+        self.fixes: list[problems.FixView] = []
         self.notice = ""
         self.private_config: dict[str, Any] | None = None
         self.private_config_text = ""
@@ -218,13 +220,30 @@ class WorkloadForm(forms.Form):
             spec = self._model_spec(cleaned, config_text)
             self.plan = plan_create(**self.plan_arguments(cleaned), model=spec)
         except SizingError as exc:
-            if isinstance(exc, InfeasibleError):
-                self.fixes = exc.fixes
-            target = ENGINE_FIELDS.get(exc.field.split(".")[0])
-            if config_text is not None and target == "model":
-                target = "config_file"
-            self.add_error(target, exc.message)
+            self._add_engine_error(exc, private=config_text is not None)
         return cleaned
+
+    def _target(self, engine_field: str, *, private: bool) -> str:
+        """The form field that shows an engine error or fix on ``engine_field``."""
+        target = ENGINE_FIELDS.get(engine_field.split(".")[0], "")
+        if private and target == "model":
+            return "config_file"
+        return target
+
+    def _labelled(self, engine_field: str, *, private: bool) -> tuple[str, str]:
+        """The form field for ``engine_field`` and its label (``""`` when none)."""
+        target = self._target(engine_field, private=private)
+        return target, str(self.fields[target].label) if target else ""
+
+    def _add_engine_error(self, exc: SizingError, *, private: bool) -> None:
+        """Show ``exc`` in the active language at its field, with the fixes and the inputs
+        they change (:mod:`configurator.inquiries.problems`)."""
+        message = problems.error_text(exc, model=str(self.data.get("model") or "").strip())
+        self.fixes = problems.fix_views(exc, lambda f: self._labelled(f, private=private))
+        labels = [fix.label for fix in self.fixes if fix.label]
+        if labels:
+            message = f"{message} {problems.fixing_inputs(labels)}"
+        self.add_error(self._target(exc.field, private=private) or None, message)
 
     def _private_config_text(self, cleaned: dict[str, Any]) -> str | None:
         """The config.json text of a private model, ``None`` for a Hub model.
@@ -300,6 +319,14 @@ class WorkloadForm(forms.Form):
         self.private_config = json.loads(config_text)
         self.private_config_text = config_text
         return spec
+
+    @property
+    def private_name(self) -> str:
+        """The uploaded model's name for a sentence that says "private model" already
+        (``""`` when the config names no model)."""
+        if self.plan is None or self.private_config is None:
+            return ""
+        return private_display_name(self.plan.request.model.repo_id)
 
     def workload(self) -> dict[str, Any]:
         """The cleaned workload for an inquiry: the uploaded file as its parsed config

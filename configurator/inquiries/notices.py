@@ -18,7 +18,7 @@ TIMEOUT_PHRASE = "did not answer within"
 """How ``configurator.modelhub.hub`` words a lookup that ran into its deadline."""
 
 
-def _seconds(value: float) -> str:
+def seconds_text(value: float) -> str:
     number = float(value)
     return str(formats.localize(int(number) if number.is_integer() else number))
 
@@ -34,7 +34,7 @@ def fallback_notice(resolved: ResolvedModel) -> str:
         reason = _("This installation does not contact the Hugging Face Hub")
     elif TIMEOUT_PHRASE in resolved.notice:
         reason = _("The Hugging Face Hub did not answer within %(seconds)s s") % {
-            "seconds": _seconds(settings.HF_TIMEOUT_SECONDS)
+            "seconds": seconds_text(settings.HF_TIMEOUT_SECONDS)
         }
     else:
         reason = _("The Hugging Face Hub could not be reached")

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import replace_url
 from django_htmx.middleware import HtmxDetails
 
-from configurator.inquiries import chart, explain, notes
+from configurator.inquiries import chart, explain, notes, problems
 from configurator.inquiries.forms import ContactForm, WorkloadForm, model_suggestions
 from configurator.inquiries.services import (
     inquiry_create,
@@ -52,6 +52,9 @@ def _estimate_context(request: HttpRequest, form: WorkloadForm) -> dict[str, Any
         context["active_users"] = chart.active_users(form.plan, data["active_share_percent"])
         context["prompt_gib"] = chart.prompt_gib(form.plan, data["system_prompt_tokens"])
         context["system_prompt_tokens"] = data["system_prompt_tokens"]
+        context["assumptions"] = problems.assumption_texts(
+            form.plan.request.model.architecture.assumptions
+        )
     return context
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 
-from sizing.errors import SizingError
+from sizing.errors import SizingError, Value
 
 
 class LookupFailure(StrEnum):
@@ -27,12 +28,24 @@ class ModelLookupError(SizingError):
     """A model id that cannot be sized, with the reason as ``kind``.
 
     ``field`` is ``"model"`` for Hub lookups; uploads use ``"config"`` or
-    ``"weights_gib"`` so that the form shows the message at the right input.
+    ``"weights_gib"`` so that the form shows the message at the right input. ``code``
+    defaults to the kind's value; ``values`` hold the numbers and names the sentence
+    quotes; ``cause`` is the engine error a lookup error wraps, if any.
     """
 
-    def __init__(self, kind: LookupFailure, message: str, *, field: str = "model") -> None:
-        super().__init__(field, message)
+    def __init__(
+        self,
+        kind: LookupFailure,
+        message: str,
+        *,
+        field: str = "model",
+        code: str = "",
+        values: Mapping[str, Value] | None = None,
+        cause: SizingError | None = None,
+    ) -> None:
+        super().__init__(field, message, code=code or kind.value, values=values)
         self.kind = kind
+        self.cause = cause
 
 
 class HubUnreachableError(Exception):

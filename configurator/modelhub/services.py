@@ -30,7 +30,7 @@ from django.utils import formats
 from configurator.modelhub.errors import HubUnreachableError, LookupFailure, ModelLookupError
 from configurator.modelhub.hub import HubClient, HubMetadata, fetch_with_deadline
 from configurator.modelhub.models import HubModel
-from sizing.errors import ConfigError, SizingError
+from sizing.errors import ConfigError, SizingError, Value
 from sizing.model import ModelSpec, catalog_entry, catalog_ids, from_catalog, spec_from_metadata
 from sizing.units import GIB
 
@@ -84,6 +84,7 @@ def validate_repo_id(repo_id: str) -> str:
             LookupFailure.INVALID_ID,
             f"'{repo_id}' is not a Hugging Face model id of the form "
             "owner/name (for example Qwen/Qwen3-32B-FP8)",
+            values={"model": repo_id},
         )
     return value
 
@@ -97,6 +98,8 @@ def _validate_revision(revision: str | None) -> str | None:
             LookupFailure.REVISION_NOT_FOUND,
             f"'{revision}' is not a revision: give a branch, tag or 40-digit commit",
             field="revision",
+            code="invalid_revision",
+            values={"revision": str(revision)},
         )
     return value
 
@@ -214,6 +217,8 @@ def _fallback(
         kind,
         f"unknown model '{repo_id}'{asked}: it is neither in the offline catalog nor in the "
         f"cache, and {reason}; {retry}pick a catalog model or upload its config.json",
+        code=f"unknown_model_{kind.value}",
+        values={"model": repo_id, "revision": revision or "", "reason": reason},
     )
 
 
@@ -237,29 +242,46 @@ def _spec(
             checkpoint_source=checkpoint_source or "Hugging Face Hub",
         )
     except SizingError as exc:
-        raise _engine_error(exc, subject=repo_id, field="model") from exc
+        raise _engine_error(exc, subject=repo_id, model=repo_id, field="model") from exc
     except (TypeError, ValueError) as exc:
         raise ModelLookupError(
-            LookupFailure.MALFORMED_CONFIG, f"config.json of {repo_id} is malformed: {exc}"
+            LookupFailure.MALFORMED_CONFIG,
+            f"config.json of {repo_id} is malformed: {exc}",
+            values={"model": repo_id, "detail": str(exc)},
         ) from exc
 
 
-def _engine_error(exc: SizingError, *, subject: str, field: str) -> ModelLookupError:
+def _engine_error(exc: SizingError, *, subject: str, model: str, field: str) -> ModelLookupError:
+    """The engine's error as a lookup error about ``subject`` (English) or ``model``.
+
+    ``values`` name the model (``""`` for an unnamed upload) and whether it is an
+    upload (``private`` 1 or 0); the engine's own error is the ``cause``.
+    """
+    values: dict[str, Value] = {"model": model, "private": int(field == "config")}
     if exc.field == "weights":
         return ModelLookupError(
             LookupFailure.WEIGHTS_UNKNOWN,
             f"the weight size of {subject} is unknown (no safetensors index, file sizes or "
             "parameter count): give the weights in GiB",
             field="weights_gib" if field == "config" else field,
+            values=values,
+            cause=exc,
         )
     if isinstance(exc, ConfigError):
         return ModelLookupError(
             LookupFailure.UNSUPPORTED_ARCHITECTURE,
             f"{subject} is not a text-generation architecture the engine can size: {exc.message}",
             field=field,
+            values=values,
+            cause=exc,
         )
     return ModelLookupError(
-        LookupFailure.MALFORMED_CONFIG, f"{subject}: {exc.message}", field=field
+        LookupFailure.MALFORMED_CONFIG,
+        f"{subject}: {exc.message}",
+        field=field,
+        code="engine_error",
+        values=values,
+        cause=exc,
     )
 
 
@@ -312,6 +334,8 @@ def model_from_config_upload(
             f"the private model's config.json is larger than {MAX_CONFIG_BYTES:,} bytes; "
             "upload the model's config.json, not its weights",
             field="config",
+            code="upload_too_large",
+            values={"max_bytes": MAX_CONFIG_BYTES},
         )
     try:
         config = json.loads(config_text)
@@ -321,12 +345,15 @@ def model_from_config_upload(
             f"the private model's config.json is not valid JSON: {exc.msg} at line {exc.lineno}, "
             f"column {exc.colno}",
             field="config",
+            code="upload_not_json",
+            values={"detail": exc.msg, "line": exc.lineno, "column": exc.colno},
         ) from exc
     if not isinstance(config, dict):
         raise ModelLookupError(
             LookupFailure.MALFORMED_CONFIG,
             "the private model's config.json must hold a JSON object ({...})",
             field="config",
+            code="upload_not_object",
         )
     name = (model_name or "").strip() or _name_from_config(config)
     if len(name) > 200:
@@ -334,6 +361,8 @@ def model_from_config_upload(
             LookupFailure.INVALID_ID,
             "the model name must be at most 200 characters",
             field="model_name",
+            code="model_name_too_long",
+            values={"max": 200},
         )
     checkpoint_bytes = None
     if weights_gib is not None:
@@ -343,6 +372,8 @@ def model_from_config_upload(
                 f"the weights must be between 0 and {MAX_WEIGHTS_GIB:,.0f} GiB, "
                 f"got {weights_gib:g}",
                 field="weights_gib",
+                code="weights_range",
+                values={"max": MAX_WEIGHTS_GIB, "got": weights_gib},
             )
         checkpoint_bytes = round(weights_gib * GIB)
     try:
@@ -354,12 +385,16 @@ def model_from_config_upload(
             checkpoint_source=f"{weights_gib:g} GiB as given" if weights_gib else "",
         )
     except SizingError as exc:
-        raise _engine_error(exc, subject=f"the private model {name}", field="config") from exc
+        shown = private_display_name(name)
+        subject = f"the private model {shown}" if shown else "the private model"
+        raise _engine_error(exc, subject=subject, model=shown, field="config") from exc
     except (TypeError, ValueError) as exc:
         raise ModelLookupError(
             LookupFailure.MALFORMED_CONFIG,
             f"the private model's config.json is malformed: {exc}",
             field="config",
+            code="upload_malformed",
+            values={"detail": str(exc)},
         ) from exc
 
 
@@ -370,7 +405,19 @@ def _name_from_config(config: dict[str, Any]) -> str:
     archs = config.get("architectures")
     if isinstance(archs, list) and archs and isinstance(archs[0], str):
         return f"private {archs[0]}"[:200]
-    return "private model"
+    return UNNAMED_PRIVATE_MODEL
+
+
+UNNAMED_PRIVATE_MODEL = "private model"
+"""The name of an upload whose config names neither a path nor an architecture."""
+
+
+def private_display_name(name: str) -> str:
+    """An upload's name for a sentence that already says "private model": without the
+    ``private`` prefix of a name derived from the architecture, ``""`` when unnamed."""
+    if name == UNNAMED_PRIVATE_MODEL:
+        return ""
+    return name.removeprefix("private ").strip()
 
 
 @dataclass(frozen=True)

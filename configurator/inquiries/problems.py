@@ -1,0 +1,325 @@
+"""Sizing and lookup errors worded in the reader's language.
+
+The engine and the model hub raise :class:`sizing.errors.SizingError` with an English
+``message`` (for the CLI and the JSON API) and, where they know the case, a ``code``
+with its numbers. This module words the known codes in the active language (German or
+English, ``configurator/locale``) with the numbers formatted for it, and falls back to
+the English message for a code it does not know. The fixes of an
+:class:`~sizing.errors.InfeasibleError` are worded the same way and name the input
+each one changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from configurator.inquiries.explain import num
+from configurator.inquiries.notices import TIMEOUT_PHRASE, seconds_text
+from configurator.modelhub.errors import ModelLookupError
+from sizing.architecture import ASSUMPTIONS as ENGLISH_ASSUMPTIONS
+from sizing.errors import Fix, InfeasibleError, SizingError
+
+MESSAGES: dict[str, Promise] = {
+    # request ranges (sizing.plan.validate)
+    "context_range": gettext_lazy("The context must be between 1 and %(max)s tokens, got %(got)s."),
+    "context_above_model_limit": gettext_lazy(
+        "A context of %(tokens)s tokens exceeds the limit of %(model)s: %(limit)s tokens "
+        "(max_position_embeddings)."
+    ),
+    "users_range": gettext_lazy("The number of users must be between 1 and %(max)s, got %(got)s."),
+    "gpus_per_node_range": gettext_lazy(
+        "GPUs per node must be between 1 and %(max)s, got %(got)s."
+    ),
+    "kv_dtype_unknown": gettext_lazy("The KV-cache dtype must be one of %(known)s, got %(got)s."),
+    "new_conversations_range": gettext_lazy(
+        "New conversations per day must be between 0 and %(max)s, got %(got)s."
+    ),
+    "active_share_range": gettext_lazy(
+        "The share of users active at once must be above 0 and at most 100 %%."
+    ),
+    "shared_prompt_range": gettext_lazy(
+        "The shared system prompt must be 0 or more tokens and shorter than the context of "
+        "%(context)s tokens, got %(got)s."
+    ),
+    # catalog
+    "gpu_unknown": gettext_lazy("Unknown GPU %(gpu)s; known GPUs: %(known)s."),
+    "platform_unknown": gettext_lazy("Unknown server platform %(platform)s."),
+    "model_not_in_catalog": gettext_lazy("The model %(model)s is not in the offline catalog."),
+    # config.json (sizing.architecture, layer_kinds, recurrent)
+    "config_missing_field": gettext_lazy(
+        "config.json has no %(key)s, which this architecture needs to size the KV cache."
+    ),
+    "config_missing_state_field": gettext_lazy(
+        "config.json has no %(key)s, which the linear-attention or Mamba layers need to size "
+        "their state."
+    ),
+    "config_not_positive_int": gettext_lazy(
+        "The config.json field %(key)s must be a positive integer, got %(got)s."
+    ),
+    "config_not_non_negative_int": gettext_lazy(
+        "The config.json field %(key)s must be a non-negative integer, got %(got)s."
+    ),
+    "config_head_dim_indivisible": gettext_lazy(
+        "config.json has no head_dim, and hidden_size %(hidden)s is not a multiple of "
+        "num_attention_heads %(heads)s."
+    ),
+    "config_pattern_unknown": gettext_lazy(
+        "hybrid_override_pattern has unknown layer codes %(codes)s; known are M (Mamba-2), "
+        "* (attention), - (MLP) and E (MoE)."
+    ),
+    "config_layer_types_count": gettext_lazy(
+        "layer_types lists %(listed)s layers but num_hidden_layers is %(layers)s."
+    ),
+    "config_layer_types_unknown": gettext_lazy(
+        "config.json names unknown layer types (%(types)s): a new type needs its KV heads and "
+        "head size, or its state dimensions."
+    ),
+    "config_linear_kind_unknown": gettext_lazy(
+        "The linear-attention layers are of an unknown kind: the sizing needs the Gated "
+        "DeltaNet fields (linear_num_key_heads, linear_key_head_dim, linear_num_value_heads, "
+        "linear_value_head_dim, linear_conv_kernel_dim) or linear_attn_config."
+    ),
+    # infeasible layouts (sizing.gpu, host_memory, bom)
+    "tp_none_fits": gettext_lazy(
+        "No tensor parallel size fits %(gpus)s GPUs: the model's %(heads)s attention heads and "
+        "%(kv_heads)s KV heads allow none of them."
+    ),
+    "conversation_does_not_fit": gettext_lazy(
+        "One conversation needs %(need_gib)s GiB per GPU at tensor parallel %(tp)s, but only "
+        "%(budget_gib)s GiB per %(gpu)s is left for the KV cache after %(weights_gib)s GiB of "
+        "weights on each of %(gpus)s GPUs."
+    ),
+    "weights_do_not_fit": gettext_lazy(
+        "The weights (%(weights_gib)s GiB) do not fit on %(gpus)s × %(gpu)s: %(per_gpu_gib)s "
+        "GiB per GPU at tensor parallel %(tp)s against %(usable_gib)s GiB usable, and not over "
+        "%(nodes)s nodes with pipeline parallel either."
+    ),
+    "host_memory_per_node": gettext_lazy(
+        "The CPU tier needs %(need_gb)s GB of host memory, more than the %(largest_gb)s GB one "
+        "node can hold (%(slots)s DIMM slots × %(dimm_gb)s GB)."
+    ),
+    "chassis_gpu_slots": gettext_lazy(
+        "The %(sku)s chassis holds at most %(max)s GPUs per node, got %(got)s."
+    ),
+    "chassis_dimm_slots": gettext_lazy(
+        "The plan needs %(dimms)s DIMMs per node, but the %(sku)s chassis has %(slots)s DIMM slots."
+    ),
+    "chassis_nvme_bays": gettext_lazy(
+        "The plan needs %(drives)s NVMe drives per node, but the %(sku)s chassis has %(bays)s "
+        "NVMe bays."
+    ),
+    # model lookups (configurator.modelhub)
+    "invalid_id": gettext_lazy(
+        "%(model)s is not a Hugging Face model id of the form owner/name (for example "
+        "Qwen/Qwen3-32B-FP8)."
+    ),
+    "invalid_revision": gettext_lazy(
+        "%(revision)s is not a revision: give a branch, tag or 40-digit commit."
+    ),
+    "unknown_model_offline": gettext_lazy(
+        "Unknown model %(model)s: it is neither in the offline catalog nor in the cache, and "
+        "this installation does not contact the Hugging Face Hub; pick a catalog model or "
+        "upload its config.json."
+    ),
+    "unknown_model_unreachable": gettext_lazy(
+        "Unknown model %(model)s: it is neither in the offline catalog nor in the cache, and "
+        "the Hugging Face Hub could not be reached; try again later, pick a catalog model or "
+        "upload its config.json."
+    ),
+    "unknown_model_timeout": gettext_lazy(
+        "Unknown model %(model)s: it is neither in the offline catalog nor in the cache, and "
+        "the Hugging Face Hub did not answer within %(seconds)s s; try again later, pick a "
+        "catalog model or upload its config.json."
+    ),
+    "not_found": gettext_lazy(
+        "%(model)s was not found on the Hugging Face Hub: check the spelling (owner/name), or "
+        "upload its config.json if it is a private model."
+    ),
+    "gated": gettext_lazy(
+        "%(model)s is gated: its files are only shared with accounts that accepted its "
+        "license. Pick a model from the offline catalog, upload its config.json, or ask the "
+        "operator to set HF_TOKEN to a token of an account with access."
+    ),
+    "revision_not_found": gettext_lazy(
+        "%(model)s has no such revision: give a branch, tag or commit of that repo."
+    ),
+    "not_text_generation": gettext_lazy(
+        "%(model)s is not a text-generation model that vLLM or SGLang can serve, so it keeps "
+        "no KV cache to offload."
+    ),
+    "gguf_only": gettext_lazy(
+        "%(model)s holds only GGUF files, which llama.cpp runs; the serving engines sized here "
+        "load the original safetensors checkpoint: enter the repo the GGUF was converted from."
+    ),
+    "malformed_config": gettext_lazy("The config.json of %(model)s is malformed."),
+    "weights_unknown": gettext_lazy(
+        "%(subject)s: the weight size is unknown (no safetensors index, file sizes or "
+        "parameter count); give the weights in GiB."
+    ),
+    "unsupported_architecture": gettext_lazy(
+        "%(subject)s is not a text-generation architecture that can be sized: %(detail)s"
+    ),
+    "engine_error": gettext_lazy("%(subject)s: %(detail)s"),
+    "upload_too_large": gettext_lazy(
+        "The config.json is larger than %(max_bytes)s bytes: upload the model's config.json, "
+        "not its weights."
+    ),
+    "upload_not_json": gettext_lazy(
+        "The config.json is not valid JSON: error at line %(line)s, column %(column)s (%(detail)s)."
+    ),
+    "upload_not_object": gettext_lazy("The config.json must hold a JSON object ({...})."),
+    "model_name_too_long": gettext_lazy("The model name must be at most %(max)s characters."),
+    "weights_range": gettext_lazy("The weights must be between 0 and %(max)s GiB, got %(got)s."),
+    "upload_malformed": gettext_lazy("The config.json is malformed: %(detail)s"),
+}
+"""The sentence of each error code, with its values as ``%(name)s``."""
+
+FIXES: dict[str, Promise] = {
+    "context_at_most": gettext_lazy("a context of at most about %(tokens)s tokens"),
+    "fp8_kv_cache": gettext_lazy("an FP8 KV cache (half the bytes per token)"),
+    "fp8_kv_cache_short": gettext_lazy("an FP8 KV cache"),
+    "fp8_or_4bit_weights": gettext_lazy("FP8 or 4-bit weights (more room for the KV cache)"),
+    "fp8_weights": gettext_lazy("FP8 weights (half the bytes): an FP8 checkpoint of the model"),
+    "four_bit_weights": gettext_lazy("4-bit weights (AWQ, GPTQ, NVFP4)"),
+    "more_gpus_tp": gettext_lazy("more GPUs per node (a larger tensor parallel size)"),
+    "more_gpus": gettext_lazy("more GPUs per node"),
+    "larger_gpu": gettext_lazy("a GPU with more memory"),
+    "two_nodes_pp": gettext_lazy(
+        "two nodes with pipeline parallel 2 (the layers split between them)"
+    ),
+    "gpus_divide_heads": gettext_lazy("a GPU count that divides the attention heads"),
+    "fewer_users": gettext_lazy("fewer users per node"),
+    "shorter_context": gettext_lazy("a shorter context"),
+    "fewer_gpus": gettext_lazy("fewer GPUs per node"),
+    "more_nodes": gettext_lazy("more nodes"),
+    "fewer_new_conversations": gettext_lazy("fewer new conversations per day"),
+}
+"""The wording of each fix code of :data:`sizing.errors.FIX_ENGLISH`."""
+
+ASSUMPTIONS: dict[str, Promise] = {
+    "kv_heads_mha": gettext_lazy(
+        "config.json has no num_key_value_heads: sized as multi-head attention, one KV head "
+        "per attention head (transformers' default)."
+    ),
+    "head_dim_from_hidden": gettext_lazy(
+        "config.json has no head_dim: sized with hidden_size / num_attention_heads "
+        "(transformers' default)."
+    ),
+}
+"""The wording of each code of :data:`sizing.architecture.ASSUMPTIONS`."""
+
+DECIMALS = {"need_gib": 2, "budget_gib": 2, "weights_gib": 1, "per_gpu_gib": 1, "usable_gib": 1}
+"""Decimal places of the non-integer values (as the English messages print them)."""
+
+
+def _formatted(values: Mapping[str, Any]) -> dict[str, str]:
+    """Numbers grouped and with the decimal separator of the active language."""
+    out = {}
+    for key, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            out[key] = str(value)
+        elif key in DECIMALS:
+            out[key] = num(value, DECIMALS[key])
+        elif isinstance(value, int) or float(value).is_integer():
+            out[key] = num(value)
+        else:
+            out[key] = num(value, DECIMALS.get(key, 2))
+    return out
+
+
+def _subject(values: Mapping[str, Any], model: str) -> str:
+    """Who the lookup error is about: the Hub id, or the private model (named or not)."""
+    if values.get("private"):
+        name = values.get("model") or ""
+        if name:
+            return _("Private model %(name)s") % {"name": name}
+        return _("The uploaded config.json")
+    return str(values.get("model") or model)
+
+
+def _worded(code: str, values: Mapping[str, Any], extra: Mapping[str, str]) -> str | None:
+    template = MESSAGES.get(code)
+    if template is None:
+        return None
+    try:
+        return str(template) % {**_formatted(values), **extra}
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def error_text(exc: SizingError, *, model: str = "") -> str:
+    """``exc`` in the active language; its English ``message`` when the code is unknown.
+
+    Args:
+        exc: an engine or model-hub error.
+        model: the model id the customer entered, for lookup errors that do not quote it.
+    """
+    values = dict(exc.values)
+    extra: dict[str, str] = {"model": str(values.get("model") or model)}
+    code = exc.code
+    if code == "unknown_model_unreachable" and TIMEOUT_PHRASE in str(values.get("reason")):
+        code = "unknown_model_timeout"
+        extra["seconds"] = seconds_text(settings.HF_TIMEOUT_SECONDS)
+    if isinstance(exc, ModelLookupError):
+        extra["subject"] = _subject(values, model)
+        if exc.cause is not None:
+            extra["detail"] = error_text(exc.cause, model=model)
+        elif "detail" in values:
+            extra["detail"] = str(values["detail"])
+    return _worded(code, values, extra) or exc.message
+
+
+@dataclass(frozen=True)
+class FixView:
+    """One fix of an infeasible request: the form field it changes (``""`` when not
+    known), that field's label, and what to change."""
+
+    field: str
+    text: str
+    label: str = ""
+
+
+def fix_text(fix: Fix) -> str:
+    """``fix`` in the active language (its English text for an unknown code)."""
+    template = FIXES.get(fix.code)
+    if template is None:
+        return fix.text
+    try:
+        return str(template) % _formatted(dict(fix.values))
+    except (KeyError, TypeError, ValueError):
+        return fix.text
+
+
+def fix_views(exc: SizingError, field_of: Callable[[str], tuple[str, str]]) -> list[FixView]:
+    """The fixes of an infeasible request, each at the form field ``field_of`` names.
+
+    ``field_of`` maps an engine field (``context``, ``gpus_per_node``) to a form field's
+    name and label.
+    """
+    if not isinstance(exc, InfeasibleError):
+        return []
+    if not exc.fix_notes:
+        return [FixView(field="", text=text) for text in exc.fixes]
+    views = []
+    for fix in exc.fix_notes:
+        field, label = field_of(fix.field)
+        views.append(FixView(field=field, text=fix_text(fix), label=label))
+    return views
+
+
+def fixing_inputs(labels: list[str]) -> str:
+    """The sentence naming the inputs that would fix an infeasible request."""
+    unique = list(dict.fromkeys(labels))
+    return _("Inputs that would fix it: %(inputs)s.") % {"inputs": ", ".join(unique)}
+
+
+def assumption_texts(codes: tuple[str, ...]) -> list[str]:
+    """The defaults a config relied on, in the active language."""
+    return [str(ASSUMPTIONS.get(code, ENGLISH_ASSUMPTIONS.get(code, code))) for code in codes]
