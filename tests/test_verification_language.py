@@ -200,3 +200,17 @@ def test_fallback_note_reads_in_both_languages():
     )
     assert english.startswith("another model of the same class (full attention")
     assert "Qwen/Qwen3-14B" in english and tolerance in english
+
+
+@pytest.mark.django_db
+def test_quote_editor_shows_the_summary_in_the_readers_language(
+    client, django_capture_on_commit_callbacks
+):
+    report = verified_quote(django_capture_on_commit_callbacks, language="en", ui_language="en")
+    client.force_login(make_presales("presales2"))
+    url = reverse("quotes:detail", args=[report.quote.pk])
+    german = client.get(url, HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    # locale/de: "%(count)d checks counted" → "%(count)d Prüfungen gewertet"
+    assert "Prüfungen gewertet gegen" in german and "checks counted against" not in german
+    assert "checks counted against" in english and "Prüfungen gewertet" not in english
