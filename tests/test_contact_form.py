@@ -269,6 +269,20 @@ def test_german_customer_gets_german_mail(
     assert customer.subject == f"Ihre Angebotsanfrage {inquiry.reference}"
 
 
+def test_plain_text_mails_are_not_html_escaped(
+    client: Client, django_capture_on_commit_callbacks: Any
+) -> None:
+    # QA report: "Müller & Söhne KG" came out as "Müller &amp; Söhne KG" in the subject.
+    data = request_data(company="Müller & Söhne KG", name="Jo <Ops>")
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post("/quote/", data, headers={"Accept-Language": "de"})
+    inquiry = Inquiry.objects.get()
+    presales = next(m for m in mail.outbox if list(m.to) == ["presales@example.com"])
+    assert presales.subject == f"Neue Anfrage {inquiry.reference} von Müller & Söhne KG"
+    assert "Firma: Müller & Söhne KG" in presales.body and "Name: Jo <Ops>" in presales.body
+    assert all("&amp;" not in m.subject + m.body for m in mail.outbox)
+
+
 def test_thanks_without_a_request_goes_back_to_the_configurator(client: Client) -> None:
     response = client.get("/quote/thanks/")
     assert response.status_code == 302 and response["Location"] == "/"

@@ -1,0 +1,356 @@
+"""Sizing and model-lookup errors on the configurator page, worded in the page language.
+
+The engine keeps an English ``message`` for the CLI and JSON; the page words the error's
+``code`` in German (default) or English with the numbers formatted per language
+(``configurator.inquiries.problems``). Expected numbers come from the engine's own
+English message of the same case (asserted next to the German one), from
+``sizing/data/models.json`` and ``sizing/data/hardware.json``, and from the limits in
+``sizing/plan.py``.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import json
+import re
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.utils import translation
+
+from configurator.inquiries.problems import FIXES, MESSAGES, error_text
+from configurator.modelhub.errors import ModelLookupError
+from configurator.modelhub.services import model_from_config_upload
+from configurator.planning.services import plan_create
+from sizing.errors import FIX_ENGLISH, SizingError
+from sizing.model import catalog_entry
+from tests.hubserver.server import RecordedHub
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HX-Request": "true"}
+EN = {"Accept-Language": "en"}
+DE = {"Accept-Language": "de"}
+
+
+@pytest.fixture(autouse=True)
+def _isolated(settings: Any) -> None:
+    """No Hub lookups unless a test asks for the recorded Hub; fresh rate limits."""
+    settings.HF_HUB_OFFLINE = True
+    cache.clear()
+
+
+def workload(**changes: Any) -> dict[str, Any]:
+    """A small workload in the seed example's shape (DESIGN §3)."""
+    data: dict[str, Any] = {
+        "model": "Qwen/Qwen3-32B-FP8",
+        "context_tokens": 8192,
+        "users": 100,
+        "system_prompt_tokens": 0,
+        "kv_dtype": "fp8",
+        "gpu": "rtx-pro-6000-se",
+        "gpus_per_node": 4,
+        "new_conversations_per_day": 0,
+    }
+    data.update(changes)
+    return data
+
+
+def text(fragment: str) -> str:
+    return re.sub(r"\s+", " ", html_lib.unescape(re.sub(r"<[^>]+>", " ", fragment))).strip()
+
+
+def problem(html: str) -> str:
+    """The text of the estimate's problem box."""
+    match = re.search(r'<div class="problem" role="alert">(.*?)</div>', html, re.S)
+    assert match, "no problem box in the estimate"
+    return text(match.group(1))
+
+
+def field_error(html: str, field: str) -> str:
+    match = re.search(rf'<p id="id_{field}_error"[^>]*>([^<]*)</p>', html)
+    assert match, f"no error slot for {field}"
+    return html_lib.unescape(match.group(1))
+
+
+def engine_error(**changes: Any) -> SizingError:
+    """The error the engine raises for the workload (real plan_create, no page)."""
+    args: dict[str, Any] = {
+        "model_id": "Qwen/Qwen3-32B-FP8",
+        "context_tokens": 8192,
+        "users": 100,
+        "gpu_slug": "rtx-pro-6000-se",
+        "gpus_per_node": 4,
+        "kv_dtype": "fp8",
+        "new_conversations_per_day": 0,
+        "active_share": None,
+        "shared_prompt_tokens": 0,
+    }
+    args.update(changes)
+    with pytest.raises(SizingError) as caught:
+        plan_create(**args)
+    return caught.value
+
+
+def worded(exc: SizingError, language: str) -> str:
+    with translation.override(language):
+        return error_text(exc)
+
+
+def test_405b_on_one_l4_is_german_with_translated_fixes_and_the_inputs(client: Client) -> None:
+    data = workload(model="meta-llama/Llama-3.1-405B-Instruct", gpu="l4", gpus_per_node=1)
+    german = client.post("/estimate/", data, headers={**HTMX, **DE}).content.decode()
+    box = problem(german)
+    # The engine's English message: "the weights (756.0 GiB) do not fit on 1 × NVIDIA L4:
+    # 756.0 GiB per GPU at tensor parallel 1 against 17.2 GiB usable" (sizing/gpu.py rule
+    # 0.9 × 22.5 GiB reported − 3 GiB overhead, hardware.json L4).
+    assert "Die Gewichte (756,0 GiB) passen nicht auf 1 × NVIDIA L4" in box
+    assert "nutzbar sind 17,2 GiB" in box
+    assert "Abhilfe schafft eine Änderung bei: Modell, GPUs pro Knoten, GPU." in box
+    assert "FP8-Gewichte (halb so viele Bytes)" in box
+    assert "4-Bit-Gewichte (AWQ, GPTQ, NVFP4)" in box
+    assert "eine GPU mit mehr Speicher" in box
+    assert "do not fit" not in box and "half the bytes" not in box
+    # The error sits at the binding input; each fix links the input it changes.
+    assert "Die Gewichte" in field_error(german, "gpus_per_node")
+    assert '<a href="#id_gpu">GPU</a>: eine GPU mit mehr Speicher' in german
+    english = problem(client.post("/estimate/", data, headers={**HTMX, **EN}).content.decode())
+    assert "The weights (756.0 GiB) do not fit on 1 × NVIDIA L4" in english
+    assert "Inputs that would fix it: Model, GPUs per node, GPU." in english
+
+
+def test_one_conversation_that_does_not_fit_names_a_shorter_context(client: Client) -> None:
+    # Qwen3-8B (bf16, 15.3 GiB weights) on one L4 with 40,960 tokens: the engine says
+    # "one conversation needs 2.81 GiB per GPU ... only 1.98 GiB per NVIDIA L4".
+    exc = engine_error(
+        model_id="Qwen/Qwen3-8B", gpu_slug="l4", gpus_per_node=1, context_tokens=40960
+    )
+    assert exc.code == "conversation_does_not_fit" and "2.81 GiB" in exc.message
+    data = workload(model="Qwen/Qwen3-8B", gpu="l4", gpus_per_node=1, context_tokens=40960)
+    german = client.post("/estimate/", data, headers={**HTMX, **DE}).content.decode()
+    box = problem(german)
+    assert "Ein Gespräch braucht 2,81 GiB pro GPU" in box
+    assert "nur 1,98 GiB für den KV-Cache" in box
+    assert "ein Kontext von höchstens etwa" in box
+    assert "Kontext pro Gespräch (Token)" in box.split("Abhilfe schafft")[1]
+    assert field_error(german, "context_tokens").startswith("Ein Gespräch braucht 2,81 GiB")
+
+
+@pytest.mark.parametrize(
+    ("changes", "code", "german", "english"),
+    [
+        # sizing/plan.py MAX_CONTEXT_TOKENS = 10,000,000.
+        (
+            {"context_tokens": 0},
+            "context_range",
+            "Der Kontext muss zwischen 1 und 10.000.000 Token liegen, eingegeben: 0.",
+            "The context must be between 1 and 10,000,000 tokens, got 0.",
+        ),
+        # models.json: Qwen3-32B-FP8 max_position_embeddings 40,960.
+        (
+            {"context_tokens": 50_000},
+            "context_above_model_limit",
+            "Ein Kontext von 50.000 Token überschreitet die Grenze von Qwen/Qwen3-32B-FP8: "
+            "40.960 Token",
+            "A context of 50,000 tokens exceeds the limit of Qwen/Qwen3-32B-FP8: 40,960 tokens",
+        ),
+        # sizing/plan.py MAX_USERS = 1,000,000.
+        (
+            {"users": 1_000_001},
+            "users_range",
+            "Die Anzahl Nutzer muss zwischen 1 und 1.000.000 liegen, eingegeben: 1.000.001.",
+            "The number of users must be between 1 and 1,000,000, got 1,000,001.",
+        ),
+        # sizing/plan.py MAX_GPUS_PER_NODE = 16.
+        (
+            {"gpus_per_node": 17},
+            "gpus_per_node_range",
+            "Die GPUs pro Knoten müssen zwischen 1 und 16 liegen, eingegeben: 17.",
+            "GPUs per node must be between 1 and 16, got 17.",
+        ),
+        (
+            {"gpu_slug": "gtx-280"},
+            "gpu_unknown",
+            "Unbekannte GPU gtx-280; bekannte GPUs:",
+            "Unknown GPU gtx-280; known GPUs:",
+        ),
+        # Offline, an id outside the catalog: configurator.modelhub.services._fallback.
+        (
+            {"model_id": "nobody/no-such-model"},
+            "unknown_model_offline",
+            "Unbekanntes Modell nobody/no-such-model: Es ist weder im Offline-Katalog noch im "
+            "Zwischenspeicher",
+            "Unknown model nobody/no-such-model: it is neither in the offline catalog",
+        ),
+        (
+            {"model_id": "not a model id"},
+            "invalid_id",
+            "not a model id ist keine Hugging-Face-Modell-ID der Form Besitzer/Name",
+            "not a model id is not a Hugging Face model id of the form owner/name",
+        ),
+    ],
+)
+def test_engine_and_lookup_errors_are_worded_per_language(
+    changes: dict[str, Any], code: str, german: str, english: str
+) -> None:
+    exc = engine_error(**changes)
+    assert exc.code == code
+    assert german in worded(exc, "de")
+    assert english in worded(exc, "en")
+
+
+def test_host_memory_per_node_names_the_dimm_slots_in_german() -> None:
+    # 20,000 users × 1 GiB (seed conversation) need 21,859 GB; 24 slots × 256 GB
+    # (hardware.json largest RDIMM) = 6,144 GB per node (sizing/host_memory.py message).
+    exc = engine_error(users=20_000)
+    assert exc.code == "host_memory_per_node" and "21,859 GB" in exc.message
+    assert worded(exc, "de") == (
+        "Die CPU-Speicherstufe braucht 21.859 GB Hauptspeicher, mehr als die 6.144 GB, die "
+        "ein Knoten fasst (24 DIMM-Steckplätze × 256 GB)."
+    )
+
+
+def test_every_fix_code_has_a_wording() -> None:
+    # sizing/errors.py FIX_ENGLISH lists every fix the engine can name.
+    assert set(FIXES) == set(FIX_ENGLISH)
+
+
+def test_an_unknown_code_falls_back_to_the_english_message() -> None:
+    exc = SizingError("users", "a new English sentence", code="not_worded_yet")
+    assert "not_worded_yet" not in MESSAGES
+    assert worded(exc, "de") == "a new English sentence"
+
+
+def test_lookup_errors_from_the_hub_are_german(client: Client, hub: RecordedHub) -> None:
+    # tests/hubserver/recorded/meta-llama--Llama-3.1-8B.json is gated (manual).
+    gated = client.post(
+        "/estimate/", workload(model="meta-llama/Llama-3.1-8B"), headers={**HTMX, **DE}
+    )
+    assert "meta-llama/Llama-3.1-8B ist zugangsbeschränkt" in field_error(
+        gated.content.decode(), "model"
+    )
+    # tests/hubserver/recorded/hubtest--no-attention-heads.json lacks num_attention_heads.
+    broken = client.post(
+        "/estimate/", workload(model="hubtest/no-attention-heads"), headers={**HTMX, **DE}
+    )
+    message = field_error(broken.content.decode(), "model")
+    assert "keine Textgenerierungs-Architektur" in message
+    assert "Der config.json fehlt das Feld num_attention_heads" in message
+
+
+def config_upload(config: dict[str, Any] | None = None, raw: bytes | None = None) -> Any:
+    content = raw if raw is not None else json.dumps(config).encode()
+    return SimpleUploadedFile("config.json", content, content_type="application/json")
+
+
+def upload(**changes: Any) -> dict[str, Any]:
+    data = workload(model="")
+    data.update(changes)
+    return data
+
+
+def qwen3_8b_config(**drop: None) -> dict[str, Any]:
+    """Qwen3-8B's config.json from the offline catalog (sizing/data/models.json)."""
+    entry = catalog_entry("Qwen/Qwen3-8B")
+    assert entry is not None
+    config = dict(entry["config"])
+    for key in drop:
+        config.pop(key, None)
+    return config
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "german"),
+    [
+        (
+            {"config_file": config_upload(raw=b'{"num_hidden_layers": 64,')},
+            "config_file",
+            "Die config.json ist kein gültiges JSON: Fehler in Zeile 1, Spalte 26",
+        ),
+        (
+            {"config_file": config_upload([1, 2])},  # type: ignore[arg-type]
+            "config_file",
+            "Die config.json muss ein JSON-Objekt ({...}) enthalten.",
+        ),
+        (
+            {"config_file": config_upload(qwen3_8b_config(num_attention_heads=None))},
+            "config_file",
+            "Der config.json fehlt das Feld num_attention_heads",
+        ),
+        # modelhub/services.py MAX_WEIGHTS_GIB = 100,000.
+        (
+            {"config_file": config_upload(qwen3_8b_config()), "weights_gib": "0"},
+            "weights_gib",
+            "Die Gewichte müssen zwischen 0 und 100.000 GiB liegen, eingegeben: 0.",
+        ),
+    ],
+)
+def test_upload_errors_are_german(
+    client: Client, changes: dict[str, Any], field: str, german: str
+) -> None:
+    response = client.post("/estimate/", upload(**changes), headers=DE)
+    assert response.status_code == 400
+    assert german in field_error(response.content.decode(), field)
+
+
+def test_an_unnamed_upload_is_not_called_private_twice(client: Client) -> None:
+    config = qwen3_8b_config(num_hidden_layers=None, architectures=None, _name_or_path=None)
+    with pytest.raises(ModelLookupError) as caught:
+        model_from_config_upload(config_text=json.dumps(config), model_name=None, weights_gib=None)
+    assert caught.value.message.startswith("the private model is not a text-generation")
+    named = qwen3_8b_config(num_hidden_layers=None, _name_or_path=None)
+    with pytest.raises(ModelLookupError) as caught:
+        model_from_config_upload(config_text=json.dumps(named), model_name=None, weights_gib=None)
+    assert caught.value.message.startswith("the private model Qwen3ForCausalLM is not")
+    page = client.post("/estimate/", upload(config_file=config_upload(qwen3_8b_config())))
+    html = text(page.content.decode())
+    assert "Privates Modell Qwen3ForCausalLM: berechnet aus der hochgeladenen config.json" in html
+    assert "private Qwen3ForCausalLM" not in html
+
+
+def test_config_defaults_are_named_on_the_page_and_in_the_summary(client: Client) -> None:
+    config = qwen3_8b_config(num_key_value_heads=None, head_dim=None)
+    data = upload(config_file=config_upload(config), context_tokens=4096, kv_dtype="auto")
+    german = text(client.post("/estimate/", data, headers=DE).content.decode())
+    assert "Die config.json nennt kein num_key_value_heads: berechnet als Multi-Head-" in german
+    assert "Die config.json nennt kein head_dim" in german
+    data["config_file"] = config_upload(config)
+    english = text(client.post("/estimate/", data, headers=EN).content.decode())
+    assert (
+        "config.json has no num_key_value_heads: sized as multi-head attention, one KV head "
+        "per attention head (transformers' default)." in english
+    )
+    plan = plan_create(
+        model_id="",
+        context_tokens=4096,
+        users=10,
+        gpu_slug="rtx-pro-6000-se",
+        gpus_per_node=4,
+        kv_dtype="auto",
+        new_conversations_per_day=0,
+        active_share=None,
+        shared_prompt_tokens=0,
+        model=model_from_config_upload(
+            config_text=json.dumps(config), model_name=None, weights_gib=None
+        ),
+    )
+    summary = plan.summary()
+    assert summary["assumptions"] == [
+        "config.json has no num_key_value_heads: sized as multi-head attention, one KV head "
+        "per attention head (transformers' default)",
+        "config.json has no head_dim: sized with hidden_size / num_attention_heads "
+        "(transformers' default)",
+    ]
+    # models.json Qwen3-8B: 36 layers, 32 attention heads, hidden 4096 → head_dim 128;
+    # MHA: 2 × 36 × 32 × 128 × 2 B = 589,824 B per token, × 4,096 tokens = 2.25 GiB.
+    assert summary["kv_bytes_per_token"] == 589_824
+    assert summary["conversation_gib"] == 2.25
+
+
+def test_a_complete_config_assumes_nothing(client: Client) -> None:
+    data = upload(config_file=config_upload(qwen3_8b_config()))
+    html = client.post("/estimate/", data, headers=DE).content.decode()
+    assert 'id="figure-gpus"' in html and "notice assumptions" not in html
