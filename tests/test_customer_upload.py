@@ -144,7 +144,7 @@ def broken(**changes: Any) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("changes", "field", "text"),
     [
-        # Not JSON: modelhub.services.model_from_config_upload names the position.
+        # Not JSON: modelhub.upload.model_from_config_upload names the position.
         (
             {"config_file": config_file(raw=b'{"num_hidden_layers": 64,')},
             "config_file",

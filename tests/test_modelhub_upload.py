@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from configurator.modelhub.errors import LookupFailure, ModelLookupError
-from configurator.modelhub.services import MAX_CONFIG_BYTES, model_from_config_upload
+from configurator.modelhub.upload import MAX_CONFIG_BYTES, model_from_config_upload
 from configurator.planning.services import plan_create
 from sizing.model import catalog_entry
 from sizing.units import GIB

@@ -23,7 +23,7 @@ from django.utils import translation
 
 from configurator.inquiries.problems import FIXES, MESSAGES, error_text
 from configurator.modelhub.errors import ModelLookupError
-from configurator.modelhub.services import model_from_config_upload
+from configurator.modelhub.upload import model_from_config_upload
 from configurator.planning.services import plan_create
 from sizing.errors import FIX_ENGLISH, SizingError
 from sizing.model import catalog_entry
@@ -280,7 +280,7 @@ def qwen3_8b_config(**drop: None) -> dict[str, Any]:
             "config_file",
             "Der config.json fehlt das Feld num_attention_heads",
         ),
-        # modelhub/services.py MAX_WEIGHTS_GIB = 100,000.
+        # modelhub/upload.py MAX_WEIGHTS_GIB = 100,000.
         (
             {"config_file": config_upload(qwen3_8b_config()), "weights_gib": "0"},
             "weights_gib",

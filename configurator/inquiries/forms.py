@@ -21,10 +21,10 @@ from django.utils.translation import gettext_lazy as _
 from configurator.inquiries import problems
 from configurator.inquiries.contact import ContactForm, describe_fields
 from configurator.inquiries.notices import fallback_notice
-from configurator.modelhub.services import (
+from configurator.modelhub.services import model_lookup
+from configurator.modelhub.upload import (
     MAX_CONFIG_BYTES,
     model_from_config_upload,
-    model_lookup,
     private_display_name,
 )
 from configurator.planning.services import plan_create

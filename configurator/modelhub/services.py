@@ -15,9 +15,7 @@ the catalog entry answers, and :class:`ResolvedModel` carries a notice saying so
 
 from __future__ import annotations
 
-import json
 import logging
-import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -31,8 +29,7 @@ from configurator.modelhub.errors import HubUnreachableError, LookupFailure, Mod
 from configurator.modelhub.hub import HubClient, HubMetadata, fetch_with_deadline
 from configurator.modelhub.models import HubModel
 from sizing.errors import ConfigError, SizingError, Value
-from sizing.model import ModelSpec, catalog_entry, catalog_ids, from_catalog, spec_from_metadata
-from sizing.units import GIB
+from sizing.model import ModelSpec, catalog_entry, from_catalog, spec_from_metadata
 
 REPO_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 """Hugging Face repo ids: ``owner/name`` of letters, digits, ``.``, ``_`` and ``-``."""
@@ -41,12 +38,6 @@ REVISION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$")
 """Branches, tags and commits: no spaces, no ``..``, at most 200 characters."""
 
 COMMIT_RE = re.compile(r"^[0-9a-f]{40}$")
-
-MAX_CONFIG_BYTES = 1_000_000
-"""An uploaded config.json larger than this is not a model config (the largest
-published ones are a few tens of kB)."""
-
-MAX_WEIGHTS_GIB = 100_000.0
 
 logger = logging.getLogger(__name__)
 
@@ -242,7 +233,7 @@ def _spec(
             checkpoint_source=checkpoint_source or "Hugging Face Hub",
         )
     except SizingError as exc:
-        raise _engine_error(exc, subject=repo_id, model=repo_id, field="model") from exc
+        raise engine_error(exc, subject=repo_id, model=repo_id, field="model") from exc
     except (TypeError, ValueError) as exc:
         raise ModelLookupError(
             LookupFailure.MALFORMED_CONFIG,
@@ -251,7 +242,7 @@ def _spec(
         ) from exc
 
 
-def _engine_error(exc: SizingError, *, subject: str, model: str, field: str) -> ModelLookupError:
+def engine_error(exc: SizingError, *, subject: str, model: str, field: str) -> ModelLookupError:
     """The engine's error as a lookup error about ``subject`` (English) or ``model``.
 
     ``values`` name the model (``""`` for an unnamed upload) and whether it is an
@@ -309,136 +300,3 @@ def _write(meta: HubMetadata, *, repo_key: str, revision: str | None) -> HubMode
         },
     )
     return row
-
-
-def model_from_config_upload(
-    *, config_text: str, model_name: str | None, weights_gib: float | None
-) -> ModelSpec:
-    """A private model from its ``config.json`` text, sized by the same rules as Hub models.
-
-    Args:
-        config_text: the file's text (at most 1 MB).
-        model_name: a name for the plan; defaults to the config's ``_name_or_path`` or
-            first architecture.
-        weights_gib: the checkpoint size in GiB (2^30 bytes); ``None`` derives the weights
-            from the parameter count the engine computes from the config.
-
-    Raises:
-        ModelLookupError: on field ``config`` (not JSON, not an object, unsupported
-            architecture), ``model_name`` or ``weights_gib`` (not a positive size, or
-            needed because the engine cannot derive it).
-    """
-    if len(config_text.encode("utf-8")) > MAX_CONFIG_BYTES:
-        raise ModelLookupError(
-            LookupFailure.MALFORMED_CONFIG,
-            f"the private model's config.json is larger than {MAX_CONFIG_BYTES:,} bytes; "
-            "upload the model's config.json, not its weights",
-            field="config",
-            code="upload_too_large",
-            values={"max_bytes": MAX_CONFIG_BYTES},
-        )
-    try:
-        config = json.loads(config_text)
-    except json.JSONDecodeError as exc:
-        raise ModelLookupError(
-            LookupFailure.MALFORMED_CONFIG,
-            f"the private model's config.json is not valid JSON: {exc.msg} at line {exc.lineno}, "
-            f"column {exc.colno}",
-            field="config",
-            code="upload_not_json",
-            values={"detail": exc.msg, "line": exc.lineno, "column": exc.colno},
-        ) from exc
-    if not isinstance(config, dict):
-        raise ModelLookupError(
-            LookupFailure.MALFORMED_CONFIG,
-            "the private model's config.json must hold a JSON object ({...})",
-            field="config",
-            code="upload_not_object",
-        )
-    name = (model_name or "").strip() or _name_from_config(config)
-    if len(name) > 200:
-        raise ModelLookupError(
-            LookupFailure.INVALID_ID,
-            "the model name must be at most 200 characters",
-            field="model_name",
-            code="model_name_too_long",
-            values={"max": 200},
-        )
-    checkpoint_bytes = None
-    if weights_gib is not None:
-        if not math.isfinite(weights_gib) or not 0 < weights_gib <= MAX_WEIGHTS_GIB:
-            raise ModelLookupError(
-                LookupFailure.WEIGHTS_UNKNOWN,
-                f"the weights must be between 0 and {MAX_WEIGHTS_GIB:,.0f} GiB, "
-                f"got {weights_gib:g}",
-                field="weights_gib",
-                code="weights_range",
-                values={"max": MAX_WEIGHTS_GIB, "got": weights_gib},
-            )
-        checkpoint_bytes = round(weights_gib * GIB)
-    try:
-        return spec_from_metadata(
-            name,
-            config,
-            checkpoint_bytes=checkpoint_bytes,
-            source="uploaded config.json",
-            checkpoint_source=f"{weights_gib:g} GiB as given" if weights_gib else "",
-        )
-    except SizingError as exc:
-        shown = private_display_name(name)
-        subject = f"the private model {shown}" if shown else "the private model"
-        raise _engine_error(exc, subject=subject, model=shown, field="config") from exc
-    except (TypeError, ValueError) as exc:
-        raise ModelLookupError(
-            LookupFailure.MALFORMED_CONFIG,
-            f"the private model's config.json is malformed: {exc}",
-            field="config",
-            code="upload_malformed",
-            values={"detail": str(exc)},
-        ) from exc
-
-
-def _name_from_config(config: dict[str, Any]) -> str:
-    path = config.get("_name_or_path")
-    if isinstance(path, str) and path.strip():
-        return path.strip()[:200]
-    archs = config.get("architectures")
-    if isinstance(archs, list) and archs and isinstance(archs[0], str):
-        return f"private {archs[0]}"[:200]
-    return UNNAMED_PRIVATE_MODEL
-
-
-UNNAMED_PRIVATE_MODEL = "private model"
-"""The name of an upload whose config names neither a path nor an architecture."""
-
-
-def private_display_name(name: str) -> str:
-    """An upload's name for a sentence that already says "private model": without the
-    ``private`` prefix of a name derived from the architecture, ``""`` when unnamed."""
-    if name == UNNAMED_PRIVATE_MODEL:
-        return ""
-    return name.removeprefix("private ").strip()
-
-
-@dataclass(frozen=True)
-class ModelChoice:
-    """One autocomplete suggestion: the repo id and where the answer would come from."""
-
-    repo_id: str
-    origin: str
-
-
-def model_search(*, query: str, limit: int = 20) -> list[ModelChoice]:
-    """Catalog and cached model ids containing ``query`` (case-insensitive), catalog first.
-
-    One database query; no network.
-    """
-    needle = query.strip().lower()
-    found = [ModelChoice(rid, "catalog") for rid in catalog_ids() if needle in rid.lower()]
-    seen = {choice.repo_id.lower() for choice in found}
-    rows = HubModel.objects.filter(repo_key__contains=needle).values_list("repo_id", flat=True)
-    for rid in rows.order_by("repo_key").distinct()[: limit * 2]:
-        if rid.lower() not in seen:
-            seen.add(rid.lower())
-            found.append(ModelChoice(rid, "cache"))
-    return found[:limit]

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_GET
 from django_htmx.middleware import HtmxDetails
 
 from configurator.modelhub.forms import ModelSearchForm
-from configurator.modelhub.services import model_search
+from configurator.modelhub.search import model_search
 
 
 class HtmxHttpRequest(HttpRequest):

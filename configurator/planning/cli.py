@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from configurator.modelhub.services import model_from_config_upload
+from configurator.modelhub.upload import model_from_config_upload
 from configurator.planning.services import plan_create
 from sizing import catalog
 from sizing.errors import SizingError

@@ -6,7 +6,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from configurator.modelhub.services import model_from_config_upload, model_resolve
+from configurator.modelhub.services import model_resolve
+from configurator.modelhub.upload import model_from_config_upload
 from sizing.model import ModelSpec
 from sizing.plan import Plan, PlanRequest, make_plan
 
