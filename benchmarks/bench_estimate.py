@@ -2,10 +2,9 @@
 
 Targets (issue 5): the estimate endpoint answers in under 50 ms at the 95th percentile
 with 20 concurrent clients on a 2-core machine; the first load (HTML, CSS and JavaScript)
-stays under 100 KB. The server is a real process on 127.0.0.1 serving the project's
-WSGI application with Django's threaded development server class, pre-forked into one
-worker per CPU core (as a production WSGI server would run it); static files come from
-``django.contrib.staticfiles``' handler. Clients are threads using ``http.client``.
+stays under 100 KB. The server runs as in production (``docs/operations.md``): gunicorn
+on 127.0.0.1 with one sync worker per CPU core, static files from WhiteNoise. Clients
+are threads using ``http.client`` on the same machine.
 """
 
 from __future__ import annotations
@@ -40,29 +39,6 @@ SEED = {
     "serving_engine": "",
     "new_conversations_per_day": "2000",
 }
-
-
-def serve(port: int, workers: int) -> None:
-    """Serve the project on ``port`` with ``workers`` processes sharing one socket."""
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "configurator.settings")
-    from django.contrib.staticfiles.handlers import StaticFilesHandler
-    from django.core.servers.basehttp import (
-        ThreadedWSGIServer,
-        WSGIRequestHandler,
-    )
-
-    from configurator.wsgi import application
-
-    class QuietHandler(WSGIRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:
-            return
-
-    httpd = ThreadedWSGIServer(("127.0.0.1", port), QuietHandler)
-    httpd.set_app(StaticFilesHandler(application))
-    for _ in range(workers - 1):
-        if os.fork() == 0:
-            break
-    httpd.serve_forever()
 
 
 def _free_port() -> int:
@@ -135,7 +111,18 @@ def run() -> list[Result]:
     env.setdefault("DJANGO_SECRET_KEY", "benchmark-only-key-not-for-production-use-0123456789")
     workers = os.cpu_count() or 1
     proc = subprocess.Popen(
-        [sys.executable, "-m", "benchmarks.bench_estimate", str(port), str(workers)],
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "configurator.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "--log-level",
+            "warning",
+        ],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -184,7 +171,3 @@ def run() -> list[Result]:
             page_bytes < 100_000,
         ),
     ]
-
-
-if __name__ == "__main__":
-    serve(int(sys.argv[1]), int(sys.argv[2]))
