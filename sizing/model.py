@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -110,8 +110,12 @@ def catalog_entry(repo_id: str) -> Mapping[str, Any] | None:
     return entries[key] if key else None
 
 
+@lru_cache(maxsize=256)
 def from_catalog(repo_id: str) -> ModelSpec:
     """The offline catalog's :class:`ModelSpec` for ``repo_id``.
+
+    The catalog is bundled data, so each spec is parsed once per process and shared;
+    like every spec it is frozen, and its ``config`` must be treated as read-only.
 
     Raises:
         SizingError: on field ``model`` when the model is not in the catalog.
