@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from configurator.inquiries.explain import num
 from sizing.plan import Plan
 from sizing.units import GIB
 
@@ -63,6 +64,16 @@ def chart(plan: Plan) -> Chart:
     if plan.nvme.drive is not None:
         nvme = max(0, plan.request.new_conversations_per_day - users)
     return Chart(gpu=on_gpu, cpu=in_cpu, nvme=nvme, recompute=resting - in_cpu)
+
+
+def counts_text(shown: Chart) -> dict[str, str]:
+    """The chart's counts formatted for the active language, by segment kind."""
+    return {
+        "gpu": num(shown.gpu),
+        "cpu": num(shown.cpu),
+        "nvme": num(shown.nvme),
+        "recompute": num(shown.recompute),
+    }
 
 
 def active_users(plan: Plan, active_share_percent: int | None) -> int | None:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
 
-def describe_fields(form: forms.Form) -> None:
-    """Point every input at its help text and its error slot (``aria-describedby``)."""
-    for name, field in form.fields.items():
+def describe_fields(fields: Mapping[str, forms.Field]) -> None:
+    """Point every input at its help text and its error slot (``aria-describedby``).
+
+    Called once on a form class's ``base_fields``: each form instance copies them.
+    """
+    for name, field in fields.items():
         ids = [f"id_{name}_helptext"] if field.help_text else []
         ids.append(f"id_{name}_error")
         field.widget.attrs["aria-describedby"] = " ".join(ids)
@@ -41,12 +44,11 @@ class ContactForm(forms.Form):
         widget=forms.TextInput(attrs={"tabindex": "-1", "autocomplete": "off"}),
     )
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        describe_fields(self)
-
     def clean_website(self) -> str:
         value: str = self.cleaned_data.get("website", "")
         if value:
             raise forms.ValidationError(_("This request looks automated and was not sent."))
         return value
+
+
+describe_fields(ContactForm.base_fields)

@@ -30,6 +30,11 @@ def _separators(language: str) -> tuple[str, str]:
         return str(get_format("DECIMAL_SEPARATOR")), str(get_format("THOUSAND_SEPARATOR"))
 
 
+def _format(value: float, decimals: int, decimal: str, thousands: str) -> str:
+    text = f"{value:,.{decimals}f}"
+    return text.replace(",", "\0").replace(".", decimal).replace("\0", thousands)
+
+
 def num(value: float, decimals: int = 0) -> str:
     """``value`` with ``decimals`` places and thousands grouping in the active language.
 
@@ -37,9 +42,47 @@ def num(value: float, decimals: int = 0) -> str:
     languages that group by three (German, English), at a fraction of the cost: the
     estimate formats about ninety numbers per keystroke.
     """
-    decimal, thousands = _separators(get_language() or "en")
-    text = f"{value:,.{decimals}f}"
-    return text.replace(",", "\0").replace(".", decimal).replace("\0", thousands)
+    return _format(value, decimals, *_separators(get_language() or "en"))
+
+
+@cache
+def _translated(language: str, message: str) -> str:
+    with override(language):
+        return _(message)
+
+
+@dataclass(frozen=True)
+class Words:
+    """Numbers and fixed phrases in one language, looked up once per language.
+
+    The estimate's figures format about ninety numbers and translate about seventy
+    phrases per keystroke; asking Django for the active language each time costs more
+    than the figures themselves. The phrases are the literal messages of this module,
+    so the cache holds one entry per message and language.
+
+    Attributes:
+        language: a language code of ``settings.LANGUAGES``.
+        decimal: its decimal separator.
+        thousands: its thousands separator.
+    """
+
+    language: str
+    decimal: str
+    thousands: str
+
+    def num(self, value: float, decimals: int = 0) -> str:
+        """``value`` as :func:`num` formats it in :attr:`language`."""
+        return _format(value, decimals, self.decimal, self.thousands)
+
+    def gettext(self, message: str) -> str:
+        """``message`` translated into :attr:`language` (Django's ``gettext``)."""
+        return _translated(self.language, message)
+
+
+@cache
+def words(language: str) -> Words:
+    """The :class:`Words` of ``language``."""
+    return Words(language, *_separators(language))
 
 
 @dataclass(frozen=True)
@@ -63,21 +106,22 @@ class Figure:
     source: str
 
 
-def kv_figure(plan: Plan) -> Figure:
+def kv_figure(plan: Plan, w: Words) -> Figure:
     """KV bytes per token and per conversation (``sizing.architecture``)."""
+    _, num = w.gettext, w.num
     arch = plan.request.model.architecture
     ctx = plan.request.context_tokens
     growing = [layer for layer in arch.layers if layer.kind in GROWING_KINDS]
-    per_value = plan.kv_bytes_per_token // max(1, sum(x.values_per_token() for x in growing))
     first = growing[0] if growing else None
     uniform = (
         first is not None
         and first.kind is LayerKind.FULL
         and len(growing) == len(arch.layers)
-        and all(x == first for x in growing)
+        and growing.count(first) == len(growing)
     )
     steps = []
     if uniform and first is not None:
+        per_value = plan.kv_bytes_per_token // max(1, len(growing) * first.values_per_token())
         steps.append(
             _(
                 "per token: 2 (key and value) × %(layers)s layers × %(heads)s KV heads × "
@@ -119,8 +163,9 @@ def kv_figure(plan: Plan) -> Figure:
     )
 
 
-def gpu_figure(plan: Plan) -> Figure:
+def gpu_figure(plan: Plan, w: Words) -> Figure:
     """GPUs, nodes, replicas and the KV budget per card (``sizing.gpu``)."""
+    _, num = w.gettext, w.num
     p = plan.parallelism
     rule = plan.request.rule
     return Figure(
@@ -166,8 +211,9 @@ def gpu_figure(plan: Plan) -> Figure:
     )
 
 
-def resident_figure(plan: Plan) -> Figure:
+def resident_figure(plan: Plan, w: Words) -> Figure:
     """Conversations resident on the GPUs and those resting (``sizing.gpu``)."""
+    _, num = w.gettext, w.num
     p = plan.parallelism
     per_rank_gib = plan.conversation_gib / p.tensor_parallel_size
     return Figure(
@@ -205,8 +251,9 @@ def resident_figure(plan: Plan) -> Figure:
     )
 
 
-def cpu_figure(plan: Plan) -> Figure:
+def cpu_figure(plan: Plan, w: Words) -> Figure:
     """The CPU-memory tier (``sizing.host_memory.cpu_tier``) and the vLLM flag."""
+    _, num = w.gettext, w.num
     tier = plan.cpu_tier
     if tier.total_gib == 0:
         return Figure(
@@ -251,8 +298,9 @@ def cpu_figure(plan: Plan) -> Figure:
     )
 
 
-def host_figure(plan: Plan) -> Figure:
+def host_figure(plan: Plan, w: Words) -> Figure:
     """Host memory and the DIMM layout per socket (``sizing.host_memory.host_memory``)."""
+    _, num = w.gettext, w.num
     host = plan.host
     gpu_gb = host.baseline_gb / 2
     if host.buffer_gb > 0:
@@ -294,8 +342,9 @@ def host_figure(plan: Plan) -> Figure:
     )
 
 
-def nvme_figure(plan: Plan) -> Figure:
+def nvme_figure(plan: Plan, w: Words) -> Figure:
     """The NVMe tier (``sizing.nvme``)."""
+    _, num = w.gettext, w.num
     tier = plan.nvme
     if tier.drive is None:
         if plan.request.new_conversations_per_day and not plan.verdict.offload_pays:
@@ -337,8 +386,9 @@ def nvme_figure(plan: Plan) -> Figure:
     )
 
 
-def transfer_figure(plan: Plan) -> Figure:
+def transfer_figure(plan: Plan, w: Words) -> Figure:
     """Reload over PCIe against recomputing the prefill (``sizing.transfer``)."""
+    _, num = w.gettext, w.num
     t = plan.transfer
     tp = plan.parallelism.tensor_parallel_size
     return Figure(
@@ -370,13 +420,14 @@ def transfer_figure(plan: Plan) -> Figure:
 
 
 def figures(plan: Plan) -> list[Figure]:
-    """Every figure of the estimate, in reading order."""
+    """Every figure of the estimate, in reading order, in the active language."""
+    w = words(get_language() or "en")
     return [
-        kv_figure(plan),
-        gpu_figure(plan),
-        resident_figure(plan),
-        cpu_figure(plan),
-        host_figure(plan),
-        nvme_figure(plan),
-        transfer_figure(plan),
+        kv_figure(plan, w),
+        gpu_figure(plan, w),
+        resident_figure(plan, w),
+        cpu_figure(plan, w),
+        host_figure(plan, w),
+        nvme_figure(plan, w),
+        transfer_figure(plan, w),
     ]

@@ -8,6 +8,7 @@ first, then the sizing engine itself; an engine error is shown at the field it n
 from __future__ import annotations
 
 import json
+from functools import cache
 from typing import Any
 from urllib.parse import urlencode
 
@@ -15,10 +16,10 @@ from django import forms
 from django.core.files.uploadedfile import UploadedFile
 from django.http import QueryDict
 from django.urls import NoReverseMatch, reverse
-from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 
 from configurator.inquiries import problems
+from configurator.inquiries.choices import FixedChoiceField
 from configurator.inquiries.contact import ContactForm, describe_fields
 from configurator.inquiries.notices import fallback_notice
 from configurator.modelhub.services import model_lookup
@@ -71,12 +72,14 @@ UPLOAD_FIELDS = ("config_file", "config_text", "model_name", "weights_gib")
 """The private-model inputs: never part of a shared link (a link cannot carry a file)."""
 
 
-def gpu_choices() -> list[tuple[str, str]]:
+@cache
+def gpu_choices() -> tuple[tuple[str, str], ...]:
     """GPUs the engine knows, largest memory first (``sizing.catalog.gpus``)."""
     gpus = sorted(catalog.gpus().values(), key=lambda g: (-g.marketed_memory_gb, g.name))
-    return [(g.slug, g.name) for g in gpus]
+    return tuple((g.slug, g.name) for g in gpus)
 
 
+@cache
 def autocomplete_attrs() -> dict[str, str]:
     """htmx attributes that refresh the model suggestions from the model hub as one types.
 
@@ -169,10 +172,8 @@ class WorkloadForm(forms.Form):
         initial=0,
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
-    kv_dtype = forms.ChoiceField(label=_("KV-cache dtype"), choices=KV_DTYPE_CHOICES, initial="fp8")
-    gpu = forms.ChoiceField(
-        label=_("GPU"), choices=lazy(gpu_choices, list)(), initial="rtx-pro-6000-se"
-    )
+    kv_dtype = FixedChoiceField(label=_("KV-cache dtype"), choices=KV_DTYPE_CHOICES, initial="fp8")
+    gpu = FixedChoiceField(label=_("GPU"), choices=gpu_choices, initial="rtx-pro-6000-se")
     gpus_per_node = forms.IntegerField(
         label=_("GPUs per node"),
         min_value=1,
@@ -180,7 +181,7 @@ class WorkloadForm(forms.Form):
         initial=4,
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
-    serving_engine = forms.ChoiceField(
+    serving_engine = FixedChoiceField(
         label=_("Serving engine"), choices=ENGINE_CHOICES, required=False
     )
     new_conversations_per_day = forms.IntegerField(
@@ -201,7 +202,6 @@ class WorkloadForm(forms.Form):
         self.notice = ""
         self.private_config: dict[str, Any] | None = None
         self.private_config_text = ""
-        describe_fields(self)
         self.fields["model"].widget.attrs.update(autocomplete_attrs())
 
     def clean(self) -> dict[str, Any]:
@@ -320,6 +320,14 @@ class WorkloadForm(forms.Form):
         self.private_config_text = config_text
         return spec
 
+    def error_slots(self) -> list[dict[str, str]]:
+        """Each visible field's error slot for an htmx swap: ``{"id": the input's id,
+        "errors": its messages joined by spaces}``."""
+        return [
+            {"id": field.auto_id, "errors": " ".join(str(e) for e in field.errors)}
+            for field in self.visible_fields()
+        ]
+
     @property
     def private_name(self) -> str:
         """The uploaded model's name for a sentence that says "private model" already
@@ -402,5 +410,7 @@ class WorkloadForm(forms.Form):
             "shared_prompt_tokens": cleaned["system_prompt_tokens"],
         }
 
+
+describe_fields(WorkloadForm.base_fields)
 
 __all__ = ["ContactForm", "WorkloadForm", "describe_fields"]

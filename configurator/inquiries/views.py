@@ -39,6 +39,7 @@ def _estimate_context(request: HttpRequest, form: WorkloadForm) -> dict[str, Any
         "plan": form.plan,
         "share_url": share_url,
         "share_url_absolute": request.build_absolute_uri(share_url),
+        "error_slots": form.error_slots,
     }
     gpu_slug = form.data.get("gpu") if form.is_bound else form.fields["gpu"].initial
     gpu = catalog.gpus().get(str(gpu_slug or ""))
@@ -46,6 +47,7 @@ def _estimate_context(request: HttpRequest, form: WorkloadForm) -> dict[str, Any
     if form.plan is not None:
         context["figures"] = explain.figures(form.plan)
         context["chart"] = chart.chart(form.plan)
+        context["chart_counts"] = chart.counts_text(context["chart"])
         context["reasons"] = notes.views(form.plan.verdict.reason_notes)
         context["warnings"] = notes.views(form.plan.verdict.warning_notes)
         data = form.cleaned_data
