@@ -77,7 +77,19 @@ def test_text_report_is_readable(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "4 replicas x 1 GPU" in out
     assert "24 x 48 GB = 1152 GB" in out
-    assert "--kv-offloading-size 125" in out
+    # With the seed's NVMe tier (2,000 new conversations a day) the short flag cannot
+    # express the tier: the report points to the full form (engine_flags.md §1.2-1.3).
+    assert "cpu_bytes_to_use 134217728000" in out and "TieringOffloadingSpec" in out
+    assert "--kv-offloading-size 125 " not in out
+
+
+def test_text_report_gives_the_short_flag_without_an_nvme_tier(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = [a for a in SEED_ARGS if a not in ("--new-conversations-per-day", "2000")]
+    call_command("size", *args)
+    # Seed: 125 GiB per instance → --kv-offloading-size 125 (GiB, whole instance).
+    assert "--kv-offloading-size 125   (cpu_bytes_to_use 134217728000)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
