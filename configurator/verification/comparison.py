@@ -40,6 +40,15 @@ from typing import Any, Protocol
 VERIFIED_WITHIN = 0.02
 TOLERANCE = 0.10
 FALLBACK_TOLERANCE = 0.15
+
+PREDICTED_QUANTITIES = (
+    ("KV pool per GPU", "kv_cache_gib", "GiB", False),
+    ("KV pool tokens", "kv_cache_tokens", "tokens", True),
+    ("Maximum concurrency", "max_concurrency", "requests", True),
+)
+"""What a calibrated prediction is compared on: check title, field (the same name on the
+record and the prediction), unit, and whether a zero prediction skips the check (a zero
+KV pool is itself a finding; zero tokens or concurrency only mean "not predicted")."""
 """Tolerance of a check against another model of the same class (see the module docstring)."""
 TARGET_VLLM_VERSION = "0.31.0"
 """The vLLM release the configurator's flags are written for (seed document)."""
@@ -313,40 +322,18 @@ def prediction_checks(
         else {}
     )
     checks = []
-    if record.kv_cache_gib:
+    for title, quantity, unit, needs_prediction in PREDICTED_QUANTITIES:
+        measured = getattr(record, quantity)
+        value = getattr(predicted, quantity)
+        if not measured or (needs_prediction and not value):
+            continue
         checks.append(
             compare(
-                f"KV pool per GPU — {label}",
-                "kv_cache_gib",
-                "GiB",
-                float(predicted.kv_cache_gib),
-                float(record.kv_cache_gib),
-                source,
-                record=record,
-                **basis,
-            )
-        )
-    if record.kv_cache_tokens and predicted.kv_cache_tokens:
-        checks.append(
-            compare(
-                f"KV pool tokens — {label}",
-                "kv_cache_tokens",
-                "tokens",
-                float(predicted.kv_cache_tokens),
-                float(record.kv_cache_tokens),
-                source,
-                record=record,
-                **basis,
-            )
-        )
-    if record.max_concurrency and predicted.max_concurrency:
-        checks.append(
-            compare(
-                f"Maximum concurrency — {label}",
-                "max_concurrency",
-                "requests",
-                float(predicted.max_concurrency),
-                float(record.max_concurrency),
+                f"{title} — {label}",
+                quantity,
+                unit,
+                float(value),
+                float(measured),
                 source,
                 record=record,
                 **basis,
