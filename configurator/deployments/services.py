@@ -73,6 +73,7 @@ def _readme(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
     context: dict[str, Any] = {
         "plan": plan,
         "summary": plan.summary(),
+        "gpu_name": plan.gpu.name,
         "d": d,
         "rendered": rendered,
         "engines": engines,

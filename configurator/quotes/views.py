@@ -153,11 +153,19 @@ def _editor_context(quote: Quote, **extra: Any) -> dict[str, Any]:
         "verification": (quote.snapshot or {}).get("verification")
         if quote.is_issued
         else latest_verification(quote),
+        "unverified": not quote.is_issued and not _verification_finished(quote),
         "verify_url": _optional_url("verification:start", quote.pk),
         "bundle_url": _optional_url("deployments:quote_bundle", quote.pk),
     }
     context.update(extra)
     return context
+
+
+def _verification_finished(quote: Quote) -> bool:
+    """Whether ``quote`` has a verification report that has finished (any outcome)."""
+    reports = getattr(quote, "verification_reports", None)
+    report = reports.order_by("-created_at").first() if reports is not None else None
+    return report is not None and bool(report.is_done)
 
 
 @require_GET

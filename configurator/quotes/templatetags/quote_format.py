@@ -13,6 +13,8 @@ from django import template
 from django.utils import translation
 
 from configurator.quotes.models import QuoteAlternative, QuoteLine
+from sizing import catalog
+from sizing.errors import SizingError
 
 register = template.Library()
 
@@ -42,6 +44,16 @@ def eur(value: object) -> str:
     if (translation.get_language() or "en") == "de":
         return f"{text}\u00a0€"
     return f"€{text}"
+
+
+@register.filter
+def gpu_name(slug: object) -> str:
+    """The catalog name of the GPU ``slug`` (``sizing/data/hardware.json``); the slug itself
+    when the catalog does not know it."""
+    try:
+        return catalog.gpu(str(slug)).name
+    except SizingError:
+        return str(slug)
 
 
 @register.filter
