@@ -21,7 +21,6 @@ Units and scopes (``lmcache/v1/config.py``, ``cache_engine.py``,
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
@@ -30,12 +29,11 @@ import yaml
 from sizing.engines import flags, shell
 from sizing.engines.deployment import BundleFile, Deployment, Rendered
 from sizing.engines.vllm import (
-    HASH_ALGO,
-    base_argv,
     engine_env,
     not_launched,
     parallel_notes,
     role,
+    serve_argv,
 )
 from sizing.units import GIB
 
@@ -91,14 +89,7 @@ def render(d: Deployment) -> Rendered:
     for slot in d.slots:
         folder = f"node{slot.node}/lmcache/{slot.name}"
         doc = config(d, slot.name)
-        argv = [
-            *base_argv(d, slot),
-            "--prefix-caching-hash-algo",
-            HASH_ALGO,
-            "--kv-transfer-config",
-            json.dumps(CONNECTOR, separators=(",", ":")),
-        ]
-        flags.require("vllm", d.versions.vllm, "cli", flags.cli_flags(argv))
+        argv = serve_argv(d, slot, CONNECTOR)
         flags.require("vllm", d.versions.vllm, "kv_transfer_config", CONNECTOR)
         env = engine_env(d, slot)
         flags.require("lmcache", d.versions.lmcache, "env", [*env, "LMCACHE_CONFIG_FILE"])

@@ -30,12 +30,11 @@ from sizing.engines.deployment import BundleFile, Deployment, Rendered
 from sizing.engines.lmcache import CHUNK_TOKENS, gib_per_worker
 from sizing.engines.placement import Slot
 from sizing.engines.vllm import (
-    HASH_ALGO,
-    base_argv,
     engine_env,
     not_launched,
     parallel_notes,
     role,
+    serve_argv,
 )
 
 SERVER_PORT = 5555
@@ -133,14 +132,7 @@ def render(d: Deployment) -> Rendered:
             "mp_connector_extra_config",
             conn["kv_connector_extra_config"],
         )
-        argv = [
-            *base_argv(d, slot),
-            "--prefix-caching-hash-algo",
-            HASH_ALGO,
-            "--kv-transfer-config",
-            json.dumps(conn, separators=(",", ":")),
-        ]
-        flags.require("vllm", d.versions.vllm, "cli", flags.cli_flags(argv))
+        argv = serve_argv(d, slot, conn)
         files.append(
             BundleFile(
                 f"{folder}/lmcache-server.sh",

@@ -143,6 +143,23 @@ def base_argv(d: Deployment, slot: Slot, program: tuple[str, ...] = ("vllm", "se
     return argv
 
 
+def serve_argv(
+    d: Deployment, slot: Slot, kv_transfer_config: dict[str, Any] | None = None
+) -> list[str]:
+    """``vllm serve`` for ``slot`` with the pinned hash algorithm and, when given, the
+    ``--kv-transfer-config`` (compact JSON); every flag checked against the recorded
+    list for the targeted vLLM version.
+
+    Raises:
+        ValueError: a flag that vLLM version does not have (``flags.require``).
+    """
+    argv = [*base_argv(d, slot), "--prefix-caching-hash-algo", HASH_ALGO]
+    if kv_transfer_config is not None:
+        argv += ["--kv-transfer-config", json.dumps(kv_transfer_config, separators=(",", ":"))]
+    flags.require("vllm", d.versions.vllm, "cli", flags.cli_flags(argv))
+    return argv
+
+
 def role(d: Deployment, slot: Slot) -> str:
     """What the slot runs, in words, for script comments."""
     if slot.dp_rank is not None:
@@ -241,11 +258,10 @@ def render(d: Deployment) -> Rendered:
     tiers = secondary_tiers(d)
     for slot in d.slots:
         folder = f"node{slot.node}/vllm/{slot.name}"
-        argv = [*base_argv(d, slot), "--prefix-caching-hash-algo", HASH_ALGO]
         env = engine_env(d, slot)
         flags.require("vllm", version, "env", env)
+        argv = serve_argv(d, slot)
         if buffer is None:
-            flags.require("vllm", version, "cli", flags.cli_flags(argv))
             text = shell.script(
                 title=f"vLLM {version}, {slot.host} {slot.name}: no CPU tier in this plan",
                 env=env,
@@ -255,8 +271,7 @@ def render(d: Deployment) -> Rendered:
             continue
         config = kv_transfer_config(d, buffer)
         check_transfer_config(version, config)
-        full = [*argv, "--kv-transfer-config", json.dumps(config, separators=(",", ":"))]
-        flags.require("vllm", version, "cli", flags.cli_flags(full))
+        full = serve_argv(d, slot, config)
         files.append(BundleFile(f"{folder}/kv-transfer-config.json", dumps(config)))
         files.append(
             BundleFile(
