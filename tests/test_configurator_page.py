@@ -17,6 +17,8 @@ from django.core.cache import cache
 from django.test import Client
 from pytest_django.asserts import assertTemplateUsed
 
+from tests.seed_form import seed_form
+
 pytestmark = pytest.mark.django_db
 
 HTMX = {"HX-Request": "true"}
@@ -26,20 +28,7 @@ DE = {"Accept-Language": "de"}
 
 def seed(**changes: Any) -> dict[str, Any]:
     """The seed example as form data (seed document; DESIGN §3)."""
-    data: dict[str, Any] = {
-        "model": "Qwen/Qwen3-32B-FP8",
-        "context_tokens": 8192,
-        "users": 500,
-        "active_share_percent": 100,
-        "system_prompt_tokens": 0,
-        "kv_dtype": "fp8",
-        "gpu": "rtx-pro-6000-se",
-        "gpus_per_node": 4,
-        "serving_engine": "",
-        "new_conversations_per_day": 2000,
-    }
-    data.update(changes)
-    return data
+    return seed_form(**changes)
 
 
 @pytest.fixture(autouse=True)

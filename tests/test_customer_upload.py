@@ -24,6 +24,7 @@ from django.test import Client
 from configurator.inquiries.models import Inquiry
 from configurator.planning.services import plan_create
 from sizing.units import GIB
+from tests.seed_form import seed_form
 
 pytestmark = pytest.mark.django_db
 
@@ -55,23 +56,13 @@ def config_file(config: Any = None, *, name: str = "config.json", raw: bytes | N
 
 def workload(**changes: Any) -> dict[str, Any]:
     """The seed workload (DESIGN §3) with an uploaded config instead of a model id."""
-    data: dict[str, Any] = {
+    upload = {
         "model": "",
         "config_file": config_file(),
         "model_name": "acme/qwen3-32b-finetune",
         "weights_gib": repr(SEED_WEIGHTS_GIB),
-        "context_tokens": 8192,
-        "users": 500,
-        "active_share_percent": 100,
-        "system_prompt_tokens": 0,
-        "kv_dtype": "fp8",
-        "gpu": "rtx-pro-6000-se",
-        "gpus_per_node": 4,
-        "serving_engine": "",
-        "new_conversations_per_day": 2000,
     }
-    data.update(changes)
-    return data
+    return seed_form(**{**upload, **changes})
 
 
 CONTACT = {
