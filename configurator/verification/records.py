@@ -129,7 +129,7 @@ def load_cases(cases: list[dict[str, Any]]) -> int:
     return len(new)
 
 
-def record_from_file(
+def record_import_file(
     *,
     content: bytes,
     filename: str = "",
@@ -138,13 +138,21 @@ def record_from_file(
     engine_version: str | None = None,
     source: str = "",
 ) -> tuple[BenchmarkRecord, bool]:
-    """Parse one uploaded file and store it; returns the record and whether it is new.
+    """Import one engine log or benchmark result; returns the record and whether it is new.
 
     The same bytes imported twice give the same record (content hash).
 
+    Args:
+        content: the file's bytes (UTF-8 text).
+        filename: shown in errors and used as the source when none is given.
+        fmt: ``vllm_log``, ``sglang_log`` or ``vllm_bench_json``; detected when ``None``.
+        gpu_type: the GPU, when the file does not name it (vLLM logs never do).
+        engine_version: the engine version, when the file does not name it.
+        source: where the file comes from (burn-in run, repository, issue).
+
     Raises:
-        ParseError: the file is not text, not a known format, or lacks a required
-            figure; nothing is stored.
+        configurator.verification.parsers.ParseError: naming what is missing; nothing
+            is stored.
     """
     digest = hashlib.sha256(content).hexdigest()
     existing = BenchmarkRecord.objects.filter(content_hash=digest).first()

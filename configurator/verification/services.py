@@ -26,7 +26,9 @@ from configurator.verification.records import (
     SETTINGS_FIELDS,
     bundled_cases,
     load_cases,
-    record_from_file,
+)
+from configurator.verification.records import (
+    record_import_file as record_import_file,  # the service callers use
 )
 from sizing import calibrated
 from sizing.errors import SizingError
@@ -55,39 +57,6 @@ def benchmarks_load_initial() -> int:
     """Load the bundled benchmark records; returns how many exist. Idempotent."""
     load_cases(bundled_cases())
     return BenchmarkRecord.objects.filter(kind=BenchmarkRecord.Kind.GROUND_TRUTH).count()
-
-
-def record_import_file(
-    *,
-    content: bytes,
-    filename: str = "",
-    fmt: str | None = None,
-    gpu_type: str | None = None,
-    engine_version: str | None = None,
-    source: str = "",
-) -> tuple[BenchmarkRecord, bool]:
-    """Import one engine log or benchmark result; returns the record and whether it is new.
-
-    Args:
-        content: the file's bytes (UTF-8 text).
-        filename: shown in errors and used as the source when none is given.
-        fmt: ``vllm_log``, ``sglang_log`` or ``vllm_bench_json``; detected when ``None``.
-        gpu_type: the GPU, when the file does not name it (vLLM logs never do).
-        engine_version: the engine version, when the file does not name it.
-        source: where the file comes from (burn-in run, repository, issue).
-
-    Raises:
-        configurator.verification.parsers.ParseError: naming what is missing; nothing
-            is stored.
-    """
-    return record_from_file(
-        content=content,
-        filename=filename,
-        fmt=fmt,
-        gpu_type=gpu_type,
-        engine_version=engine_version,
-        source=source,
-    )
 
 
 @lru_cache(maxsize=256)
