@@ -14,21 +14,14 @@ import time
 from django.utils import timezone
 
 from benchmarks.run import Result
+from benchmarks.seed import SEED_INPUTS
 from configurator.catalog.services import prices_from_demo_file
 from configurator.planning.services import plan_create
 from configurator.quotes.document import document_from_plans
 from configurator.quotes.pdf import quote_pdf_render
 from configurator.quotes.pricing import alternative_label, price_bom, variant_inputs
 
-SEED = {
-    "model_id": "Qwen/Qwen3-32B-FP8",
-    "context_tokens": 8192,
-    "users": 500,
-    "gpu_slug": "rtx-pro-6000-se",
-    "gpus_per_node": 4,
-    "kv_dtype": "fp8",
-    "new_conversations_per_day": 2000,
-}
+SEED = SEED_INPUTS
 
 
 def _document(alternatives: int) -> dict[str, object]:

@@ -9,6 +9,7 @@ import statistics
 import time
 
 from benchmarks.run import Result
+from benchmarks.seed import SEED_INPUTS
 from configurator.planning.services import plan_create
 from configurator.verification.models import BenchmarkRecord
 from configurator.verification.parsers import parse_vllm_log
@@ -51,14 +52,7 @@ def run() -> list[Result]:
     parse_s = statistics.median(samples)
 
     records = [BenchmarkRecord(**_values(case)) for case in bundled_cases()]
-    inputs = {
-        "model_id": "Qwen/Qwen3-32B-FP8",
-        "context_tokens": 8192,
-        "users": 500,
-        "gpu_slug": "rtx-pro-6000-se",
-        "gpus_per_node": 4,
-        "kv_dtype": "fp8",
-    }
+    inputs = {**SEED_INPUTS, "new_conversations_per_day": 0}
     job = []
     for _ in range(10):
         start = time.perf_counter()

@@ -18,21 +18,14 @@ def main() -> int:
     import django
 
     django.setup()
+    from benchmarks.seed import SEED_INPUTS
     from configurator.planning.services import plan_create
     from configurator.quotes.models import Quote, QuoteAlternative
     from configurator.verification.models import DONE_STATUSES, VerificationReport
     from configurator.verification.services import benchmarks_load_initial, verification_start
 
     benchmarks_load_initial()
-    inputs = {
-        "model_id": "Qwen/Qwen3-32B-FP8",
-        "context_tokens": 8192,
-        "users": 500,
-        "gpu_slug": "rtx-pro-6000-se",
-        "gpus_per_node": 4,
-        "kv_dtype": "fp8",
-        "new_conversations_per_day": 2000,
-    }
+    inputs = SEED_INPUTS
     quote = Quote.objects.create(customer_name="Benchmark")
     QuoteAlternative.objects.create(
         quote=quote, label="A", inputs=inputs, plan_summary=plan_create(**inputs).summary()

@@ -22,6 +22,7 @@ from configurator.verification.services import (
     verification_start,
 )
 from configurator.verification.tasks import verify_quote
+from tests.quote_factories import SEED_INPUTS
 
 # Task effects are checked in-process; tests/test_celery_worker.py runs the real worker.
 pytestmark = pytest.mark.usefixtures("eager_tasks")
@@ -35,15 +36,7 @@ LLAMA_H100 = {
     "kv_dtype": "auto",
     "new_conversations_per_day": 0,
 }
-SEED = {  # the seed's worked example (DESIGN §3)
-    "model_id": "Qwen/Qwen3-32B-FP8",
-    "context_tokens": 8192,
-    "users": 500,
-    "gpu_slug": "rtx-pro-6000-se",
-    "gpus_per_node": 4,
-    "kv_dtype": "fp8",
-    "new_conversations_per_day": 2000,
-}
+SEED = SEED_INPUTS  # the seed's worked example (DESIGN §3)
 
 
 def make_quote(*inputs: dict) -> Quote:
