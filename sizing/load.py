@@ -1,0 +1,216 @@
+"""One replica under load: TTFT p95 and TPOT with queueing, at the busy hour's request rate.
+
+Rules and sources:
+
+- **Requests.** Every turn is one request. Turn 1 prefills its prompt (a shared system
+  prompt is cached on the GPU); turn ``k > 1`` either finds the prompt of turn ``k − 1``
+  in a tier and prefills only the last answer and the new prompt (TTFT of a hit = reload
+  from that tier + prefill of the new part, DESIGN §3.7), or prefills the whole prompt
+  (a miss). The share of each comes from :mod:`sizing.hit_rate`; the times from the
+  performance model, evaluated once per workload into a :class:`ServiceTable`.
+- **Prefill queue.** A replica prefills one request after another (vLLM schedules
+  prefill tokens FCFS within ``max_num_batched_tokens``), so the prefill queue is an
+  M/G/1 queue: utilisation ``ρ = λ E[S]``, mean wait ``E[W] = λ E[S²] / (2 (1 − ρ))``
+  (Pollaczek-Khinchine; Kleinrock, *Queueing Systems* I, 1975, §5.7), and a wait tail
+  taken as exponential beyond the probability ``ρ`` of waiting at all,
+  ``P(W > t) ≈ ρ exp(−ρ t / E[W])`` (Kingman's heavy-traffic approximation), so
+  ``W₉₅ = E[W]/ρ × ln(ρ / 0.05)`` when ``ρ > 0.05``, else 0. TTFT p95 ≈ the 95th
+  percentile of the service time + ``W₉₅`` + one decode step (the step a new request
+  waits for): a sum of percentiles, which errs on the long side.
+- **Decode.** Requests that are generating form the decode batch ``B``; by Little's law
+  ``B = λ × output tokens × TPOT``. Prefills take the share ``ρ`` of the replica's time
+  (chunked prefill interleaves them with decode steps), so a step of the batch lasts
+  ``TPOT(B) / (1 − ρ)``; ``B`` is the fixed point of both.
+- **Stability.** A replica whose prefill utilisation reaches :data:`MAX_PREFILL_UTILIZATION`
+  or whose decode batch does not settle is overloaded: more replicas are needed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sizing.hit_rate import ConversationShape, TierHits
+
+TIERS = ("gpu", "cpu", "nvme", "shared")
+"""Where a hit comes from, fastest first (as :class:`~sizing.hit_rate.TierHits`)."""
+
+MAX_PREFILL_UTILIZATION = 0.9
+"""Highest prefill utilisation planned for: beyond it the M/G/1 wait grows without bound
+for a small rise in load."""
+
+MAX_ROWS = 12
+"""Turns evaluated per conversation; longer conversations are sampled evenly."""
+
+
+@dataclass(frozen=True)
+class TurnTimes:
+    """Time to first token of one turn, ms, per where its history is found.
+
+    Attributes:
+        weight: share of requests that are this turn (rows sum to 1).
+        miss_ms: prefill of the whole prompt.
+        hit_ms: per tier (gpu, cpu, nvme, shared): reload of the history from there +
+            prefill of the new part. Turn 1 has no history: every entry is ``miss_ms``.
+        reload_tokens: the history a hit reloads, tokens (0 for turn 1).
+    """
+
+    weight: float
+    miss_ms: float
+    hit_ms: tuple[float, float, float, float]
+    reload_tokens: int
+
+
+@dataclass(frozen=True)
+class ServiceTable:
+    """Per-request times of one workload on one replica (see :func:`service_table`)."""
+
+    rows: tuple[TurnTimes, ...]
+
+    def mixture(self, hits: TierHits) -> list[tuple[float, float]]:
+        """(probability, ms) of every outcome of a request under ``hits``."""
+        shares = (hits.gpu, hits.cpu, hits.nvme, hits.shared)
+        out: list[tuple[float, float]] = []
+        for row in self.rows:
+            if row.reload_tokens == 0:
+                out.append((row.weight, row.miss_ms))
+                continue
+            out.append((row.weight * hits.miss, row.miss_ms))
+            out.extend((row.weight * s, ms) for s, ms in zip(shares, row.hit_ms, strict=True))
+        return out
+
+
+def _turns(turns: int) -> list[tuple[int, float]]:
+    """Turn indices to evaluate with their share of requests."""
+    if turns <= MAX_ROWS:
+        return [(k, 1.0 / turns) for k in range(1, turns + 1)]
+    picks = sorted({1 + round(i * (turns - 1) / (MAX_ROWS - 1)) for i in range(MAX_ROWS)})
+    return [(k, 1.0 / len(picks)) for k in picks]
+
+
+def service_table(
+    *,
+    shape: ConversationShape,
+    shared_prefix_tokens: int,
+    prefill_ms: Callable[[int, int], float],
+    reload_ms: Callable[[str, int], float],
+) -> ServiceTable:
+    """Evaluate the performance model once for every turn and outcome.
+
+    Args:
+        shape: the conversation's tokens per turn.
+        shared_prefix_tokens: a system prompt every conversation starts with (always
+            cached on the GPU).
+        prefill_ms: ``(new_tokens, cached_tokens) → ms`` on one replica.
+        reload_ms: ``(tier, tokens) → ms`` to bring ``tokens`` of KV from ``tier``
+            (one of :data:`TIERS`; ``gpu`` is a prefix-cache hit, typically 0).
+    """
+    rows = []
+    step = shape.new_prompt_tokens + shape.output_tokens
+    for k, weight in _turns(shape.turns):
+        prompt = shape.prompt_tokens(k)
+        miss = prefill_ms(prompt, shared_prefix_tokens)
+        if k == 1:
+            rows.append(TurnTimes(weight, miss, (miss,) * 4, 0))
+            continue
+        history = shape.prompt_tokens(k - 1)
+        new = prefill_ms(step, shared_prefix_tokens + history)
+        hit = tuple(reload_ms(tier, history) + new for tier in TIERS)
+        rows.append(TurnTimes(weight, miss, hit, history))  # type: ignore[arg-type]
+    return ServiceTable(tuple(rows))
+
+
+@dataclass(frozen=True)
+class ReplicaLoad:
+    """One replica at the busy hour.
+
+    Attributes:
+        requests_per_s: requests it serves, per s.
+        prefill_utilization: share of its time spent in prefills and reloads (ρ).
+        ttft_mean_ms: mean TTFT with queueing, ms.
+        ttft_p95_ms: 95th percentile TTFT with queueing, ms (``inf`` when overloaded).
+        tpot_ms: time per output token at the decode batch, ms (``inf`` when overloaded).
+        decode_batch: requests generating at once.
+    """
+
+    requests_per_s: float
+    prefill_utilization: float
+    ttft_mean_ms: float
+    ttft_p95_ms: float
+    tpot_ms: float
+    decode_batch: float
+
+    @property
+    def overloaded(self) -> bool:
+        """True when the replica cannot keep up (prefill or decode)."""
+        return math.isinf(self.ttft_p95_ms) or math.isinf(self.tpot_ms)
+
+
+def _percentile(mixture: list[tuple[float, float]], q: float) -> float:
+    acc = 0.0
+    for p, ms in sorted(mixture, key=lambda item: item[1]):
+        acc += p
+        if acc >= q - 1e-12:
+            return ms
+    return max(ms for _, ms in mixture)
+
+
+def replica_load(
+    *,
+    requests_per_s: float,
+    table: ServiceTable,
+    hits: TierHits,
+    output_tokens: int,
+    tpot_ms: Callable[[float], float],
+    max_batch: float = math.inf,
+) -> ReplicaLoad:
+    """TTFT p95 and TPOT of one replica serving ``requests_per_s``.
+
+    Args:
+        requests_per_s: busy-hour requests per s on this replica (≥ 0).
+        table: :func:`service_table` of the workload.
+        hits: where returns find their KV on this replica.
+        output_tokens: tokens generated per request.
+        tpot_ms: ``batch → ms`` per decode step of a batch of that many requests.
+        max_batch: most requests the replica's KV cache holds at once; a decode batch
+            beyond it is an overload.
+
+    Raises:
+        ValueError: if ``requests_per_s`` is negative or not finite.
+
+    Source: module docstring (M/G/1 prefill queue, Little's law for the decode batch).
+    """
+    if not math.isfinite(requests_per_s) or requests_per_s < 0:
+        raise ValueError(f"requests_per_s must be a finite number >= 0, got {requests_per_s}")
+    mixture = table.mixture(hits)
+    mean_s = sum(p * ms for p, ms in mixture) / 1e3
+    second_s2 = sum(p * (ms / 1e3) ** 2 for p, ms in mixture)
+    rho = requests_per_s * mean_s
+    service_p95 = _percentile(mixture, 0.95)
+    inf = math.inf
+    if rho >= MAX_PREFILL_UTILIZATION:
+        return ReplicaLoad(requests_per_s, rho, inf, inf, inf, inf)
+    wait_mean = requests_per_s * second_s2 / (2 * (1 - rho)) * 1e3
+    wait_p95 = wait_mean / rho * math.log(rho / 0.05) if rho > 0.05 else 0.0
+    batch, step = 1.0, tpot_ms(1.0) / (1 - rho)
+    for _ in range(100):
+        new_batch = max(1.0, requests_per_s * output_tokens * step / 1e3)
+        if new_batch > max_batch:
+            return ReplicaLoad(requests_per_s, rho, inf, inf, inf, new_batch)
+        new_step = tpot_ms(new_batch) / (1 - rho)
+        settled = abs(new_batch - batch) <= 1e-3 * batch
+        batch, step = new_batch, new_step
+        if settled:
+            break
+    else:
+        return ReplicaLoad(requests_per_s, rho, inf, inf, inf, batch)
+    mean_ms = mean_s * 1e3 + wait_mean + step
+    return ReplicaLoad(
+        requests_per_s=requests_per_s,
+        prefill_utilization=rho,
+        ttft_mean_ms=mean_ms,
+        ttft_p95_ms=service_p95 + wait_p95 + step,
+        tpot_ms=step,
+        decode_batch=batch,
+    )
