@@ -1,0 +1,156 @@
+"""Why a recommended configuration wins, or what it gives up, in words with numbers.
+
+Each reason is a :class:`sizing.verdict.Note`-like code with its figures (so that a page
+can word it in the reader's language) and an English sentence. The figures are the
+plan's own (:mod:`sizing.plan`): conversations resident on the GPUs, the CPU tier, the
+NVMe tier. Price differences are left to the caller, which owns the money.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sizing.search import Configuration, Recommendation, tier_gib
+
+ENGLISH = {
+    "cheapest": "The cheapest of {evaluated:,} sized configurations that meets the workload.",
+    "below_reference": "Costs no more than the requested {ref_gpus} × {ref_gpu} with "
+    "{ref_memory_gb:,} GB of host memory.",
+    "tier": "{on_gpus:,} conversations stay on the GPUs; a CPU tier of {tier_gib:,.0f} GiB "
+    "({per_replica_gib:,.0f} GiB per replica) keeps the other {resting:,} warm, so DRAM "
+    "does the work of more GPUs.",
+    "no_tier": "All {users:,} conversations fit on the GPUs ({on_gpus:,} resident): no CPU "
+    "tier to buy.",
+    "nvme": "An NVMe tier of {nvme_tb:,.2f} TB holds a day of new conversations.",
+    "no_nvme": "Gives up the NVMe tier: conversations from earlier in the day are "
+    "recomputed when they return.",
+    "kv_16bit": "16-bit KV cache: the {gpu} has no native FP8 cache.",
+    "pipeline": "The weights need {nodes} nodes (pipeline parallel {nodes}).",
+    "more_resident": "{more:,} more conversations resident on the GPUs than the cheapest: "
+    "fewer returning users wait for a reload.",
+    "faster": "TTFT p95 {ttft_ms:,.0f} ms against {cheapest_ms:,.0f} ms for the cheapest.",
+    "higher_hit_rate": "{rate_pct:.0f} % of returning users hit the CPU tier against "
+    "{cheapest_pct:.0f} % for the cheapest.",
+    "misses": "Misses the target '{target}': {value:,.0f} against {limit:,.0f}.",
+}
+"""English wording of each reason code."""
+
+
+@dataclass(frozen=True)
+class Reason:
+    """One reason, as a code with the figures its sentence quotes.
+
+    Attributes:
+        code: a key of :data:`ENGLISH`.
+        values: the figures by name.
+    """
+
+    code: str
+    values: tuple[tuple[str, int | float | str], ...] = ()
+
+    @property
+    def text(self) -> str:
+        """The English sentence."""
+        return ENGLISH[self.code].format(**dict(self.values))
+
+
+def _tier(config: Configuration[Any]) -> Reason:
+    plan = config.plan
+    if not config.has_cpu_tier:
+        return Reason(
+            "no_tier",
+            (("users", plan.request.users), ("on_gpus", config.resident_conversations)),
+        )
+    return Reason(
+        "tier",
+        (
+            ("on_gpus", config.resident_conversations),
+            ("tier_gib", round(tier_gib(config), 1)),
+            ("per_replica_gib", round(plan.cpu_tier.per_instance_gib, 1)),
+            ("resting", plan.resting_conversations),
+        ),
+    )
+
+
+def reasons(config: Configuration[Any], rec: Recommendation[Any]) -> tuple[Reason, ...]:
+    """Why ``config`` is listed in ``rec``: rank, tiers, and what it gives up.
+
+    The first reason says where it stands (cheapest, or what it buys over the cheapest on
+    the front's second axis); the others describe its tiers from its plan.
+    """
+    out: list[Reason] = []
+    cheapest = rec.cheapest[0] if rec.cheapest else None
+    if config is cheapest:
+        out.append(Reason("cheapest", (("evaluated", rec.evaluated),)))
+    elif cheapest is not None:
+        out.extend(_against(config, cheapest))
+    ref = rec.reference
+    if ref is not None and config is not ref and not ref.price < config.price:
+        out.append(
+            Reason(
+                "below_reference",
+                (
+                    ("ref_gpus", ref.gpus),
+                    ("ref_gpu", ref.plan.gpu.name),
+                    ("ref_memory_gb", ref.plan.host.total_gb),
+                ),
+            )
+        )
+    out.append(_tier(config))
+    plan = config.plan
+    request = plan.request
+    if request.kv_dtype != "fp8" and not plan.gpu.fp8_kv_cache:
+        out.append(Reason("kv_16bit", (("gpu", plan.gpu.name),)))
+    if plan.nvme.drive is not None:
+        out.append(Reason("nvme", (("nvme_tb", round(config.nvme_tb, 2)),)))
+    elif _wants_nvme(config, rec):
+        out.append(Reason("no_nvme"))
+    if plan.parallelism.nodes > 1:
+        out.append(Reason("pipeline", (("nodes", plan.parallelism.nodes),)))
+    for miss in config.misses:
+        out.append(
+            Reason(
+                "misses",
+                (("target", miss.target), ("value", miss.value), ("limit", miss.limit)),
+            )
+        )
+    return tuple(out)
+
+
+def _wants_nvme(config: Configuration[Any], rec: Recommendation[Any]) -> bool:
+    """True when the workload asked for an NVMe tier (the reference plan has new
+    conversations per day) but this configuration has none."""
+    ref = rec.reference
+    asked = ref.plan.request.new_conversations_per_day if ref else 0
+    return bool(asked) and config.plan.request.new_conversations_per_day == 0
+
+
+def _against(config: Configuration[Any], cheapest: Configuration[Any]) -> list[Reason]:
+    if config.ttft_p95_ms is not None and cheapest.ttft_p95_ms is not None:
+        return [
+            Reason(
+                "faster",
+                (
+                    ("ttft_ms", round(config.ttft_p95_ms)),
+                    ("cheapest_ms", round(cheapest.ttft_p95_ms)),
+                ),
+            )
+        ]
+    if config.cpu_hit_rate is not None and cheapest.cpu_hit_rate is not None:
+        return [
+            Reason(
+                "higher_hit_rate",
+                (
+                    ("rate_pct", round(config.cpu_hit_rate * 100, 1)),
+                    ("cheapest_pct", round(cheapest.cpu_hit_rate * 100, 1)),
+                ),
+            )
+        ]
+    more = config.resident_conversations - cheapest.resident_conversations
+    return [Reason("more_resident", (("more", more),))] if more > 0 else []
+
+
+def why_text(config: Configuration[Any], rec: Recommendation[Any]) -> str:
+    """The reasons as English sentences, one paragraph."""
+    return " ".join(r.text for r in reasons(config, rec))
