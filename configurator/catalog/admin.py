@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.http import HttpRequest
 from import_export import resources
 from import_export.admin import ImportExportModelAdmin
 
-from configurator.catalog.models import Price
+from configurator.catalog.models import Price, PublicPricing
 
 
 class PriceResource(resources.ModelResource):  # type: ignore[misc]  # untyped library
@@ -46,3 +47,13 @@ class PriceAdmin(ImportExportModelAdmin):  # type: ignore[misc]  # untyped libra
     list_filter = ("category", "is_example", "valid_from")
     search_fields = ("sku", "name", "name_de")
     date_hierarchy = "valid_from"
+
+
+@admin.register(PublicPricing)
+class PublicPricingAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """One row: whether the customer page may show an indicative price band."""
+
+    list_display = ("__str__", "show_price_band", "band_percent")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return not PublicPricing.objects.exists()

@@ -77,3 +77,32 @@ class Price(models.Model):
     def display_name(self, language: str) -> str:
         """The item's name in ``language`` (``de`` or ``en``)."""
         return self.name_de if language == "de" and self.name_de else self.name
+
+
+class PublicPricing(models.Model):
+    """Whether the public page may show prices: one row, edited by presales in the admin.
+
+    Without the row (or with ``show_price_band`` off) the customer page shows each
+    recommended configuration's cost relative to the cheapest, never a price.
+    """
+
+    show_price_band = models.BooleanField(
+        _("show an indicative price band on the public page"), default=False
+    )
+    band_percent = models.PositiveSmallIntegerField(
+        _("band width (± %)"),
+        default=10,
+        help_text=_("The band shown is the list price minus and plus this share."),
+    )
+
+    class Meta:
+        verbose_name = _("public pricing")
+        verbose_name_plural = _("public pricing")
+
+    def __str__(self) -> str:
+        return str(_("public pricing"))
+
+    @classmethod
+    def current(cls) -> PublicPricing:
+        """The stored policy, or the default (no prices) when none is stored."""
+        return cls.objects.filter(pk=1).first() or cls(pk=1)

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-from decimal import Decimal
+from collections.abc import Mapping
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 from django.db import DatabaseError, transaction
 
-from configurator.catalog.models import Price
+from configurator.catalog.models import Price, PublicPricing
+from sizing import catalog
+from sizing.bom import Bom, gpu_sku
 
+CENT = Decimal("0.01")
 DEMO_PRICES_CSV = Path(__file__).resolve().parent / "data" / "demo_prices.csv"
 
 
@@ -88,3 +92,34 @@ def prices_from_demo_file(day: dt.date | None = None) -> dict[str, Price]:
         if day is None or row.valid_from <= day:
             out.setdefault(row.sku, row)
     return out
+
+
+def bom_net_eur(bom: Bom, prices: Mapping[str, Price]) -> Decimal | None:
+    """The net list price of ``bom`` in EUR, as a quote totals it, or ``None``.
+
+    Each line is ``quantity × unit price`` rounded to cents half up, then summed: the
+    subtotal of :func:`configurator.quotes.models.compute_totals` before a discount.
+    ``None`` when a line's SKU has no price in ``prices``.
+    """
+    total = Decimal("0.00")
+    for line in bom.lines:
+        price = prices.get(line.sku)
+        if price is None:
+            return None
+        total += (Decimal(line.quantity) * price.unit_price_eur).quantize(
+            CENT, rounding=ROUND_HALF_UP
+        )
+    return total
+
+
+def priced_gpu_slugs(prices: Mapping[str, Price]) -> list[str]:
+    """Catalog GPUs whose SKU has a price in ``prices``, in catalog order."""
+    return [slug for slug in catalog.gpus() if gpu_sku(slug) in prices]
+
+
+def public_pricing() -> PublicPricing:
+    """The public-page price policy (the default, no prices, without a database)."""
+    try:
+        return PublicPricing.current()
+    except DatabaseError:
+        return PublicPricing(pk=1)

@@ -12,6 +12,7 @@ from ninja.errors import ValidationError, ValidationErrorContext
 from pydantic import ConfigDict
 
 from configurator.deployments.services import bundle_build
+from configurator.planning.recommend import recommendation_create
 from configurator.planning.services import plan_create
 from sizing.engines.shared_tier import TierOptions
 from sizing.errors import SizingError
@@ -160,3 +161,85 @@ def bundle_get(request: HttpRequest, query: Query[BundleQuery]) -> HttpResponse:
     response = HttpResponse(data, content_type="application/zip")
     response["Content-Disposition"] = 'attachment; filename="kv-offload-bundle.zip"'
     return response
+
+
+class RecommendRequest(SizingRequest):
+    """A sizing request plus the GPU types to search (default: every priced GPU).
+
+    ``gpu`` and ``gpus_per_node`` are the reference layout the answer is compared with;
+    ``kv_dtype`` ``fp8`` allows an FP8 cache where the GPU runs one natively.
+    """
+
+    gpus: list[str] = Field(default_factory=list, max_length=64, examples=[["h200-nvl"]])
+    top: int = Field(3, ge=1, le=20)
+
+
+class ConfigurationOut(Schema):
+    """One recommended configuration (keys as in ``docs/cli.md``, ``recommend``)."""
+
+    gpu: str
+    gpu_name: str
+    gpus_per_node: int
+    nodes: int
+    tensor_parallel_size: int
+    replicas: int
+    kv_dtype: str
+    host_memory_gb: int
+    dimm_count: int
+    dimm_gb: int
+    cpu_tier_gib: float
+    conversations_on_gpus: int
+    nvme_tb: float
+    nvme_drive_count: int
+    shared_tier_tb: float
+    ttft_p95_ms: float | None
+    cpu_hit_rate: float | None
+    price_net_eur: str = Field(..., description="net list price, EUR, two decimals")
+    relative_cost: float = Field(..., description="price over the cheapest one's")
+    meets_targets: bool
+    why: str
+    why_codes: list[dict[str, Any]]
+
+
+class DramTradeOut(Schema):
+    """The cheapest configuration with a CPU tier against the cheapest without one."""
+
+    with_cpu_tier: ConfigurationOut | None
+    without_cpu_tier: ConfigurationOut | None
+    saving_eur: str | None
+
+
+class RecommendationOut(Schema):
+    """The cheapest configurations, the Pareto front, and why."""
+
+    configurations: list[ConfigurationOut]
+    pareto: list[ConfigurationOut]
+    pareto_axis: str
+    reference: ConfigurationOut | None
+    binding: str | None = Field(None, description="what binds when nothing meets the workload")
+    nearest: ConfigurationOut | None
+    dram_instead_of_gpus: DramTradeOut
+    evaluated: int
+    priced_on: str
+
+
+@api.post(
+    "/recommendations",
+    response={200: RecommendationOut, 400: ErrorOut, 413: ErrorOut, 422: ValidationErrorOut},
+    summary="Recommend the cheapest configurations",
+)
+def recommendations_post(request: HttpRequest, body: RecommendRequest) -> dict[str, Any]:
+    """The cheapest configurations across GPU types, counts, KV dtype and NVMe tier that
+    serve the workload, priced from the price list in force, with the Pareto front."""
+    result = recommendation_create(
+        model_id=body.model,
+        context_tokens=body.context,
+        users=body.users,
+        gpu_slug=body.gpu,
+        gpus_per_node=body.gpus_per_node,
+        kv_dtype=body.kv_dtype,
+        new_conversations_per_day=body.new_conversations_per_day,
+        gpus=body.gpus,
+        top=body.top,
+    )
+    return result.to_json()

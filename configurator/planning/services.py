@@ -38,16 +38,13 @@ def plan_create(
     Raises:
         sizing.errors.SizingError: naming the input that cannot be sized.
     """
-    if model is not None:
-        spec = model
-    elif private_config is not None:
-        spec = model_from_config_upload(
-            config_text=json.dumps(private_config),
-            model_name=model_id,
-            weights_gib=private_weights_gib,
-        )
-    else:
-        spec = model_resolve(model_id, revision=revision)
+    spec = model_spec(
+        model_id=model_id,
+        revision=revision,
+        model=model,
+        private_config=private_config,
+        private_weights_gib=private_weights_gib,
+    )
     return make_plan(
         PlanRequest(
             model=spec,
@@ -61,3 +58,28 @@ def plan_create(
             shared_prompt_tokens=shared_prompt_tokens,
         )
     )
+
+
+def model_spec(
+    *,
+    model_id: str,
+    revision: str | None = None,
+    model: ModelSpec | None = None,
+    private_config: Mapping[str, Any] | None = None,
+    private_weights_gib: float | None = None,
+) -> ModelSpec:
+    """The model to size: ``model`` when given; else the spec built from a private
+    model's stored ``private_config`` (named ``model_id``); else the Hub model.
+
+    Raises:
+        sizing.errors.SizingError: the model cannot be found or read.
+    """
+    if model is not None:
+        return model
+    if private_config is not None:
+        return model_from_config_upload(
+            config_text=json.dumps(private_config),
+            model_name=model_id,
+            weights_gib=private_weights_gib,
+        )
+    return model_resolve(model_id, revision=revision)

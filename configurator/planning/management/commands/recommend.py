@@ -1,0 +1,100 @@
+"""``manage.py recommend``: the cheapest configurations for a workload, as text or JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import CommandError, CommandParser
+from django.utils import timezone
+
+from configurator.catalog.services import prices_from_demo_file, prices_on
+from configurator.planning.cli import FLAG_FOR_FIELD, SizingCommand
+from configurator.planning.recommend import Recommended, recommendation_create
+from sizing.errors import SizingError
+
+
+def gpu_list(text: str) -> list[str]:
+    """argparse type: ``all`` (an empty list: every priced GPU) or comma-separated slugs."""
+    if text.strip().lower() == "all":
+        return []
+    return [slug.strip() for slug in text.split(",") if slug.strip()]
+
+
+def _line(rank: str, r: Recommended) -> str:
+    s = r.summary()
+    nvme = f"{s['nvme_tb']:g} TB NVMe" if s["nvme_tb"] else "no NVMe"
+    return (
+        f"{rank:>3}  {s['price_net_eur']:>12} EUR  {s['relative_cost']:.2f}×  "
+        f"{s['nodes']} × {s['gpus_per_node']} × {s['gpu']} (TP {s['tensor_parallel_size']}), "
+        f"{s['kv_dtype']}, {s['dimm_count']} × {s['dimm_gb']} GB = {s['host_memory_gb']:,} GB, "
+        f"{nvme}\n       {r.why}"
+    )
+
+
+class Command(SizingCommand):
+    help = (
+        "Recommend the cheapest configurations (GPU type, count, memory, NVMe) for a "
+        "workload, priced from the price list in force (the bundled example prices "
+        "when the price list is empty)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        super().add_arguments(parser)
+        parser.add_argument(
+            "--gpus",
+            type=gpu_list,
+            default=[],
+            help="GPU slugs to search, comma-separated, or 'all' (default: every GPU the "
+            "price list carries)",
+        )
+        parser.add_argument("--format", choices=("text", "json"), default="text")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        today = timezone.localdate()
+        try:
+            model = self._uploaded_model(options)
+            result = recommendation_create(
+                model_id=options["model"],
+                revision=options.get("revision"),
+                context_tokens=options["context"],
+                users=options["users"],
+                gpu_slug=options["gpu"],
+                gpus_per_node=options["gpus_per_node"],
+                kv_dtype=options["kv_dtype"],
+                new_conversations_per_day=options["new_conversations_per_day"],
+                active_share=options.get("active_share"),
+                shared_prompt_tokens=options.get("shared_prompt_tokens", 0),
+                gpus=options["gpus"],
+                model=model,
+                day=today,
+                prices=prices_on(today) or prices_from_demo_file(today),
+            )
+        except SizingError as exc:
+            flag = FLAG_FOR_FIELD.get(exc.field, "--gpus" if exc.field == "gpus" else exc.field)
+            raise CommandError(f"{flag}: {exc.message}", returncode=2) from exc
+        if options["format"] == "json":
+            self.stdout.write(json.dumps(result.to_json(), indent=2))
+            return
+        out = [
+            f"Price list of {result.priced_on.isoformat()}, "
+            f"{result.evaluated} configurations sized."
+        ]
+        if not result.configurations:
+            out.append(f"No configuration meets the workload: {result.binding} binds.")
+            if result.nearest is not None:
+                out.append("Nearest:")
+                out.append(_line("~", result.nearest))
+        for n, r in enumerate(result.configurations, start=1):
+            out.append(_line(f"{n}.", r))
+        if result.reference is not None:
+            out.append("Requested layout:")
+            out.append(_line("=", result.reference))
+        with_tier, without = result.dram_with_tier, result.dram_without_tier
+        if with_tier is not None and without is not None:
+            out.append(
+                f"DRAM instead of GPUs: the cheapest with a CPU tier costs "
+                f"{result.dram_saving_eur} EUR less than the cheapest without one "
+                f"({without.config.gpus} × {without.config.plan.gpu.slug})."
+            )
+        self.stdout.write("\n".join(out))

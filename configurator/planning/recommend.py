@@ -1,0 +1,290 @@
+"""Recommend the cheapest configurations for a workload, priced from the price list.
+
+The search itself is :mod:`sizing.search`; this module resolves the model, prices each
+configuration's BOM from the price list in force exactly as a quote totals it
+(:func:`configurator.catalog.services.bom_net_eur`), and shapes the answer for the page,
+the presales workspace, the CLI and the API.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from django.utils import timezone
+
+from configurator.catalog.models import Price
+from configurator.catalog.services import bom_net_eur, priced_gpu_slugs, prices_on
+from configurator.planning.services import model_spec
+from sizing import catalog
+from sizing.bom import Bom
+from sizing.errors import SizingError
+from sizing.model import ModelSpec
+from sizing.plan import PlanRequest
+from sizing.search import Configuration, Recommendation, pareto_axis, recommend, tier_gib
+from sizing.tradeoffs import Reason, reasons
+
+RATIO = Decimal("0.01")
+
+
+@dataclass(frozen=True)
+class Recommended:
+    """One configuration of a recommendation, priced and explained.
+
+    Attributes:
+        config: the configuration (plan, BOM, price in EUR net).
+        reasons: why it is listed (:func:`sizing.tradeoffs.reasons`).
+        relative_cost: its price over the cheapest one's (1.00 for the cheapest).
+        inputs: ``plan_create`` arguments that size it again (JSON-safe).
+    """
+
+    config: Configuration[Decimal]
+    reasons: tuple[Reason, ...]
+    relative_cost: Decimal
+    inputs: dict[str, Any]
+
+    @property
+    def price_net_eur(self) -> Decimal:
+        """The BOM's net list price, EUR."""
+        return self.config.price
+
+    @property
+    def why(self) -> str:
+        """The reasons as English sentences."""
+        return " ".join(r.text for r in self.reasons)
+
+    def summary(self) -> dict[str, Any]:
+        """The JSON contract of one configuration (``docs/cli.md``, ``recommend``)."""
+        c = self.config
+        plan = c.plan
+        return {
+            "gpu": plan.gpu.slug,
+            "gpu_name": plan.gpu.name,
+            "gpus_per_node": plan.request.gpus_per_node,
+            "nodes": plan.parallelism.nodes,
+            "tensor_parallel_size": plan.parallelism.tensor_parallel_size,
+            "replicas": plan.parallelism.total_replicas,
+            "kv_dtype": plan.request.kv_dtype,
+            "host_memory_gb": plan.host.total_gb,
+            "dimm_count": plan.host.dimm_count,
+            "dimm_gb": plan.host.dimm_gb,
+            "cpu_tier_gib": round(tier_gib(c), 2),
+            "conversations_on_gpus": c.resident_conversations,
+            "nvme_tb": round(c.nvme_tb, 2),
+            "nvme_drive_count": plan.nvme.drive_count if plan.nvme.drive else 0,
+            "shared_tier_tb": round(c.shared_tier_tb, 2),
+            "ttft_p95_ms": None if c.ttft_p95_ms is None else round(c.ttft_p95_ms, 1),
+            "cpu_hit_rate": None if c.cpu_hit_rate is None else round(c.cpu_hit_rate, 4),
+            "price_net_eur": str(c.price),
+            "relative_cost": float(self.relative_cost),
+            "meets_targets": c.meets_targets,
+            "why": self.why,
+            "why_codes": [{"code": r.code, "values": dict(r.values)} for r in self.reasons],
+        }
+
+
+@dataclass(frozen=True)
+class RecommendationResult:
+    """A priced recommendation for one workload.
+
+    Attributes:
+        configurations: the cheapest that meet the workload, cheapest first.
+        pareto: the front of price against the second axis, cheapest first.
+        axis: the front's second axis (``sizing.search.pareto_axis``).
+        reference: the requested layout, priced (``None`` if it cannot be built).
+        binding: when nothing meets the workload, the target or limit that binds.
+        nearest: then the configuration that comes closest.
+        dram_with_tier / dram_without_tier: the cheapest with and without a CPU tier.
+        evaluated: configurations sized.
+        priced_on: the date of the price list used.
+    """
+
+    configurations: tuple[Recommended, ...]
+    pareto: tuple[Recommended, ...]
+    axis: str
+    reference: Recommended | None
+    binding: str | None
+    nearest: Recommended | None
+    dram_with_tier: Recommended | None
+    dram_without_tier: Recommended | None
+    evaluated: int
+    priced_on: dt.date
+
+    @property
+    def dram_saving_eur(self) -> Decimal | None:
+        """What the CPU tier saves against the cheapest layout without one, EUR."""
+        if self.dram_with_tier is None or self.dram_without_tier is None:
+            return None
+        return self.dram_without_tier.price_net_eur - self.dram_with_tier.price_net_eur
+
+    @property
+    def below_reference_eur(self) -> Decimal | None:
+        """How much less the cheapest costs than the requested layout, EUR."""
+        if not self.configurations or self.reference is None:
+            return None
+        return self.reference.price_net_eur - self.configurations[0].price_net_eur
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"configurations": [...], "pareto": [...], ...}``; keys in ``docs/cli.md``."""
+
+        def one(r: Recommended | None) -> dict[str, Any] | None:
+            return None if r is None else r.summary()
+
+        saving = self.dram_saving_eur
+        return {
+            "configurations": [r.summary() for r in self.configurations],
+            "pareto": [r.summary() for r in self.pareto],
+            "pareto_axis": self.axis,
+            "reference": one(self.reference),
+            "binding": self.binding,
+            "nearest": one(self.nearest),
+            "dram_instead_of_gpus": {
+                "with_cpu_tier": one(self.dram_with_tier),
+                "without_cpu_tier": one(self.dram_without_tier),
+                "saving_eur": None if saving is None else str(saving),
+            },
+            "evaluated": self.evaluated,
+            "priced_on": self.priced_on.isoformat(),
+        }
+
+
+def _gpu_slugs(gpus: Sequence[str] | None, prices: Mapping[str, Price]) -> list[str]:
+    """The GPU types to search: all priced ones, or the given ones (each checked).
+
+    Raises:
+        SizingError: on field ``gpus`` for an unknown or unpriced GPU, or none priced.
+    """
+    priced = priced_gpu_slugs(prices)
+    if not gpus:
+        if not priced:
+            raise SizingError(
+                "gpus",
+                "the price list carries no GPU: load or enter prices first",
+                code="no_priced_gpu",
+            )
+        return priced
+    for slug in gpus:
+        if slug not in catalog.gpus():
+            known = ", ".join(sorted(catalog.gpus()))
+            raise SizingError(
+                "gpus",
+                f"unknown GPU '{slug}'; known GPUs: {known}",
+                code="gpu_unknown",
+                values={"gpu": slug, "known": known},
+            )
+        if slug not in priced:
+            raise SizingError(
+                "gpus",
+                f"GPU '{slug}' has no price in the price list; priced GPUs: {', '.join(priced)}",
+                code="gpu_unpriced",
+                values={"gpu": slug, "priced": ", ".join(priced)},
+            )
+    return list(dict.fromkeys(gpus))
+
+
+def recommendation_create(
+    *,
+    model_id: str,
+    context_tokens: int,
+    users: int,
+    gpu_slug: str = "rtx-pro-6000-se",
+    gpus_per_node: int = 4,
+    kv_dtype: str = "fp8",
+    new_conversations_per_day: int = 0,
+    active_share: float | None = None,
+    shared_prompt_tokens: int = 0,
+    revision: str | None = None,
+    private_config: Mapping[str, Any] | None = None,
+    private_weights_gib: float | None = None,
+    gpus: Sequence[str] | None = None,
+    day: dt.date | None = None,
+    top: int = 3,
+    prices: Mapping[str, Price] | None = None,
+    model: ModelSpec | None = None,
+) -> RecommendationResult:
+    """The cheapest configurations for the workload, priced from the price list.
+
+    Arguments are those of :func:`configurator.planning.services.plan_create`; the GPU
+    and count are the reference layout, ``kv_dtype`` ``fp8`` allows an FP8 cache.
+    ``gpus`` limits the GPU types (default: every GPU the price list carries); ``day``
+    picks the price list in force (default today); ``prices`` replaces it; ``model``
+    replaces the look-up of ``model_id`` (an uploaded config).
+
+    Raises:
+        SizingError: naming the input that cannot be sized (``gpus`` for a GPU the price
+            list does not carry).
+    """
+    day = day or timezone.localdate()
+    prices = prices_on(day) if prices is None else prices
+    slugs = _gpu_slugs(gpus, prices)
+    workload = {
+        "model_id": model_id,
+        "context_tokens": context_tokens,
+        "users": users,
+        "active_share": active_share,
+        "shared_prompt_tokens": shared_prompt_tokens,
+        "revision": revision,
+        "private_config": private_config,
+        "private_weights_gib": private_weights_gib,
+    }
+    spec = model_spec(
+        model=model,
+        model_id=model_id,
+        revision=revision,
+        private_config=private_config,
+        private_weights_gib=private_weights_gib,
+    )
+    request = PlanRequest(
+        model=spec,
+        context_tokens=context_tokens,
+        users=users,
+        gpu_slug=gpu_slug,
+        gpus_per_node=gpus_per_node,
+        kv_dtype=kv_dtype,
+        new_conversations_per_day=new_conversations_per_day,
+        active_share=active_share,
+        shared_prompt_tokens=shared_prompt_tokens,
+    )
+
+    def price(bom: Bom) -> Decimal | None:
+        return bom_net_eur(bom, prices)
+
+    rec = recommend(request, gpu_slugs=slugs, price=price, top=top)
+    return _result(rec, workload, day)
+
+
+def _result(
+    rec: Recommendation[Decimal], workload: dict[str, Any], day: dt.date
+) -> RecommendationResult:
+    base = rec.cheapest[0].price if rec.cheapest else None
+
+    def wrap(config: Configuration[Decimal] | None) -> Recommended | None:
+        if config is None:
+            return None
+        r = config.plan.request
+        relative = (config.price / base).quantize(RATIO, ROUND_HALF_UP) if base else Decimal(1)
+        inputs = {
+            **workload,
+            "gpu_slug": r.gpu_slug,
+            "gpus_per_node": r.gpus_per_node,
+            "kv_dtype": r.kv_dtype,
+            "new_conversations_per_day": r.new_conversations_per_day,
+        }
+        return Recommended(config, reasons(config, rec), relative, inputs)
+
+    with_tier, without = rec.dram_trade
+    return RecommendationResult(
+        configurations=tuple(r for c in rec.cheapest if (r := wrap(c))),
+        pareto=tuple(r for c in rec.pareto if (r := wrap(c))),
+        axis=pareto_axis(rec.pareto),
+        reference=wrap(rec.reference),
+        binding=rec.binding,
+        nearest=wrap(rec.nearest),
+        dram_with_tier=wrap(with_tier),
+        dram_without_tier=wrap(without),
+        evaluated=rec.evaluated,
+        priced_on=day,
+    )

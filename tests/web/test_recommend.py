@@ -1,0 +1,122 @@
+"""Recommendations through the CLI and the API, priced from the price list as quotes are."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from decimal import Decimal
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import Client
+
+from configurator.catalog.services import pricelist_load_demo, prices_on
+from configurator.planning.recommend import recommendation_create
+from configurator.quotes.models import compute_totals
+from configurator.quotes.pricing import price_bom
+
+SEED_ARGS = ["--model", "Qwen/Qwen3-32B-FP8", "--context", "8192", "--users", "500"]
+SEED_ARGS += ["--new-conversations-per-day", "2000"]
+KEYS = {
+    "gpu",
+    "gpus_per_node",
+    "nodes",
+    "tensor_parallel_size",
+    "kv_dtype",
+    "host_memory_gb",
+    "nvme_tb",
+    "shared_tier_tb",
+    "ttft_p95_ms",
+    "cpu_hit_rate",
+    "price_net_eur",
+    "why",
+}
+
+
+@pytest.mark.django_db
+def test_cli_json_lists_the_cheapest_first(capsys: pytest.CaptureFixture[str]) -> None:
+    pricelist_load_demo()
+    call_command("recommend", *SEED_ARGS, "--format", "json")
+    data = json.loads(capsys.readouterr().out)
+    configs = data["configurations"]
+    assert len(configs) == 3 and data["pareto"]
+    assert all(set(c) >= KEYS for c in configs + data["pareto"])
+    prices = [Decimal(c["price_net_eur"]) for c in configs]
+    assert prices == sorted(prices)
+    # The seed's own layout (4 × RTX PRO 6000 SE, 24 × 48 GB, one 6.4 TB drive) priced
+    # from the demo list: 66,910.00 EUR (as the seed quote in tests/test_quotes.py).
+    reference = data["reference"]
+    assert (reference["gpus_per_node"], reference["dimm_count"], reference["dimm_gb"]) == (
+        4,
+        24,
+        48,
+    )
+    assert Decimal(reference["price_net_eur"]) == Decimal("66910.00")
+    assert prices[0] <= Decimal(reference["price_net_eur"])
+    assert "Costs no more than the requested 4 × NVIDIA RTX PRO 6000" in configs[0]["why"]
+    assert configs[0]["why_codes"][0]["code"] == "cheapest"
+
+
+@pytest.mark.django_db
+def test_price_is_the_quote_subtotal() -> None:
+    pricelist_load_demo()
+    prices = prices_on(dt.date(2026, 6, 1))  # the demo list is valid from 2026-01-01
+    result = recommendation_create(
+        model_id="Qwen/Qwen3-32B-FP8", context_tokens=8192, users=500, prices=prices
+    )
+    for r in [*result.configurations, *result.pareto]:
+        lines = price_bom(r.config.plan, prices=prices)
+        totals = compute_totals(
+            [(ln.quantity, ln.unit_price_eur, ln.unit_cost_eur) for ln in lines],
+            discount_percent=Decimal(0),
+            vat_rate=Decimal("0.19"),
+        )
+        assert r.price_net_eur == totals["subtotal"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("gpus", "expected"),
+    [
+        ("gtx-1080", "--gpus: unknown GPU 'gtx-1080'"),
+        ("rtx-pro-6000-se,nope", "unknown GPU 'nope'"),
+    ],
+)
+def test_cli_bad_gpus_exits_2(gpus: str, expected: str) -> None:
+    pricelist_load_demo()
+    with pytest.raises(CommandError) as info:
+        call_command("recommend", *SEED_ARGS, "--gpus", gpus)
+    assert info.value.returncode == 2
+    assert expected in str(info.value)
+
+
+@pytest.mark.django_db
+def test_cli_names_the_binding_limit_when_nothing_fits(capsys: pytest.CaptureFixture[str]) -> None:
+    pricelist_load_demo()
+    # All 5,000 users active at once: 8 × H200 NVL hold 8 × 83 = 664 (DESIGN §3.2 rule:
+    # 0.9 × 131 GiB − 3 − 32 GiB of weights); no single node holds 5,000.
+    call_command(
+        "recommend", *SEED_ARGS[:4], "--users", "5000", "--active-share", "1", "--format", "json"
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert data["configurations"] == [] and data["pareto"] == []
+    assert data["binding"] == "GPU capacity for active users"
+    assert data["nearest"]["conversations_on_gpus"] < 5000
+    assert "Misses the target" in data["nearest"]["why"]
+
+
+@pytest.mark.django_db
+def test_api_recommendations(client: Client) -> None:
+    pricelist_load_demo()
+    body = {"model": "Qwen/Qwen3-32B-FP8", "context": 8192, "users": 500, "gpus": ["h200-nvl"]}
+    response = client.post("/api/recommendations", body, content_type="application/json")
+    assert response.status_code == 200
+    data = response.json()
+    assert {c["gpu"] for c in data["configurations"]} == {"h200-nvl"}
+    assert set(data["configurations"][0]) >= KEYS
+    bad = client.post(
+        "/api/recommendations", {**body, "gpus": ["gtx-1080"]}, content_type="application/json"
+    )
+    assert bad.status_code == 400 and bad.json()["field"] == "gpus"
+    schema = client.get("/api/openapi.json").json()
+    assert "/api/recommendations" in schema["paths"]
