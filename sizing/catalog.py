@@ -32,6 +32,8 @@ class Gpu:
         pcie_gen: PCIe generation of the host link.
         fp8_kv_cache: whether an FP8 KV cache is supported natively.
         tdp_w: board power in W.
+        nvlink_gbps_bidirectional: NVLink bandwidth per GPU, both directions, GB/s
+            (``None`` without NVLink).
     """
 
     slug: str
@@ -45,6 +47,13 @@ class Gpu:
     pcie_gen: int
     fp8_kv_cache: bool
     tdp_w: int | None
+    nvlink_gbps_bidirectional: float | None = None
+
+    @property
+    def nvlink_gbps_per_direction(self) -> float | None:
+        """NVLink bandwidth per GPU in one direction, GB/s (``None`` without NVLink)."""
+        bidi = self.nvlink_gbps_bidirectional
+        return bidi / 2 if bidi else None
 
 
 @dataclass(frozen=True)
@@ -112,6 +121,7 @@ def gpus() -> dict[str, Gpu]:
             pcie_gen=int(g["pcie_gen"] or 5),
             fp8_kv_cache=g["fp8_kv_cache"] is True,
             tdp_w=g["tdp_w"],
+            nvlink_gbps_bidirectional=(g.get("nvlink") or {}).get("gbps_per_gpu_bidirectional"),
         )
     return out
 
