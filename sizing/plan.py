@@ -24,6 +24,7 @@ from sizing.gpu import BudgetRule, Parallelism, Workload, choose_parallelism
 from sizing.host_memory import CpuTier, HostMemory, cpu_tier, host_memory
 from sizing.model import ModelSpec
 from sizing.nvme import NvmeTier, nvme_tier
+from sizing.placement import Placement, placement
 from sizing.transfer import TransferEstimate, estimate
 from sizing.units import GB, GIB
 from sizing.verdict import Verdict, decide
@@ -126,6 +127,17 @@ class Plan:
         """Users beyond what the GPUs hold (never negative)."""
         return max(0, self.request.users - self.parallelism.conversations_on_gpus)
 
+    @property
+    def placement(self) -> Placement:
+        """Where the users' conversations rest (:func:`sizing.placement.placement`)."""
+        return placement(
+            users=self.request.users,
+            conversations_on_gpus=self.parallelism.conversations_on_gpus,
+            cpu_tier_gib=self.cpu_tier.total_gib,
+            nvme_sized=self.nvme.drive is not None,
+            new_conversations_per_day=self.request.new_conversations_per_day,
+        )
+
     def summary(self) -> dict[str, Any]:
         """The stable JSON contract of ``manage.py size --format json``.
 
@@ -133,6 +145,7 @@ class Plan:
         is renamed or removed.
         """
         p = self.parallelism
+        where = self.placement
         return {
             "model": self.request.model.repo_id,
             "gpu": self.gpu.slug,
@@ -148,6 +161,10 @@ class Plan:
             "conversations_per_replica": p.conversations_per_replica,
             "conversations_on_gpus": p.conversations_on_gpus,
             "resting_conversations": self.resting_conversations,
+            "conversations_resident": where.on_gpus,
+            "conversations_in_cpu_tier": where.in_cpu_tier,
+            "conversations_on_nvme": where.on_nvme,
+            "conversations_recomputed": where.recomputed,
             "tensor_parallel_size": p.tensor_parallel_size,
             "replicas": p.total_replicas,
             "nodes": p.nodes,

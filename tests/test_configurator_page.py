@@ -83,7 +83,9 @@ def test_show_the_calculation_fills_in_the_numbers_and_names_the_source(client: 
     kv = figure(html, "kv")
     # Seed: 2 × 64 layers × 8 KV heads × 128 head_dim × 1 B = 131,072 B.
     assert "2 (key and value) × 64 layers × 8 KV heads × 128 values per head × 1 B" in kv
-    assert "Source: Seed document" in kv
+    # A source a customer can look up: the model's config.json and the vLLM source file.
+    assert "config.json on the Hugging Face Hub" in kv and "Source: the model" in kv
+    assert "vllm/v1/kv_cache_interface.py" in kv
     host = figure(html, "host")
     # Seed: max(2 × 384 GB, 537 GB + 384 GB) = 921 GB → 24 × 48 GB leaves ≈ 615 GB.
     assert "max(2 × 384 GB, 537 GB buffer + 384 GB) = 921 GB" in host

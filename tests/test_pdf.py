@@ -238,13 +238,15 @@ def test_totals_appear_once_after_the_last_line() -> None:
 
 def test_chart_counts_are_the_plans_own() -> None:
     # Issue 6 QA: the chart said "204 GiB · 102 conv." where the plan says 100 on the
-    # GPUs (whole conversations per GPU × GPUs); the counts come from the plan summary.
+    # GPUs; the counts are the plan summary's placement (sizing/placement.py), the same
+    # the estimate's chart shows: resident on the GPUs, resting in the CPU tier.
     quote = issued_quote()
     text = " ".join(" ".join(pdf_pages(quote_pdf_render(document_from_quote(quote)))).split())
     for alt in quote.alternatives.all():
         s = alt.plan_summary
         gpu_gib = round(s["kv_cache_gib_per_gpu"] * s["gpus_per_node"])
-        assert f"{gpu_gib:,} GiB · {s['conversations_on_gpus']:,} conv." in text
+        assert f"{gpu_gib:,} GiB · on the GPUs: {s['conversations_resident']:,}" in text
         if s["cpu_tier_total_gib"]:
-            # The CPU tier keeps every user's conversation (sizing/host_memory.py cpu_tier).
-            assert f"{round(s['cpu_tier_total_gib']):,} GiB · {s['users']:,} conv." in text
+            cpu_gib = round(s["cpu_tier_total_gib"])
+            resting = s["conversations_in_cpu_tier"]
+            assert f"{cpu_gib:,} GiB · resting in CPU memory: {resting:,}" in text

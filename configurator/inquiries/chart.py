@@ -50,20 +50,12 @@ class Chart:
 
 
 def chart(plan: Plan) -> Chart:
-    """Where the users' conversations live: on the GPUs, in CPU memory, on NVMe.
-
-    Conversations beyond the GPUs rest in CPU memory when a tier is sold, else they are
-    recomputed; the NVMe tier holds the day's other conversations (new ones beyond the
-    users kept warm).
-    """
-    users = plan.request.users
-    on_gpu = min(users, plan.parallelism.conversations_on_gpus)
-    resting = users - on_gpu
-    in_cpu = resting if plan.cpu_tier.total_gib > 0 else 0
-    nvme = 0
-    if plan.nvme.drive is not None:
-        nvme = max(0, plan.request.new_conversations_per_day - users)
-    return Chart(gpu=on_gpu, cpu=in_cpu, nvme=nvme, recompute=resting - in_cpu)
+    """Where the users' conversations live: the plan's own counts
+    (:func:`sizing.placement.placement`), so the PDF and the e-mail show the same."""
+    where = plan.placement
+    return Chart(
+        gpu=where.on_gpus, cpu=where.in_cpu_tier, nvme=where.on_nvme, recompute=where.recomputed
+    )
 
 
 def counts_text(shown: Chart) -> dict[str, str]:

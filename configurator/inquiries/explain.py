@@ -20,8 +20,6 @@ from sizing.plan import Plan
 from sizing.transfer import PREFILL_MFU
 from sizing.units import GB
 
-SEED = "Seed document (KV-Offloading für On-Premise-Inferenz)"
-
 
 @cache
 def _separators(language: str) -> tuple[str, str]:
@@ -159,7 +157,10 @@ def kv_figure(plan: Plan, w: Words) -> Figure:
         detail=_("%(bytes)s B per token, %(dtype)s cache")
         % {"bytes": num(plan.kv_bytes_per_token), "dtype": plan.request.kv_dtype.upper()},
         steps=tuple(steps),
-        source=f"{SEED}; vLLM vllm/v1/kv_cache_interface.py (page size per layer)",
+        source=_(
+            "the model's config.json on the Hugging Face Hub (layers, KV heads, head size); "
+            "vLLM source, vllm/v1/kv_cache_interface.py (cache bytes per layer)"
+        ),
     )
 
 
@@ -207,7 +208,11 @@ def gpu_figure(plan: Plan, w: Words) -> Figure:
                 "replicas": num(p.replicas),
             },
         ),
-        source=f"{SEED} (0.9 utilisation, 3 GiB overhead); vLLM vllm/config/parallel.py",
+        source=_(
+            "our planning rule (0.9 × the memory the driver reports, vLLM's "
+            "--gpu-memory-utilization default, less 3 GiB for CUDA graphs and activations); "
+            "vLLM documentation, parallelism and scaling"
+        ),
     )
 
 
@@ -247,7 +252,7 @@ def resident_figure(plan: Plan, w: Words) -> Figure:
                 "resting": num(plan.resting_conversations),
             },
         ),
-        source=SEED,
+        source=_("our planning rule: whole conversations per replica"),
     )
 
 
@@ -262,7 +267,7 @@ def cpu_figure(plan: Plan, w: Words) -> Figure:
             value=_("none"),
             detail=_("every conversation fits on the GPUs"),
             steps=(_("no conversation rests outside the GPUs, so no tier is sold"),),
-            source=SEED,
+            source=_("our planning rule: no tier when every conversation fits on the GPUs"),
         )
     steps = [
         _("%(users)s users × %(conv)s GiB = %(gib)s GiB = %(gb)s GB")
@@ -294,7 +299,10 @@ def cpu_figure(plan: Plan, w: Words) -> Figure:
         value=f"{num(tier.total_gib)} GiB ≈ {num(tier.total_gb)} GB",
         detail=_("%(per)s GiB pinned per engine instance") % {"per": num(tier.per_instance_gib)},
         steps=tuple(steps),
-        source=f"{SEED}; vLLM vllm/engine/arg_utils.py (--kv-offloading-size in GiB)",
+        source=_(
+            "our planning rule (every user's conversation kept warm); vLLM documentation, "
+            "--kv-offloading-size (GiB, total over the instance's GPUs)"
+        ),
     )
 
 
@@ -338,7 +346,10 @@ def host_figure(plan: Plan, w: Words) -> Figure:
                 "free": num(host.free_after_buffer_gb),
             },
         ),
-        source=f"{SEED}; Dell and Cisco DIMM population rules (same DIMM in every channel)",
+        source=_(
+            "our planning rule (twice the GPU memory, or the buffer plus the GPU memory); "
+            "Dell and Cisco memory population guides (the same DIMM in every channel)"
+        ),
     )
 
 
@@ -359,7 +370,7 @@ def nvme_figure(plan: Plan, w: Words) -> Figure:
             value=_("none"),
             detail=detail,
             steps=(step,),
-            source=SEED,
+            source=_("our planning rule: an NVMe tier holds one day of new conversations"),
         )
     steps = [
         _("writes: %(n)s new conversations × %(gb)s GB = %(tb)s TB per day")
@@ -382,7 +393,11 @@ def nvme_figure(plan: Plan, w: Words) -> Figure:
         value=f"{num(tier.drive_count)} × {tier.drive.model}",
         detail=_("%(tb)s TB written per day") % {"tb": num(tier.writes_tb_per_day, 1)},
         steps=tuple(steps),
-        source=f"{SEED}; vendor drive briefs (DWPD); vLLM tiering blog",
+        source=_(
+            "our planning rule (one day of new conversations); the drive makers' product "
+            "briefs (capacity, DWPD); vLLM blog on KV offloading (every new block is written "
+            "to each tier)"
+        ),
     )
 
 

@@ -19,6 +19,7 @@ from configurator.quotes.engine_appendix import engine_appendix
 from configurator.quotes.models import Quote, compute_totals
 from configurator.quotes.pricing import PricedLine
 from sizing.catalog import nvme_drives
+from sizing.placement import Placement, placement
 from sizing.units import GIB, TB
 
 MONEY_KEYS = ("unit_price_eur", "unit_cost_eur", "total_eur")
@@ -225,23 +226,19 @@ def tiers_chart(alternative: dict[str, Any]) -> dict[str, Any]:
     """Bar lengths (0-100, logarithmic) and labels for the memory-tier chart.
 
     Tiers: the KV cache on all GPUs, the CPU-memory tier and the NVMe tier, each in GiB
-    with the conversations it holds; tiers of 0 GiB are left out. The counts are the
-    plan's own: ``conversations_on_gpus`` (whole conversations per GPU × GPUs, so not
-    the GiB total ÷ conversation size) and, for the CPU tier, every user's conversation
-    (``sizing.host_memory.cpu_tier`` keeps all of them warm). The NVMe tier, for which
-    the plan gives no count, shows its raw capacity ÷ conversation size.
+    with the conversations resting there; tiers of 0 GiB are left out. The counts are
+    the plan's own (:func:`sizing.placement.placement`, the summary's
+    ``conversations_resident``, ``conversations_in_cpu_tier`` and
+    ``conversations_on_nvme``), the same the estimate's chart and the e-mail show; a
+    snapshot issued before the summary carried them is counted by the same function.
     """
     summary = alternative["summary"]
-    conv_gib = float(summary.get("conversation_gib") or 0) or 1.0
     gpus = int(summary.get("gpus_per_node") or 0)
     gpu_gib = float(summary.get("kv_cache_gib_per_gpu") or 0) * gpus
     cpu_gib = float(summary.get("cpu_tier_total_gib") or 0)
     nvme_gib = float(alternative.get("nvme_capacity_tb") or 0) * TB / GIB
-    counts = {
-        "gpu": int(summary.get("conversations_on_gpus") or 0),
-        "cpu": int(summary.get("users") or 0),
-        "nvme": int(nvme_gib // conv_gib),
-    }
+    where = _placement(alternative)
+    counts = {"gpu": where.on_gpus, "cpu": where.in_cpu_tier, "nvme": where.on_nvme}
     tiers = [("gpu", gpu_gib), ("cpu", cpu_gib), ("nvme", nvme_gib)]
     tiers = [(k, v) for k, v in tiers if v > 0]
     top = max((v for _k, v in tiers), default=1.0)
@@ -255,10 +252,34 @@ def tiers_chart(alternative: dict[str, Any]) -> dict[str, Any]:
                 "gib": round(gib),
                 "conversations": counts[kind],
                 "width": round(length * 3.0, 1),
-                "y": 10 + n * 44,
+                "y": 10 + n * CHART_ROW_PX,
             }
         )
-    return {"bars": bars, "height": 20 + 44 * len(bars)}
+    return {"bars": bars, "height": 20 + CHART_ROW_PX * len(bars)}
+
+
+CHART_ROW_PX = 48
+"""Height of one tier in the PDF chart: a 26 px bar and a line of text under it."""
+
+
+def _placement(alternative: dict[str, Any]) -> Placement:
+    summary = alternative["summary"]
+    if "conversations_in_cpu_tier" in summary:
+        return Placement(
+            on_gpus=int(summary["conversations_resident"]),
+            in_cpu_tier=int(summary["conversations_in_cpu_tier"]),
+            on_nvme=int(summary["conversations_on_nvme"]),
+            recomputed=int(summary["conversations_recomputed"]),
+        )
+    return placement(
+        users=int(summary.get("users") or 0),
+        conversations_on_gpus=int(summary.get("conversations_on_gpus") or 0),
+        cpu_tier_gib=float(summary.get("cpu_tier_total_gib") or 0),
+        nvme_sized=bool(summary.get("nvme_drive")),
+        new_conversations_per_day=int(
+            alternative.get("inputs", {}).get("new_conversations_per_day") or 0
+        ),
+    )
 
 
 def as_decimal_document(doc: dict[str, Any]) -> dict[str, Any]:

@@ -81,17 +81,32 @@ def bundled_cases() -> list[dict[str, Any]]:
 
 
 def case_source(case: dict[str, Any]) -> str:
-    """The case's source as one line: repository, commit, path, kind."""
+    """The case's source as one line a reader can look up.
+
+    A log in a repository: ``repo@commit path (kind)``; a published page: its title
+    and address; notes known by their title only: the title in quotes and the kind.
+    """
     src = case.get("source") or {}
     if not isinstance(src, dict):
         return str(src)
-    parts = [src.get("repo") or src.get("url") or ""]
-    if src.get("commit"):
-        parts[0] += f"@{str(src['commit'])[:7]}"
-    parts += [src.get("path") or "", src.get("kind") or ""]
-    if src.get("url") and src.get("url") not in parts:
+    where = ""
+    if src.get("repo"):
+        where = str(src["repo"])
+        if src.get("commit"):
+            where += f"@{str(src['commit'])[:7]}"
+    elif src.get("title"):
+        where = f"“{src['title']}”"
+    parts = [where, str(src.get("path") or "")]
+    if src.get("kind"):
+        parts.append(f"({src['kind']})")
+    if src.get("url"):
         parts.append(str(src["url"]))
     return " ".join(p for p in parts if p) or "bundled ground-truth case"
+
+
+def case_digest(case: dict[str, Any]) -> str:
+    """The content hash that keeps :func:`load_cases` idempotent."""
+    return hashlib.sha256(json.dumps(case, sort_keys=True).encode()).hexdigest()
 
 
 def load_cases(cases: list[dict[str, Any]]) -> int:
@@ -103,7 +118,7 @@ def load_cases(cases: list[dict[str, Any]]) -> int:
     )
     new = []
     for case in cases:
-        digest = hashlib.sha256(json.dumps(case, sort_keys=True).encode()).hexdigest()
+        digest = case_digest(case)
         if digest in known:
             continue
         known.add(digest)

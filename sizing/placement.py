@@ -1,0 +1,64 @@
+"""Where the users' conversations rest: on the GPUs, in the CPU-memory tier, on NVMe.
+
+One count per place, computed here only, so the estimate's chart, the quote PDF's tier
+chart, the e-mail and the JSON summary read the same numbers. Rules (seed document;
+DESIGN §3.3 and §3.4):
+
+- Each user keeps one conversation. The GPUs hold as many as fit
+  (``Parallelism.conversations_on_gpus``), never more than there are users.
+- The others rest between turns: in the CPU-memory tier when one is sold
+  (``sizing.host_memory.cpu_tier`` keeps every user's conversation warm), else they are
+  recomputed when their user returns.
+- The NVMe tier holds one day of new conversations (``sizing.nvme``); those beyond the
+  users kept warm are the day's earlier conversations, which only the NVMe tier holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Conversations by where they rest; each conversation is counted once.
+
+    Attributes:
+        on_gpus: resident on the GPUs (at most the users).
+        in_cpu_tier: resting in the CPU-memory tier.
+        on_nvme: earlier conversations of the day, only on the NVMe tier.
+        recomputed: resting without a tier: their prefill is recomputed on return.
+    """
+
+    on_gpus: int
+    in_cpu_tier: int
+    on_nvme: int
+    recomputed: int
+
+
+def placement(
+    *,
+    users: int,
+    conversations_on_gpus: int,
+    cpu_tier_gib: float,
+    nvme_sized: bool,
+    new_conversations_per_day: int,
+) -> Placement:
+    """Where ``users`` conversations rest.
+
+    Args:
+        users: users, one conversation each (≥ 0).
+        conversations_on_gpus: full-length conversations all GPUs hold (≥ 0).
+        cpu_tier_gib: the CPU-memory tier, GiB (0: none sold).
+        nvme_sized: whether the plan sells an NVMe tier.
+        new_conversations_per_day: new conversations a day (≥ 0).
+
+    Raises:
+        ValueError: a count is negative.
+    """
+    if min(users, conversations_on_gpus, new_conversations_per_day) < 0:
+        raise ValueError("users, conversations_on_gpus and new conversations must be >= 0")
+    on_gpus = min(users, conversations_on_gpus)
+    resting = users - on_gpus
+    in_cpu = resting if cpu_tier_gib > 0 else 0
+    on_nvme = max(0, new_conversations_per_day - users) if nvme_sized else 0
+    return Placement(on_gpus, in_cpu, on_nvme, resting - in_cpu)
