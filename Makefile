@@ -13,7 +13,7 @@ PORT ?= 8000
 	.tools/bin/python -m pip install --quiet --disable-pip-version-check uv
 
 $(VENV)/.synced: pyproject.toml uv.lock | $(UV)
-	$(UV) sync --frozen --python $(PYTHON)
+	$(UV) sync --frozen --compile-bytecode --python $(PYTHON)
 	touch $@
 
 setup: $(VENV)/.synced

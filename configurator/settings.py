@@ -7,6 +7,7 @@ worker on Redis. ``DJANGO_SECRET_KEY`` is required unless ``DJANGO_DEBUG`` is on
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import dj_database_url
@@ -16,6 +17,11 @@ from django.utils.translation import gettext_lazy as _
 from configurator.env import env_bool, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# django-ninja's templates and static files (its Swagger UI), found without importing it:
+# as an installed app it would be imported by every process at start-up.
+_NINJA_SPEC = importlib.util.find_spec("ninja")
+assert _NINJA_SPEC is not None and _NINJA_SPEC.origin is not None
+NINJA_DIR = Path(_NINJA_SPEC.origin).parent
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
 SECRET_KEY = env_str("DJANGO_SECRET_KEY") or ""
@@ -29,7 +35,9 @@ ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "tes
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # The admin's modules are discovered by the URLconf (configurator.urls), not at
+    # start-up: commands that serve no pages do not import every admin module.
+    "django.contrib.admin.apps.SimpleAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -39,7 +47,6 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "import_export",
-    "ninja",
     "configurator.planning",
     "configurator.modelhub",
     "configurator.catalog",
@@ -67,7 +74,7 @@ ROOT_URLCONF = "configurator.urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [BASE_DIR / "templates", NINJA_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -114,8 +121,13 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static", NINJA_DIR / "static"]
+STATIC_ROOT = Path(env_str("DJANGO_STATIC_ROOT") or BASE_DIR / "staticfiles")
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Content-hashed, compressed copies with a year-long cache lifetime.
+    "staticfiles": {"BACKEND": "configurator.static_storage.HashedStaticStorage"},
+}
 # Static files are served by WhiteNoise from STATIC_ROOT (`manage.py collectstatic`);
 # in development, and before collectstatic, straight from the apps' folders.
 WHITENOISE_USE_FINDERS = DEBUG or not STATIC_ROOT.is_dir()

@@ -4,6 +4,10 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+# The admin registers its ModelAdmins here, when the URLconf is first needed (settings
+# use SimpleAdminConfig, so management commands without pages skip this work).
+admin.autodiscover()
+
 urlpatterns = [
     path("", include("configurator.inquiries.urls")),
     path("presales/", include("configurator.quotes.urls")),

@@ -11,6 +11,7 @@ from ninja import Field, NinjaAPI, Query, Schema
 from ninja.errors import ValidationError, ValidationErrorContext
 from pydantic import ConfigDict
 
+from configurator.deployments.api_docs import LocalSwagger
 from configurator.deployments.services import bundle_build
 from configurator.planning.recommend import recommendation_create
 from configurator.planning.services import plan_create
@@ -48,6 +49,7 @@ api = SizingApi(
     version="1",
     description="Sizing plans and deployment bundles for KV-cache offloading.",
     urls_namespace="api",
+    docs=LocalSwagger(),
 )
 
 KvDtype = Literal["auto", "bf16", "fp16", "fp32", "fp8"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import DatabaseError
@@ -26,10 +26,12 @@ from django.db.models import Q, QuerySet
 from django.utils import formats
 
 from configurator.modelhub.errors import HubUnreachableError, LookupFailure, ModelLookupError
-from configurator.modelhub.hub import HubClient, HubMetadata, fetch_with_deadline
 from configurator.modelhub.models import HubModel
 from sizing.errors import ConfigError, SizingError, Value
 from sizing.model import ModelSpec, catalog_entry, from_catalog, spec_from_metadata
+
+if TYPE_CHECKING:
+    from configurator.modelhub.hub import HubMetadata
 
 REPO_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 """Hugging Face repo ids: ``owner/name`` of letters, digits, ``.``, ``_`` and ``-``."""
@@ -125,6 +127,10 @@ def model_lookup(repo_id: str, *, revision: str | None = None) -> ResolvedModel:
     if settings.HF_HUB_OFFLINE:
         reason = "this installation does not contact the Hugging Face Hub (HF_HUB_OFFLINE)"
         return _fallback(value, rev, reason=reason, kind=LookupFailure.OFFLINE)
+    # huggingface_hub is imported only when the Hub is really asked (a catalog model,
+    # a cached one and offline mode never need it).
+    from configurator.modelhub.hub import HubClient, fetch_with_deadline
+
     client = HubClient(
         endpoint=str(settings.HF_ENDPOINT),
         token=settings.HF_TOKEN,

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import time
 
-from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
+from configurator.celery import app
 from configurator.env import env_str
 from configurator.verification import services
 
@@ -31,7 +31,7 @@ def _pause_seconds() -> float:
         return 0.0
 
 
-@shared_task(
+@app.task(
     bind=True,
     acks_late=True,
     reject_on_worker_lost=True,
