@@ -1,6 +1,7 @@
 """How long the parallelism search takes in its longest cases (target: under 5 ms a plan).
 
-Cases: pipeline stages over two nodes (DeepSeek-V3 on 8 × H100), the full search over
+Cases: pipeline stages over six nodes (Llama-3.1-405B on 4 × L40S, the longest search
+that finds a layout), pipeline stages over two nodes (DeepSeek-V3 on 8 × H100), the full search over
 eight nodes that ends in "weights do not fit" (DeepSeek-V3 on one L4 per node), expert
 parallel with a shared system prompt (Qwen3-30B-A3B on 4 × L40S).
 """
@@ -8,32 +9,32 @@ parallel with a shared system prompt (Qwen3-30B-A3B on 4 × L40S).
 from __future__ import annotations
 
 import contextlib
-import statistics
-import time
 
 from benchmarks.run import Result
+from benchmarks.timing import Samples, cpu_samples
 from sizing.errors import InfeasibleError
 from sizing.model import from_catalog
 from sizing.plan import PlanRequest, make_plan
 
 
-def _time(request: PlanRequest) -> tuple[float, float]:
+def _time(request: PlanRequest) -> Samples:
     def once() -> None:
         with contextlib.suppress(InfeasibleError):
             make_plan(request)
 
-    once()
-    samples = []
-    for _ in range(200):
-        start = time.perf_counter()
-        once()
-        samples.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(samples), sorted(samples)[int(len(samples) * 0.95)]
+    return cpu_samples(once, 200)
 
 
 def run() -> list[Result]:
     deepseek = from_catalog("deepseek-ai/DeepSeek-V3")
     cases = {
+        "PP over 6 nodes, Llama-3.1-405B on 4 × L40S": PlanRequest(
+            model=from_catalog("meta-llama/Llama-3.1-405B-Instruct"),
+            context_tokens=8192,
+            users=100,
+            gpu_slug="l40s",
+            gpus_per_node=4,
+        ),
         "PP over 2 nodes, DeepSeek-V3 on 8 × H100": PlanRequest(
             model=deepseek,
             context_tokens=8192,
@@ -62,14 +63,14 @@ def run() -> list[Result]:
     }
     results = []
     for label, request in cases.items():
-        median, p95 = _time(request)
+        samples = _time(request)
         results.append(
             Result(
                 "parallelism",
-                f"{label} (median / p95)",
-                f"{median:.3f} ms / {p95:.3f} ms",
+                f"{label}, CPU (median / p95)",
+                samples.text(),
                 "< 5 ms",
-                p95 < 5,
+                samples.p95 < 5,
             )
         )
     return results

@@ -46,30 +46,30 @@ def run() -> list[Result]:
     text = _log(10_000)
     samples = []
     for _ in range(20):
-        start = time.perf_counter()
+        start = time.process_time()  # CPU time: the machine is shared (benchmarks.timing)
         parse_vllm_log(text, gpu_type="H100 80GB")
-        samples.append(time.perf_counter() - start)
+        samples.append(time.process_time() - start)
     parse_s = statistics.median(samples)
 
     records = [BenchmarkRecord(**_values(case)) for case in bundled_cases()]
     inputs = {**SEED_INPUTS, "new_conversations_per_day": 0}
     job = []
     for _ in range(10):
-        start = time.perf_counter()
+        start = time.process_time()
         plan_checks(plan_create(**inputs), records=records)
-        job.append(time.perf_counter() - start)
+        job.append(time.process_time() - start)
     job_s = statistics.median(job)
     return [
         Result(
             "verification",
-            "parse a 10,000-line vLLM log (median)",
+            "parse a 10,000-line vLLM log, CPU (median)",
             f"{parse_s * 1e3:.1f} ms",
             "< 1 s",
             parse_s < 1,
         ),
         Result(
             "verification",
-            "checks of the seed quote, no queue/DB (median)",
+            "checks of the seed quote, no queue/DB, CPU (median)",
             f"{job_s * 1e3:.1f} ms",
             "< 3 s end to end",
             job_s < 3,

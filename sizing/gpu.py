@@ -141,15 +141,42 @@ class _Candidate:
     per_replica: int
 
 
-def _stage_cache_gib(
-    arch: Architecture, work: Workload, tp: int, pp: int
-) -> list[tuple[float, float]]:
+@dataclass(frozen=True)
+class _LayerSums:
+    """Running totals over the layers for one TP size: ``whole[i]`` and ``prefix[i]`` are
+    one conversation's bytes and the shared prefix's bytes in layers ``[0, i)`` on one
+    rank, so a pipeline stage's bytes are two subtractions."""
+
+    whole: tuple[int, ...]
+    prefix: tuple[int, ...]
+
+
+def _layer_sums(arch: Architecture, work: Workload, tp: int) -> _LayerSums:
+    """The running totals of :class:`_LayerSums`; both sums add up layer by layer
+    (:func:`conversation_bytes`, :func:`kv_bytes_per_token`), and identical layers (most
+    of a model) are computed once."""
+    per_layer: dict[object, tuple[int, int]] = {}
+    whole, prefix = [0], [0]
+    for layer in arch.layers:
+        got = per_layer.get(layer)
+        if got is None:
+            one = replace(arch, layers=(layer,))
+            got = (
+                conversation_bytes(one, work.kv_dtype, work.context_tokens, tp),
+                kv_bytes_per_token(one, work.kv_dtype, tp) * work.shared_prefix_tokens,
+            )
+            per_layer[layer] = got
+        whole.append(whole[-1] + got[0])
+        prefix.append(prefix[-1] + got[1])
+    return _LayerSums(tuple(whole), tuple(prefix))
+
+
+def _stage_cache_gib(sums: _LayerSums, num_layers: int, pp: int) -> list[tuple[float, float]]:
     """Per stage: (one conversation's own cache, the shared prefix) on one card, GiB."""
     out = []
-    for start, end in pipeline_stages(arch.num_layers, pp):
-        stage = replace(arch, layers=arch.layers[start:end]) if pp > 1 else arch
-        whole = conversation_bytes(stage, work.kv_dtype, work.context_tokens, tp)
-        prefix = kv_bytes_per_token(stage, work.kv_dtype, tp) * work.shared_prefix_tokens
+    for start, end in pipeline_stages(num_layers, pp):
+        whole = sums.whole[end] - sums.whole[start]
+        prefix = sums.prefix[end] - sums.prefix[start]
         out.append(((whole - prefix) / GIB, prefix / GIB))
     return out
 
@@ -165,12 +192,13 @@ def _evaluate(
     tp: int,
     pp: int,
     ep: int,
+    sums: _LayerSums,
 ) -> _Candidate:
     on_gpu = weights_per_gpu_gib(
         weights_gib=weights_gib, expert_weights_gib=expert_weights_gib, tp=tp, pp=pp, ep=ep
     )
     budget = kv_budget_per_gpu_gib(gpu, on_gpu, rule)
-    stages = _stage_cache_gib(arch, work, tp, pp)
+    stages = _stage_cache_gib(sums, arch.num_layers, pp)
     per_replica = math.inf
     unique_bind, prefix_bind = stages[0]
     for unique, prefix in stages:
@@ -244,8 +272,12 @@ def choose_parallelism(
             },
         )
     ep = gpus_per_node if expert_parallel and expert_weights_gib > 0 else 1
+    sums_by_tp: dict[int, _LayerSums] = {}
 
     def evaluate(tp: int, pp: int) -> _Candidate:
+        sums = sums_by_tp.get(tp)
+        if sums is None:
+            sums = sums_by_tp[tp] = _layer_sums(arch, work, tp)
         return _evaluate(
             arch=arch,
             gpu=gpu,
@@ -256,6 +288,7 @@ def choose_parallelism(
             tp=tp,
             pp=pp,
             ep=ep,
+            sums=sums,
         )
 
     for tp in sizes:
