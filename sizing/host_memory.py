@@ -8,11 +8,16 @@ Rules (seed document; DESIGN §3.3):
 - A system prompt shared by all conversations is stored once per engine instance, as
   prefix caching keeps one copy of identical prefix blocks (vLLM docs, "Automatic
   Prefix Caching"; LMCache and the offloading connectors key CPU blocks by the same
-  prefix hashes). The tier then holds ``users × (conversation − prefix) + instances ×
-  prefix``; with no shared prompt this is the seed's rule.
-- The tier belongs to one engine instance: each replica gets ``total / replicas`` of
-  pinned memory (125 GiB with four replicas). It must be larger than that instance's
-  GPU cache, else it only mirrors the GPU (vLLM offloading guide, quoted by the seed).
+  prefix hashes). Each instance's tier then holds its conversations without the prefix plus
+  one prefix; with no shared prompt this is the seed's rule.
+- The tier belongs to one engine instance: each replica keeps ``⌈users / replicas⌉``
+  conversations (125 with four replicas), stored as its ranks store them: per-rank bytes
+  × ranks, so KV heads replicated when TP exceeds them and MLA latents are counted once
+  per rank (:mod:`sizing.rank_bytes`; 125 GiB per instance in the seed example). The
+  instance's users must be more distinct conversations than its GPU cache has room for
+  (125 > 51), else the tier only mirrors the GPU (vLLM offloading guide, quoted by the
+  seed); conversations are compared, not bytes summed over ranks, since an MLA latent
+  sits on every rank.
 - Pinned memory cannot be swapped, so the OS, containers, a RAG index and the page
   cache need room beside it. Host RAM is at least the larger of twice the GPU memory
   (the no-offload baseline: 4 × 96 GB → 768 GB) and the buffer plus a reserve equal to
@@ -25,10 +30,12 @@ Rules (seed document; DESIGN §3.3):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from sizing.catalog import Platform, dimm_sizes_gb
 from sizing.errors import Fix, InfeasibleError
+from sizing.rank_bytes import RankBytes
 from sizing.units import GB, GIB
 
 
@@ -38,13 +45,22 @@ class CpuTier:
 
     Attributes:
         total_gib: pinned memory over all instances, GiB.
-        per_instance_gib: pinned memory of one engine instance, GiB.
-        gpu_cache_per_instance_gib: the instance's GPU KV cache, GiB, for comparison.
+        per_instance_gib: pinned memory of one engine instance (all its ranks), GiB.
+        conversations_per_instance: full-length conversations one instance's tier keeps
+            (0: no tier).
+        users_per_instance: the users one instance serves on average.
+        gpu_conversation_capacity: distinct conversations the instance's GPU cache has
+            room for (not rounded down), for comparison.
+        ranks: what one conversation leaves on each rank (each engine's setting is read
+            from it, :mod:`sizing.rank_bytes`).
     """
 
     total_gib: float
     per_instance_gib: float
-    gpu_cache_per_instance_gib: float
+    conversations_per_instance: int
+    users_per_instance: float
+    gpu_conversation_capacity: float
+    ranks: RankBytes
 
     @property
     def total_gb(self) -> float:
@@ -58,8 +74,9 @@ class CpuTier:
 
     @property
     def exceeds_gpu_cache(self) -> bool:
-        """True when each instance's tier is larger than its GPU cache (else it mirrors)."""
-        return self.per_instance_gib > self.gpu_cache_per_instance_gib
+        """True when an instance's users are more distinct conversations than its GPU
+        cache has room for (else the tier only mirrors the GPUs)."""
+        return self.users_per_instance > self.gpu_conversation_capacity
 
 
 @dataclass(frozen=True)
@@ -108,38 +125,40 @@ class HostMemory:
 def cpu_tier(
     *,
     users: int,
-    conversation_gib: float,
     resting_conversations: int,
     instances: int,
-    gpu_cache_per_instance_gib: float,
-    shared_prefix_gib: float = 0.0,
+    ranks: RankBytes,
+    gpu_conversation_capacity: float,
 ) -> CpuTier:
     """Size the CPU tier that keeps every user's conversation warm.
 
     Args:
         users: conversations to keep (one per user).
-        conversation_gib: one full-length conversation without the shared prefix, whole
-            model, GiB.
         resting_conversations: users that do not fit on the GPUs; 0 means no tier.
         instances: engine instances (replicas) that each own a share of the tier.
-        gpu_cache_per_instance_gib: KV cache of one instance on its GPUs, GiB.
-        shared_prefix_gib: the shared system prompt's cache, whole model, GiB; one copy
-            per instance.
+        ranks: one conversation and the shared prompt on each rank of an instance.
+        gpu_conversation_capacity: distinct conversations one instance's GPU cache has
+            room for, unrounded (an MLA latent on every rank counts once).
+
+    Returns:
+        ``⌈users / instances⌉`` conversations and one shared prompt per instance, in the
+        bytes the ranks store (:meth:`RankBytes.stored_bytes`); all instances together
+        for the total.
 
     Raises:
-        ValueError: if ``instances`` is not positive or the prefix is negative.
+        ValueError: if ``instances`` is not positive.
     """
     if instances <= 0:
         raise ValueError(f"instances must be positive, got {instances}")
-    if shared_prefix_gib < 0:
-        raise ValueError(f"shared_prefix_gib must be >= 0, got {shared_prefix_gib}")
-    total = 0.0
-    if resting_conversations > 0:
-        total = users * conversation_gib + instances * shared_prefix_gib
+    kept = math.ceil(users / instances) if resting_conversations > 0 else 0
+    per_instance = ranks.stored_bytes(kept) / GIB if kept else 0.0
     return CpuTier(
-        total_gib=total,
-        per_instance_gib=total / instances,
-        gpu_cache_per_instance_gib=gpu_cache_per_instance_gib,
+        total_gib=per_instance * instances,
+        per_instance_gib=per_instance,
+        conversations_per_instance=kept,
+        users_per_instance=users / instances,
+        gpu_conversation_capacity=gpu_conversation_capacity,
+        ranks=ranks,
     )
 
 

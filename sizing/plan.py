@@ -25,6 +25,7 @@ from sizing.host_memory import CpuTier, HostMemory, cpu_tier, host_memory
 from sizing.model import ModelSpec
 from sizing.nvme import NvmeTier, nvme_tier
 from sizing.placement import Placement, placement
+from sizing.rank_bytes import RankBytes, stage_bytes
 from sizing.transfer import TransferEstimate, estimate
 from sizing.units import GB, GIB
 from sizing.verdict import Verdict, decide
@@ -323,7 +324,6 @@ def make_plan(request: PlanRequest) -> Plan:
     per_token = kv_bytes_per_token(arch, kv_dtype)
     conv_bytes = conversation_bytes(arch, kv_dtype, ctx)
     prompt_bytes = per_token * request.shared_prompt_tokens
-    unique_bytes = conv_bytes - prompt_bytes
     par = choose_parallelism(
         arch=arch,
         gpu=gpu,
@@ -339,14 +339,31 @@ def make_plan(request: PlanRequest) -> Plan:
         weight_bits=WEIGHT_BITS[model.weight_format],
     )
     resting = max(0, request.users - par.conversations_on_gpus)
-    gpu_cache_per_instance = par.kv_cache_gib_per_gpu * par.gpus_per_replica
+    ranks = RankBytes(
+        stage_bytes(
+            arch,
+            kv_dtype,
+            ctx,
+            request.shared_prompt_tokens,
+            par.tensor_parallel_size,
+            par.pipeline_parallel_size,
+        ),
+        par.tensor_parallel_size,
+        arch.uses_mla,
+    )
+    # Distinct conversations the binding card's cache has room for (each rank holds its
+    # share of every resident conversation, so this is the instance's figure).
+    gpu_room = (
+        (par.kv_cache_gib_per_gpu - par.shared_prefix_gib_per_gpu) / par.conversation_gib_per_gpu
+        if par.conversation_gib_per_gpu > 0
+        else 0.0
+    )
     tier = cpu_tier(
         users=request.users,
-        conversation_gib=unique_bytes / GIB,
         resting_conversations=resting,
         instances=par.total_replicas,
-        gpu_cache_per_instance_gib=gpu_cache_per_instance,
-        shared_prefix_gib=prompt_bytes / GIB,
+        ranks=ranks,
+        gpu_conversation_capacity=gpu_room,
     )
     node_gpu_gb = gpu.marketed_memory_gb * request.gpus_per_node
     host = host_memory(
@@ -357,7 +374,7 @@ def make_plan(request: PlanRequest) -> Plan:
     )
     nvme = nvme_tier(
         new_conversations_per_day=request.new_conversations_per_day,
-        conversation_bytes=unique_bytes,
+        conversation_bytes=ranks.stored_conversation_bytes,
         max_drives=platform.nvme_bays,
     )
     tflops = (
@@ -396,14 +413,17 @@ def make_plan(request: PlanRequest) -> Plan:
         # Sell no memory the customer does not need: no tier, no buffer, no NVMe.
         tier = cpu_tier(
             users=request.users,
-            conversation_gib=unique_bytes / GIB,
             resting_conversations=0,
             instances=par.total_replicas,
-            gpu_cache_per_instance_gib=gpu_cache_per_instance,
+            ranks=ranks,
+            gpu_conversation_capacity=gpu_room,
         )
         host = host_memory(platform=platform, gpu_memory_gb_total=node_gpu_gb, buffer_gb=0.0)
-        nvme = nvme_tier(new_conversations_per_day=0, conversation_bytes=unique_bytes)
-    offload = vllm.offload(tier.per_instance_gib)
+        nvme = nvme_tier(
+            new_conversations_per_day=0, conversation_bytes=ranks.stored_conversation_bytes
+        )
+    kept = tier.conversations_per_instance
+    offload = vllm.offload(ranks.vllm_native_bytes(kept) / GIB if kept else 0.0)
     return Plan(
         request=request,
         gpu=gpu,

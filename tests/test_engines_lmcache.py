@@ -37,8 +37,14 @@ def test_buffer_equals_plan(plan_name: str, shared: str) -> None:
     assert len(yamls) == len(serves) == len(d.slots)
     emitted = sum(instance_bytes(y.text, s.text) for y, s in zip(yamls, serves, strict=True))
     planned = plan.cpu_tier.total_gib * GIB
-    # Rounding: up to 0.01 GiB per worker (sizing/engines/lmcache.py).
-    assert planned - 1 <= emitted <= planned + len(d.heads) * d.world_size * 0.01 * GIB
+    # Rounding: up to 0.01 GiB per worker (sizing/engines/lmcache.py). Each node's workers
+    # keep their own stage's layers, so with stages of unequal size (DeepSeek-V3: 31 and
+    # 30 layers) they pin less than the plan's tier, which sizes every rank like the
+    # fullest; that they hold its conversations is tests/sizing/test_tier_conversations.py.
+    slack = len(d.heads) * d.world_size * 0.01 * GIB
+    assert emitted <= planned + slack
+    if plan.parallelism.pipeline_parallel_size == 1:
+        assert planned - 1 <= emitted
 
 
 def test_tp2_halves_the_per_worker_value() -> None:

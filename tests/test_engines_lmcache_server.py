@@ -28,8 +28,15 @@ def test_buffer_equals_plan(plan_name: str, shared: str) -> None:
     assert len(servers) == len(d.slots)
     emitted = sum(server_bytes(parse_script(f.text)[1]) for f in servers)
     planned = plan.cpu_tier.total_gib * GIB
-    # Rounding: up to 0.01 GiB per server (sizing/engines/lmcache_server.py).
-    assert planned - 1 <= emitted <= planned + len(servers) * 0.01 * GIB
+    # Rounding: up to 0.01 GiB per server (sizing/engines/lmcache_server.py). With MLA
+    # only each stage's first rank writes, one copy of the latent
+    # (vllm_multi_process_adapter.py ParallelStrategy): the servers pin less than the
+    # plan's tier; that they hold its conversations is tests/sizing/test_tier_conversations.py.
+    if plan.request.model.architecture.uses_mla:
+        copies = plan.parallelism.tensor_parallel_size
+        assert emitted <= planned / copies + len(servers) * 0.01 * GIB
+    else:
+        assert planned - 1 <= emitted <= planned + len(servers) * 0.01 * GIB
 
 
 def test_server_and_connector_agree() -> None:

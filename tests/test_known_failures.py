@@ -177,8 +177,9 @@ def test_12_the_binding_constraint_is_named() -> None:
     assert err.value.binding == "weights do not fit at this TP"
     # The CPU tier is not larger than the GPU cache: Llama-3.1-8B bf16 at 131,072 tokens
     # (32 layers × 8 KV heads × 128 × 2 × 2 B = 128 KiB per token → 16 GiB) on 8 cards:
-    # 0.9 × 95.59 − 3 − 14.96 = 68.07 GiB holds 4 per card; 33 users keep 33 × 16 / 8 =
-    # 66 GiB per instance, less than the 68.07 GiB GPU cache (seed planning rule).
+    # 0.9 × 95.59 − 3 − 14.96 = 68.07 GiB has room for 4.25 per card; 33 users over 8
+    # instances are 4.125 each, fewer distinct conversations than that (seed planning
+    # rule). Each instance's tier keeps ⌈33 / 8⌉ = 5 conversations: 80 GiB.
     mirror = make_plan(
         PlanRequest(
             model=from_catalog("meta-llama/Llama-3.1-8B-Instruct"),
@@ -188,7 +189,8 @@ def test_12_the_binding_constraint_is_named() -> None:
             kv_dtype="auto",
         )
     )
-    assert mirror.cpu_tier.per_instance_gib == pytest.approx(66.0)
+    assert mirror.cpu_tier.per_instance_gib == pytest.approx(80.0)
+    assert mirror.cpu_tier.gpu_conversation_capacity == pytest.approx(68.07 / 16, abs=1e-3)
     assert BINDING["mirror"] in mirror.summary()["binding_constraints"]
     # The NVMe drives wear out in N months: the verdict names it and the fix. (The NVMe
     # sizing picks drives whose DWPD covers the writes, so a plan never gets here.)

@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from sizing.architecture import GROWING_KINDS, LayerKind
 from sizing.plan import Plan
 from sizing.transfer import PREFILL_MFU
-from sizing.units import GB
+from sizing.units import GB, GIB
 
 
 @cache
@@ -269,22 +269,30 @@ def cpu_figure(plan: Plan, w: Words) -> Figure:
             steps=(_("no conversation rests outside the GPUs, so no tier is sold"),),
             source=_("our planning rule: no tier when every conversation fits on the GPUs"),
         )
+    par = plan.parallelism
     steps = [
-        _("%(users)s users × %(conv)s GiB = %(gib)s GiB = %(gb)s GB")
+        _(
+            "per engine instance: %(n)s conversations (%(users)s users / %(instances)s, "
+            "rounded up) × %(conv)s GiB as its ranks store them = %(per)s GiB"
+        )
         % {
+            "n": num(tier.conversations_per_instance),
             "users": num(plan.request.users),
-            "conv": num(plan.conversation_gib, 2),
+            "instances": num(par.total_replicas),
+            "conv": num(tier.ranks.stored_conversation_bytes / GIB, 4),
+            "per": num(tier.per_instance_gib, 1),
+        },
+        _("× %(instances)s instances = %(gib)s GiB = %(gb)s GB")
+        % {
+            "instances": num(par.total_replicas),
             "gib": num(tier.total_gib, 1),
             "gb": num(tier.total_gb, 1),
         },
-        _("per engine instance: %(gib)s GiB / %(n)s = %(per)s GiB (GPU cache %(gpu)s GiB)")
-        % {
-            "gib": num(tier.total_gib, 1),
-            "n": num(plan.parallelism.total_replicas),
-            "per": num(tier.per_instance_gib, 1),
-            "gpu": num(tier.gpu_cache_per_instance_gib, 1),
-        },
+        _("the GPU cache of an instance has room for %(room)s conversations")
+        % {"room": num(tier.gpu_conversation_capacity, 1)},
     ]
+    if plan.shared_prompt_bytes:
+        steps.insert(1, _("plus the shared system prompt once per instance"))
     if plan.vllm_offload:
         steps.append(
             _("vLLM: --kv-offloading-size %(size)s (GiB), cpu_bytes_to_use %(bytes)s")

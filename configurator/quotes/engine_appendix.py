@@ -38,7 +38,7 @@ def engine_appendix(inputs: dict[str, Any]) -> dict[str, Any] | None:
         return None
     slot = d.slots[0]
     argv = [*vllm.base_argv(d, slot), "--prefix-caching-hash-algo", vllm.HASH_ALGO]
-    buffer = vllm.offload(d.cpu_bytes_per_instance / GIB)
+    buffer = vllm.offload(d.vllm_native_bytes / GIB)
     if buffer is None:
         return {
             "command": shell.command(argv),

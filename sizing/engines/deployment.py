@@ -18,6 +18,10 @@ Rules:
   node of a pipeline-parallel instance holds ``1/PP`` of it.
 - The NVMe tier is split evenly over the plan's instances (``total_replicas``).
 - GPU KV of one instance: the plan's budget per card × ``TP × PP``.
+- Each engine reads the tier in its own semantics from what one conversation leaves on
+  each rank (:class:`sizing.rank_bytes.RankBytes`): the settings hold the plan's
+  ``conversations_per_instance`` in that engine's unit and scope. ``cpu_bytes_per_instance``
+  is what all ranks store together (the plan's tier).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import TYPE_CHECKING
 from sizing.engines.flags import EngineVersions
 from sizing.engines.placement import Slot, slots
 from sizing.engines.shared_tier import TierOptions
+from sizing.rank_bytes import RankBytes
 from sizing.units import GIB, TB
 
 if TYPE_CHECKING:
@@ -46,7 +51,12 @@ class Deployment:
         gpus_per_node: GPUs in one node.
         sockets: CPU sockets per node.
         slots: every instance of every node.
-        cpu_bytes_per_instance: the plan's CPU tier of one instance, bytes (0: no tier).
+        cpu_bytes_per_instance: the plan's CPU tier of one instance as all its ranks
+            store it, bytes (0: no tier).
+        conversations_per_instance: conversations one instance's tier keeps.
+        ranks: one conversation and the shared prompt on each rank of an instance.
+        tier_mirrors_gpu: whether an instance's tier keeps no more distinct
+            conversations than its GPUs (the plan's check, DESIGN §3.3).
         gpu_kv_bytes_per_instance: the instance's GPU KV cache, bytes.
         nvme_bytes_per_instance: the NVMe tier share of one instance, bytes (0: none).
         nvme_drive_count: NVMe KV drives per node.
@@ -68,6 +78,9 @@ class Deployment:
     sockets: int
     slots: tuple[Slot, ...]
     cpu_bytes_per_instance: int
+    conversations_per_instance: int
+    ranks: RankBytes
+    tier_mirrors_gpu: bool
     gpu_kv_bytes_per_instance: int
     nvme_bytes_per_instance: int
     nvme_drive_count: int
@@ -105,9 +118,31 @@ class Deployment:
         """
         return not (self.data_parallel_size > 1 and self.pipeline_parallel_size > 1)
 
-    def cpu_bytes_on_node(self, slot: Slot) -> float:
-        """The share of an instance's CPU tier its workers on ``slot``'s node hold, bytes."""
-        return self.cpu_bytes_per_instance * len(slot.worker_ranks) / self.world_size
+    def rank_tier_bytes(self, stage: int = 0) -> int:
+        """The tier one rank of pipeline stage ``stage`` stores, bytes (its conversations
+        and the shared prompt)."""
+        return self.ranks.stages[stage].tier_bytes(self.conversations_per_instance)
+
+    @property
+    def binding_rank_tier_bytes(self) -> int:
+        """The tier of the fullest rank (the stage with the most cache), bytes."""
+        return self.ranks.binding_rank_bytes(self.conversations_per_instance)
+
+    @property
+    def vllm_native_bytes(self) -> int:
+        """``cpu_bytes_to_use`` that holds the instance's conversations (0: no tier)."""
+        n = self.conversations_per_instance
+        return self.ranks.vllm_native_bytes(n) if n else 0
+
+    def lmcache_server_bytes(self, slot: Slot) -> int:
+        """What the LMCache server beside ``slot`` keeps, bytes (0: no tier)."""
+        n = self.conversations_per_instance
+        return self.ranks.lmcache_server_bytes(n, slot.stage) if n else 0
+
+    def cpu_bytes_on_node(self, slot: Slot) -> int:
+        """What the workers on ``slot``'s node allocate of their instance's tier, bytes
+        (each rank sized like the fullest, as the plan's tier is)."""
+        return len(slot.worker_ranks) * self.binding_rank_tier_bytes
 
     @property
     def nodes(self) -> tuple[int, ...]:
@@ -148,6 +183,8 @@ def from_plan(
         ValueError: if the plan's nodes are not a multiple of its pipeline stages.
     """
     par = plan.parallelism
+    kept = plan.cpu_tier.conversations_per_instance
+    ranks = plan.cpu_tier.ranks
     nvme_bytes = 0
     if plan.nvme.drive is not None and par.total_replicas:
         nvme_bytes = round(plan.nvme.capacity_needed_tb * TB / par.total_replicas)
@@ -167,7 +204,10 @@ def from_plan(
             pipeline_parallel_size=par.pipeline_parallel_size,
             data_parallel=par.data_parallel_size > 1,
         ),
-        cpu_bytes_per_instance=round(plan.cpu_tier.per_instance_gib * GIB),
+        cpu_bytes_per_instance=ranks.stored_bytes(kept) if kept else 0,
+        conversations_per_instance=kept,
+        ranks=ranks,
+        tier_mirrors_gpu=not plan.cpu_tier.exceeds_gpu_cache,
         gpu_kv_bytes_per_instance=round(par.kv_cache_gib_per_gpu * par.gpus_per_replica * GIB),
         nvme_bytes_per_instance=nvme_bytes,
         nvme_drive_count=plan.nvme.drive_count,

@@ -5,7 +5,8 @@ distributed/leader.rs``, ``storage/disk.rs``; ``dynamo/vllm/args.py``; engine_fl
 
 - ``DYN_KVBM_CPU_CACHE_GB`` and ``DYN_KVBM_DISK_CACHE_GB`` are floats in **GB (10^9
   bytes)**, **total over the engine's TP workers** (the leader divides by the summed
-  bytes per block). The CPU value is rounded up to 0.001 GB (1 MB).
+  bytes per block of all workers, with no MLA exception, so an MLA latent counts once
+  per worker). The CPU value is rounded up to 0.001 GB (1 MB).
 - Tier order (Dynamo KVBM guide): disk ≥ CPU ≥ GPU KV. The disk tier is the larger of
   the plan's NVMe share and the CPU tier; a CPU tier not above the GPU KV only mirrors it.
 - ``DYN_KVBM_DISK_DISABLE_O_DIRECT`` disables O_DIRECT when set to any value, so the
@@ -70,7 +71,7 @@ def gb_up(n_bytes: int) -> float:
 
 def kvbm_env(d: Deployment, slot: Slot) -> dict[str, str]:
     """The KVBM variables of one instance."""
-    cpu_gb = gb_up(d.cpu_bytes_per_instance)
+    cpu_gb = gb_up(d.cpu_bytes_per_instance)  # summed over the workers, MLA too
     env = {
         "CUDA_VISIBLE_DEVICES": slot.cuda_visible_devices,
         "DYN_KVBM_CPU_CACHE_GB": f"{cpu_gb:g}",
@@ -182,10 +183,10 @@ def render(d: Deployment) -> Rendered:
                 executable=True,
             )
         )
-    if d.cpu_bytes_per_instance <= d.gpu_kv_bytes_per_instance:
+    if d.tier_mirrors_gpu:
         notes.append(
-            "The CPU tier is not larger than the GPU KV cache of an instance, so KVBM's "
-            "host tier would only mirror the GPU."
+            "The CPU tier keeps no more conversations than the GPUs of an instance, so "
+            "KVBM's host tier would only mirror the GPU."
         )
     notes.append("DYN_KVBM_CPU_CACHE_GB is GB (10^9 bytes) for the whole instance, not per worker.")
     return Rendered("dynamo", tuple(files), tuple(notes))

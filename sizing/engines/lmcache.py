@@ -4,8 +4,15 @@ Units and scopes (``lmcache/v1/config.py``, ``cache_engine.py``,
 ``local_cpu_backend.py``, ``local_disk_backend.py``; engine_flags.md §2.1):
 
 - One LMCache engine runs in every vLLM worker process, so ``max_local_cpu_size`` and
-  ``max_local_disk_size`` are **GiB per worker** (per TP rank): an instance of TP ``t``
-  holds ``t × max_local_cpu_size`` GiB. The value is rounded up to 0.01 GiB.
+  ``max_local_disk_size`` are **GiB per worker** (per TP rank): each worker keeps its
+  own heads and its own stage's layers, so each node's YAML gives what one worker of
+  its stage keeps of the instance's conversations, rounded up to 0.01 GiB.
+- MLA (``lmcache/v1/cache_engine.py``, 0.5.6 wheel): only the first rank saves
+  (``save_only_first_rank``, true by default for MLA), with
+  ``extra_config.first_rank_max_local_cpu_size`` GiB; the bundle sets both explicitly to
+  the whole latent of the instance's conversations. With pipeline parallel the first
+  rank is worker 0 of the whole instance, so the bundle sets ``save_only_first_rank``
+  false and every worker keeps its own stage's latent (:mod:`sizing.rank_bytes`).
 - The disk tier is on only when ``local_disk`` is set and ``max_local_disk_size`` > 0.
 - Shared tier: S3 has no plugin form, only ``remote_url: s3://<bucket>.<host>`` with
   ``extra_config.s3_region`` (required); NFS uses the ``fs`` remote storage plugin with
@@ -28,6 +35,7 @@ import yaml
 
 from sizing.engines import flags, shell
 from sizing.engines.deployment import BundleFile, Deployment, Rendered
+from sizing.engines.placement import Slot
 from sizing.engines.vllm import (
     engine_env,
     not_launched,
@@ -52,25 +60,35 @@ def gib_per_worker(total_bytes: int, world_size: int) -> float:
     return math.ceil(total_bytes / world_size / GIB * 100 - 1e-6) / 100
 
 
-def config(d: Deployment, instance: str) -> dict[str, Any]:
-    """The LMCache YAML of one instance (per-worker sizes)."""
+def config(d: Deployment, slot: Slot) -> dict[str, Any]:
+    """The LMCache YAML of one instance's workers on ``slot``'s node (per-worker sizes
+    of that pipeline stage)."""
+    instance = slot.name
+    cpu_gib = gib_per_worker(d.rank_tier_bytes(slot.stage), 1)
     doc: dict[str, Any] = {
         "chunk_size": CHUNK_TOKENS,
         "local_cpu": True,
-        "max_local_cpu_size": gib_per_worker(d.cpu_bytes_per_instance, d.world_size),
+        "max_local_cpu_size": cpu_gib,
         "pre_caching_hash_algorithm": "builtin",
     }
+    extra: dict[str, Any] = {}
+    if d.ranks.lmcache_first_rank_only:
+        extra = {"save_only_first_rank": True, "first_rank_max_local_cpu_size": cpu_gib}
+    elif d.ranks.uses_mla:
+        extra = {"save_only_first_rank": False}
     if d.has_nvme:
         doc["local_disk"] = f"file://{d.tiers.nvme_mount}/lmcache/{instance}/"
         doc["max_local_disk_size"] = gib_per_worker(d.nvme_bytes_per_instance, d.world_size)
     if d.shared == "s3":
         doc["remote_url"] = d.tiers.s3_virtual_host_url
         doc["remote_serde"] = "naive"
-        doc["extra_config"] = {"s3_region": d.tiers.s3_region}
+        extra["s3_region"] = d.tiers.s3_region
     elif d.shared == "nfs":
         doc["remote_storage_plugins"] = ["fs"]
         doc["remote_serde"] = "naive"
-        doc["extra_config"] = {"remote_storage_plugin.fs.base_path": d.tiers.shared_dir("lmcache")}
+        extra["remote_storage_plugin.fs.base_path"] = d.tiers.shared_dir("lmcache")
+    if extra:
+        doc["extra_config"] = extra
     flags.require("lmcache", d.versions.lmcache, "yaml", doc)
     flags.require("lmcache", d.versions.lmcache, "extra_config", doc.get("extra_config", {}))
     return doc
@@ -88,7 +106,7 @@ def render(d: Deployment) -> Rendered:
     files: list[BundleFile] = []
     for slot in d.slots:
         folder = f"node{slot.node}/lmcache/{slot.name}"
-        doc = config(d, slot.name)
+        doc = config(d, slot)
         argv = serve_argv(d, slot, CONNECTOR)
         flags.require("vllm", d.versions.vllm, "kv_transfer_config", CONNECTOR)
         env = engine_env(d, slot)
@@ -114,9 +132,14 @@ def render(d: Deployment) -> Rendered:
         )
     notes = [
         *parallel_notes(d),
-        "LMCache in-process sizes are per worker (TP × PP ranks): max_local_cpu_size × TP "
-        "× PP is the instance's CPU tier.",
+        "LMCache in-process sizes are per worker (TP × PP ranks): each worker keeps its "
+        "own share of every conversation in max_local_cpu_size GiB.",
     ]
+    if d.ranks.lmcache_first_rank_only:
+        notes.append(
+            "MLA: LMCache saves the latent on the first rank only "
+            "(first_rank_max_local_cpu_size); the other ranks keep no CPU tier."
+        )
     if d.shared == "s3":
         notes.append(
             "LMCache 0.5.6 reaches S3 only through remote_url (deprecated in 0.5.x, but S3 "

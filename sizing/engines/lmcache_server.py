@@ -7,8 +7,10 @@ Units and scopes (``lmcache/cli/commands/server.py``, ``lmcache/v1/distributed/c
   and is the whole server's L1; it requires ``--eviction-policy``.
 - The bundle runs one server per engine instance on each node it spans, bound to the
   instance's NUMA nodes, because the connector reaches its server on ``localhost``; so
-  ``--l1-size-gb`` is the instance's CPU tier (rounded up to 0.01 GiB), or for a
-  pipeline-parallel instance the share of that node's stage (``1/PP``). Each
+  ``--l1-size-gb`` is what that node's stage of the instance writes (rounded up to
+  0.01 GiB): every TP worker's piece, or for MLA one copy of the stage's latent, which
+  only the stage's first rank writes (``lmcache/integration/vllm/
+  vllm_multi_process_adapter.py`` ``ParallelStrategy``; :mod:`sizing.rank_bytes`). Each
   data-parallel rank has its own server.
 - ``--l2-adapter`` entries are ordered: ``fs_native`` on the NVMe mount with
   ``max_capacity_gb`` (GiB) and an LRU ``eviction`` block, then the shared tier (``s3``
@@ -88,7 +90,7 @@ def server_argv(d: Deployment, slot: Slot) -> list[str]:
         "--http-port",
         str(HTTP_PORT + slot.index),
         "--l1-size-gb",
-        f"{gib_per_worker(round(d.cpu_bytes_on_node(slot)), 1):g}",
+        f"{gib_per_worker(d.lmcache_server_bytes(slot), 1):g}",
         "--eviction-policy",
         "LRU",
         "--chunk-size",

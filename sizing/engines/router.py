@@ -16,7 +16,10 @@ Rules:
   can still load the prefix, but from slower storage.
 - Helm ``lmcacheConfig.cpuOffloadingBufferSize`` is LMCache's ``max_local_cpu_size``:
   **GiB per worker**, and the chart drops values whose integer part is 0, so the
-  bundle writes a whole number of GiB, rounded up. ``diskOffloadingBufferSize`` needs
+  bundle writes a whole number of GiB, rounded up: what the fullest worker keeps (for
+  MLA the whole latent, which LMCache's first rank alone saves with
+  ``first_rank_max_local_cpu_size`` defaulting to this value; the other ranks start no
+  CPU tier, ``lmcache/v1/cache_engine.py``). ``diskOffloadingBufferSize`` needs
   ``LMCACHE_LOCAL_DISK`` in ``env`` (the chart does not set it). The chart sets
   ``PYTHONHASHSEED`` itself. A modelSpec is one pod of ``requestGPU`` GPUs, so the
   values are emitted only for plans without pipeline or data parallelism.
@@ -63,18 +66,16 @@ def router_argv(d: Deployment) -> list[str]:
     return argv
 
 
-def whole_gib_per_worker(total_bytes: int, world_size: int) -> int:
-    """A per-worker GiB value the chart keeps: whole GiB, rounded up."""
-    return math.ceil(total_bytes / world_size / GIB - 1e-9)
+def whole_gib_up(n_bytes: int) -> int:
+    """A GiB value the chart keeps: whole GiB, rounded up."""
+    return math.ceil(n_bytes / GIB - 1e-9)
 
 
 def helm_values(d: Deployment) -> dict[str, Any]:
     """production-stack values: one modelSpec with LMCache and the router."""
     lmcache: dict[str, Any] = {
         "enabled": True,
-        "cpuOffloadingBufferSize": str(
-            whole_gib_per_worker(d.cpu_bytes_per_instance, d.world_size)
-        ),
+        "cpuOffloadingBufferSize": str(whole_gib_up(d.binding_rank_tier_bytes)),
     }
     spec: dict[str, Any] = {
         "name": "kv-offload",
@@ -93,7 +94,7 @@ def helm_values(d: Deployment) -> dict[str, Any]:
         spec["vllmConfig"]["extraArgs"] = ["--kv-cache-dtype", "fp8"]
     if d.has_nvme:
         lmcache["diskOffloadingBufferSize"] = str(
-            whole_gib_per_worker(d.nvme_bytes_per_instance, d.world_size)
+            whole_gib_up(math.ceil(d.nvme_bytes_per_instance / d.world_size))
         )
         spec["env"] = [{"name": "LMCACHE_LOCAL_DISK", "value": "file:///data/lmcache/"}]
     router = {"routingLogic": "session", "sessionKey": SESSION_HEADER}

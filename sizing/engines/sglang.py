@@ -5,9 +5,11 @@ Units and scopes (``sglang/srt/arg_groups/fields/memory.py``,
 engine_flags.md §3):
 
 - ``--hicache-size`` is an **integer** in **GB (10^9 bytes)** and **per rank**: every TP
-  rank allocates ``size × 10^9`` bytes. The bundle rounds the plan's per-rank share up
-  to the next whole GB, so an instance holds at most ``TP`` GB more than planned.
-  It overrides ``--hicache-ratio``.
+  rank allocates ``size × 10^9`` bytes and keeps its own heads; the MLA host pool keeps
+  the whole latent on every rank (``MLATokenToKVPoolHost.get_size_per_token``), and with
+  PP the stages are synced to the smallest token capacity, so the fullest rank binds
+  (:mod:`sizing.rank_bytes`). The bundle rounds that rank's bytes up to the next whole
+  GB. It overrides ``--hicache-ratio``.
 - ``--enable-hierarchical-cache`` works in both versions (``--enable-hicache`` is only
   an alias in 0.5.23).
 - One L3 storage backend: the ``file`` backend on NVMe (``file_storage_path``,
@@ -77,8 +79,9 @@ def ranks_per_server(d: Deployment) -> int:
 
 
 def hicache_size_gb(d: Deployment) -> int:
-    """``--hicache-size``: the instance's CPU tier per rank, whole GB rounded up."""
-    return math.ceil(d.cpu_bytes_per_instance / d.world_size / GB - 1e-9)
+    """``--hicache-size``: what the fullest rank keeps of the instance's conversations
+    (an MLA latent whole on every rank), whole GB rounded up."""
+    return math.ceil(d.binding_rank_tier_bytes / GB - 1e-9)
 
 
 def storage(d: Deployment, instance: str) -> tuple[str, dict[str, Any]] | None:

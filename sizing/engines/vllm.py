@@ -7,7 +7,10 @@ Units and scopes (vLLM 0.31.0 and 0.33.0 wheels: ``vllm/engine/arg_utils.py``,
   instance summed over its TP × PP workers; vLLM turns it into
   ``cpu_bytes_to_use = size × 2^30``.
 - ``cpu_bytes_to_use`` in ``kv_connector_extra_config`` is in **bytes**, total across
-  workers, and required in the full ``--kv-transfer-config`` form.
+  workers, and required in the full ``--kv-transfer-config`` form. vLLM divides it by
+  each worker's page bytes × world size (``vllm/v1/kv_offload/cpu/spec.py``), so the
+  value is the binding worker's share × TP × PP; an MLA latent on one node is stored
+  once (:mod:`sizing.rank_bytes`).
 
 - With an NVMe or shared tier the full form uses ``spec_name: TieringOffloadingSpec``
   and ordered ``secondary_tiers`` (tier 0 is consulted first): an ``fs`` tier with
@@ -252,7 +255,7 @@ def render(d: Deployment) -> Rendered:
     version = d.versions.vllm
     if not d.launch_supported:
         return Rendered("vllm", (), (not_launched("vLLM"),))
-    buffer = offload(d.cpu_bytes_per_instance / GIB)
+    buffer = offload(d.vllm_native_bytes / GIB)
     files: list[BundleFile] = []
     notes: list[str] = list(parallel_notes(d))
     tiers = secondary_tiers(d)

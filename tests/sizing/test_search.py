@@ -157,7 +157,7 @@ def _violations(config: Configuration[int], request: PlanRequest, slugs: list[st
     if plan.nvme.drive is not None and plan.nvme.drive_count > chassis.nvme_bays:
         out.append("drives beyond the bays")
     if plan.cpu_tier.total_gib > 0 and (
-        plan.cpu_tier.per_instance_gib <= plan.cpu_tier.gpu_cache_per_instance_gib
+        plan.cpu_tier.users_per_instance <= plan.cpu_tier.gpu_conversation_capacity
     ):
         out.append("tier only mirrors the GPU")
     if r.kv_dtype == "fp8" and (
