@@ -50,9 +50,14 @@ class Reason:
     values: tuple[tuple[str, int | float | str], ...] = ()
 
     @property
+    def figures(self) -> dict[str, int | float | str]:
+        """The figures by name (for a template)."""
+        return dict(self.values)
+
+    @property
     def text(self) -> str:
         """The English sentence."""
-        return ENGLISH[self.code].format(**dict(self.values))
+        return ENGLISH[self.code].format(**self.figures)
 
 
 def _tier(config: Configuration[Any]) -> Reason:

@@ -15,6 +15,7 @@ from django_htmx.middleware import HtmxDetails
 
 from configurator.inquiries import chart, explain, notes, problems
 from configurator.inquiries.forms import ContactForm, WorkloadForm, model_suggestions
+from configurator.inquiries.recommendations import recommendations_context
 from configurator.inquiries.services import (
     inquiry_create,
     inquiry_rate_count,
@@ -67,8 +68,10 @@ def _page(
     *,
     status: int = 200,
     rate_limited: bool = False,
+    extra: dict[str, Any] | None = None,
 ) -> HttpResponse:
     context = _estimate_context(request, form)
+    context.update(extra or {})
     context.update(
         contact=contact,
         rate_limited=rate_limited,
@@ -97,6 +100,18 @@ def estimate(request: HtmxHttpRequest) -> HttpResponse:
         response = render(request, "inquiries/configurator.html#estimate", context)
         return replace_url(response, context["share_url"])
     return _page(request, form, ContactForm(), status=200 if valid else 400)
+
+
+@require_POST
+def recommendations(request: HtmxHttpRequest) -> HttpResponse:
+    """The cheapest configurations for the posted workload: the partial for htmx, else
+    the whole page with them."""
+    form = WorkloadForm(request.POST, request.FILES)
+    valid = form.is_valid()
+    context = recommendations_context(form)
+    if request.htmx:
+        return render(request, "inquiries/configurator.html#recommendations", context)
+    return _page(request, form, ContactForm(), status=200 if valid else 400, extra=context)
 
 
 @require_POST

@@ -1,0 +1,33 @@
+"""``binding_label``: the name of a constraint or target the engine reports, translated."""
+
+from __future__ import annotations
+
+from django import template
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
+register = template.Library()
+
+LABELS: dict[str, Promise] = {
+    "GPU capacity for active users": _("GPU capacity for active users"),
+    "CPU tier not larger than the GPU cache": _("CPU tier not larger than the GPU cache"),
+    "NVMe endurance": _("NVMe endurance"),
+    "NVMe bays per node": _("NVMe bays per node"),
+    "host memory per node": _("host memory per node"),
+    "one max-length conversation does not fit": _("one max-length conversation does not fit"),
+    "weights do not fit at this TP": _("weights do not fit on the GPUs"),
+    "tensor parallel divisibility": _("tensor parallel divisibility"),
+    "GPU slots per chassis": _("GPU slots per chassis"),
+    "DIMM slots per chassis": _("DIMM slots per chassis"),
+    "NVMe bays per chassis": _("NVMe bays per chassis"),
+    "no GPU type on the price list": _("no GPU type on the price list"),
+}
+"""The names of ``sizing.verdict.BINDING``, ``InfeasibleError.binding`` and the search's
+own, by their English text."""
+
+
+@register.filter
+def binding_label(name: str) -> str:
+    """``name`` in the active language (unknown names as they are)."""
+    label = LABELS.get(str(name))
+    return str(label) if label is not None else str(name)

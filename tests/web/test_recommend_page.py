@@ -1,0 +1,100 @@
+"""The customer page's "Recommended configurations" section (htmx partial and plain POST)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+
+from configurator.catalog.models import PublicPricing
+from configurator.catalog.services import pricelist_load_demo
+from tests.seed_form import seed_form
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HX-Request": "true"}
+EN = {"Accept-Language": "en"}
+DE = {"Accept-Language": "de"}
+# The seed workload (DESIGN §3) with users taking turns (no active share given).
+SEED = seed_form(active_share_percent="")
+
+
+@pytest.fixture(autouse=True)
+def _isolated(settings: Any) -> None:
+    settings.HF_HUB_OFFLINE = True
+    cache.clear()
+    pricelist_load_demo()
+
+
+def _rows(html: str) -> list[str]:
+    body = re.search(r'<table class="recommended">.*?<tbody>(.*?)</tbody>', html, re.S)
+    assert body, "no recommendation table"
+    return re.findall(r'<tr>\s*<th scope="row">(.*?)</th>', body.group(1), re.S)
+
+
+def test_three_cheapest_with_relative_cost_and_a_link_each(client: Client) -> None:
+    response = client.post("/recommendations/", SEED, headers={**HTMX, **EN})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().startswith('<section id="recommendations"')
+    assert len(_rows(html)) == 3
+    # No price policy stored: relative cost only, never a euro figure (catalog.PublicPricing).
+    assert "1.00 ×" in html and "€" not in html
+    links = re.findall(r'href="(/\?[^"]+)">Use this configuration', html)
+    assert len(links) == 3
+    assert all("gpu=" in link and "gpus_per_node=" in link for link in links)
+    # Following a link fills the form with that configuration.
+    page = client.get(links[0].replace("&amp;", "&"), headers=EN).content.decode()
+    slug = re.search(r"gpu=([\w.-]+)", links[0]).group(1)  # type: ignore[union-attr]
+    assert re.search(rf'<option value="{re.escape(slug)}" selected>', page)
+    assert "Costs no more than the requested 4 × NVIDIA RTX PRO 6000" in html
+    assert '<svg viewBox="0 0 320 180"' in html and 'class="front"' in html
+
+
+def test_price_band_when_presales_allow_it(client: Client) -> None:
+    PublicPricing.objects.create(pk=1, show_price_band=True, band_percent=10)
+    html = client.post("/recommendations/", SEED, headers={**HTMX, **EN}).content.decode()
+    # The cheapest at demo prices (tests/web/test_recommend.py): 31,000.00 EUR net for
+    # 2 × RTX 4090; ±10 % → 27,900 to 34,100 EUR.
+    assert "27,900 – 34,100 €" in html
+
+
+def test_german_page_keeps_svg_numbers_plain(client: Client) -> None:
+    html = client.post("/recommendations/", SEED, headers={**HTMX, **DE}).content.decode()
+    assert "Empfohlene Konfigurationen" in html
+    assert "1,00 ×" in html
+    svg = re.search(r"<svg.*?</svg>", html, re.S).group(0)  # type: ignore[union-attr]
+    coords = re.findall(r'\s(?:cx|cy|x|y|x1|x2|y1|y2)="([^"]+)"', svg)
+    assert coords and all(re.fullmatch(r"-?\d+(\.\d+)?", c) for c in coords)
+    # The line's points are "x,y x,y": a comma only between x and y, dots for decimals.
+    points = re.search(r'points="([^"]+)"', svg).group(1)  # type: ignore[union-attr]
+    assert re.fullmatch(r"\d+\.\d,\d+\.\d( \d+\.\d,\d+\.\d)*", points)
+
+
+def test_nothing_fits_names_the_binding_target_not_a_500(client: Client) -> None:
+    # 5,000 users all active at once: no node on the price list holds them on its GPUs.
+    data = seed_form(users=5000, active_share_percent=100)
+    response = client.post("/recommendations/", data, headers={**HTMX, **EN})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "No configuration on our price list serves this workload" in html
+    assert "GPU capacity for active users" in html
+    assert "The nearest is" in html and "Misses the target" in html
+
+
+def test_bad_input_asks_for_a_correction(client: Client) -> None:
+    response = client.post("/recommendations/", seed_form(users=0), headers={**HTMX, **EN})
+    assert response.status_code == 200
+    assert "Correct the inputs above first" in response.content.decode()
+    plain = client.post("/recommendations/", seed_form(users=0), headers=EN)
+    assert plain.status_code == 400
+
+
+def test_plain_post_renders_the_whole_page(client: Client) -> None:
+    response = client.post("/recommendations/", SEED, headers=EN)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "<html" in html and "Your estimate" in html and len(_rows(html)) == 3
