@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
-from typing import cast
+from typing import Any, cast
 
 from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -14,6 +14,8 @@ from django.utils.translation import gettext_lazy as _
 from configurator.catalog.services import prices_on
 from configurator.inquiries.models import Inquiry
 from configurator.quotes.models import Language, Quote
+from sizing import catalog
+from sizing.plan import KV_DTYPES, MAX_GPUS_PER_NODE, MAX_NEW_CONVERSATIONS_PER_DAY
 
 MAX_QUANTITY = 10_000
 MAX_DISCOUNT_PERCENT = Decimal("50")
@@ -92,3 +94,33 @@ class InquiryStatusForm(forms.Form):
     """Move an inquiry along new → in progress → quoted → won/lost."""
 
     status = forms.ChoiceField(label=_("Status"), choices=Inquiry.Status.choices)
+
+
+class RecommendedChoiceForm(forms.Form):
+    """The recommended configuration presales start a quote from."""
+
+    gpu = forms.ChoiceField(label=_("GPU"))
+    gpus_per_node = forms.IntegerField(
+        label=_("GPUs per node"), min_value=1, max_value=MAX_GPUS_PER_NODE
+    )
+    kv_dtype = forms.ChoiceField(label=_("KV cache"), choices=[(d, d) for d in KV_DTYPES])
+    new_conversations_per_day = forms.IntegerField(
+        label=_("New conversations per day"),
+        min_value=0,
+        max_value=MAX_NEW_CONVERSATIONS_PER_DAY,
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        gpu = cast(forms.ChoiceField, self.fields["gpu"])
+        gpu.choices = [(slug, g.name) for slug, g in catalog.gpus().items()]
+
+    def choice(self) -> dict[str, Any]:
+        """The choice as ``plan_create`` arguments (call after ``is_valid``)."""
+        data = self.cleaned_data
+        return {
+            "gpu_slug": data["gpu"],
+            "gpus_per_node": data["gpus_per_node"],
+            "kv_dtype": data["kv_dtype"],
+            "new_conversations_per_day": data["new_conversations_per_day"],
+        }

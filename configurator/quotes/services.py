@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 
 from configurator.catalog.services import prices_on
 from configurator.inquiries.models import Inquiry
+from configurator.planning.recommend import recommendation_create
 from configurator.planning.services import plan_create
 from configurator.quotes.models import (
     Quote,
@@ -125,6 +126,62 @@ def quote_create_from_inquiry(
     Raises:
         SizingError: the requested configuration itself cannot be sized.
     """
+    return _quote_with_alternatives(
+        inquiry=inquiry, user=user, variants=variant_inputs(inquiry.inputs), today=today
+    )
+
+
+def quote_create_from_recommendation(
+    *,
+    inquiry: Inquiry,
+    user: User | AnonymousUser | None,
+    choice: dict[str, Any],
+    today: dt.date | None = None,
+) -> Quote:
+    """Draft a quote from one recommended configuration; the other recommended ones
+    (:func:`configurator.planning.recommend.recommendation_create`) become its
+    alternatives, cheapest first.
+
+    Args:
+        inquiry: the customer's workload.
+        user: the presales user.
+        choice: the chosen configuration's ``gpu_slug``, ``gpus_per_node``, ``kv_dtype``
+            and ``new_conversations_per_day``.
+        today: the price list's date.
+
+    Raises:
+        SizingError: the chosen configuration cannot be sized, or the price list carries
+            no GPU; nothing is stored.
+    """
+    day = today or timezone.localdate()
+    chosen = {**inquiry.inputs, **choice}
+    result = recommendation_create(**inquiry.inputs, day=day)
+    keys = ("gpu_slug", "gpus_per_node", "kv_dtype", "new_conversations_per_day")
+    others = [
+        {k: v for k, v in r.inputs.items() if v is not None or k in inquiry.inputs}
+        for r in result.configurations
+        if any(r.inputs[k] != chosen[k] for k in keys)
+    ]
+    return _quote_with_alternatives(
+        inquiry=inquiry, user=user, variants=[chosen, *others], today=day
+    )
+
+
+def _quote_with_alternatives(
+    *,
+    inquiry: Inquiry,
+    user: User | AnonymousUser | None,
+    variants: list[dict[str, Any]],
+    today: dt.date | None,
+) -> Quote:
+    """Store a draft for ``inquiry`` with one alternative per entry of ``variants``.
+
+    Variants after the first that the engine cannot size are left out; the first must
+    size (else nothing is stored). A new inquiry moves to "in progress".
+
+    Raises:
+        SizingError: the first variant cannot be sized.
+    """
     prices = prices_on(today or timezone.localdate())
     language = inquiry.language if inquiry.language in ("de", "en") else "de"
     with transaction.atomic():
@@ -136,7 +193,7 @@ def quote_create_from_inquiry(
             language=language,
             created_by=user if isinstance(user, User) else None,
         )
-        for position, inputs in enumerate(variant_inputs(inquiry.inputs)):
+        for position, inputs in enumerate(variants):
             try:
                 _add_alternative(quote=quote, inputs=inputs, position=position, prices=prices)
             except SizingError:

@@ -10,6 +10,11 @@ urlpatterns = [
     path("inquiries/<int:pk>/", views.inquiry_detail, name="inquiry"),
     path("inquiries/<int:pk>/status/", views.inquiry_status, name="inquiry_status"),
     path("inquiries/<int:pk>/quote/", views.quote_create, name="create"),
+    path(
+        "inquiries/<int:pk>/quote/recommended/",
+        views.quote_create_recommended,
+        name="create_recommended",
+    ),
     path("quotes/<int:pk>/", views.quote_detail, name="detail"),
     path("quotes/<int:pk>/settings/", views.quote_settings, name="settings"),
     path("quotes/<int:pk>/issue/", views.issue, name="issue"),

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.middleware import HtmxDetails
 
 from configurator.inquiries.models import Inquiry
+from configurator.planning.recommend import recommendation_create
 from configurator.quotes.deviations import alternative_deviation_texts
 from configurator.quotes.document import document_from_quote, latest_verification, vat_rate
 from configurator.quotes.due import due_at
@@ -28,6 +29,7 @@ from configurator.quotes.forms import (
     LineAddForm,
     LineQuantityForm,
     QuoteSettingsForm,
+    RecommendedChoiceForm,
 )
 from configurator.quotes.inquiry_queue import inquiry_queue
 from configurator.quotes.models import Quote, QuoteAlternative, QuoteLine
@@ -36,6 +38,7 @@ from configurator.quotes.services import (
     QuoteDeviationError,
     QuoteFrozenError,
     quote_create_from_inquiry,
+    quote_create_from_recommendation,
     quote_issue,
     quote_line_add,
     quote_line_set_quantity,
@@ -79,6 +82,14 @@ def queue(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _recommendations(inquiry: Inquiry) -> dict[str, Any]:
+    """The recommended configurations for the inquiry's workload, or why there are none."""
+    try:
+        return {"recommendation": recommendation_create(**inquiry.inputs)}
+    except SizingError as exc:
+        return {"recommendation_error": str(exc)}
+
+
 @require_GET
 @presales_required
 def inquiry_detail(request: HttpRequest, pk: int) -> HttpResponse:
@@ -91,6 +102,7 @@ def inquiry_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "due_at": due_at(inquiry.received_at),
             "quotes": inquiry.quotes.all(),
             "status_form": InquiryStatusForm(initial={"status": inquiry.status}),
+            **_recommendations(inquiry),
         },
     )
 
@@ -123,6 +135,25 @@ def quote_create(request: HttpRequest, pk: int) -> HttpResponse:
     inquiry = get_object_or_404(Inquiry, pk=pk)
     try:
         quote = quote_create_from_inquiry(inquiry=inquiry, user=request.user)
+    except SizingError as exc:
+        messages.error(request, _("The inquiry cannot be sized: %(error)s") % {"error": exc})
+        return redirect("quotes:inquiry", pk=inquiry.pk)
+    return redirect("quotes:detail", pk=quote.pk)
+
+
+@require_POST
+@presales_required
+def quote_create_recommended(request: HttpRequest, pk: int) -> HttpResponse:
+    """Draft a quote from one recommended configuration, the others as alternatives."""
+    inquiry = get_object_or_404(Inquiry, pk=pk)
+    form = RecommendedChoiceForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose one of the recommended configurations."))
+        return redirect("quotes:inquiry", pk=inquiry.pk)
+    try:
+        quote = quote_create_from_recommendation(
+            inquiry=inquiry, user=request.user, choice=form.choice()
+        )
     except SizingError as exc:
         messages.error(request, _("The inquiry cannot be sized: %(error)s") % {"error": exc})
         return redirect("quotes:inquiry", pk=inquiry.pk)

@@ -1,0 +1,78 @@
+"""Presales start a quote from a recommended configuration; the others become alternatives."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from configurator.inquiries.models import Inquiry
+from configurator.quotes.models import Quote
+from tests.quote_factories import make_inquiry
+
+pytestmark = pytest.mark.django_db
+
+
+def _choices(html: str) -> list[dict[str, str]]:
+    forms = re.findall(
+        r'<form method="post" action="[^"]*/quote/recommended/">(.*?)</form>', html, re.S
+    )
+    return [dict(re.findall(r'name="(\w+)" value="([^"]*)"', f)) for f in forms]
+
+
+def test_inquiry_page_lists_recommendations_with_a_button_each(presales: Client) -> None:
+    inquiry = make_inquiry()
+    html = presales.get(reverse("quotes:inquiry", args=[inquiry.pk])).content.decode()
+    assert "Recommended configurations" in html
+    choices = _choices(html)
+    assert len(choices) == 3
+    # The seed's own layout at demo prices (demo_prices.csv): 66,910.00 EUR net.
+    assert "The requested layout costs €66,910.00 net." in html
+
+
+def test_quote_from_the_second_recommendation_keeps_the_others_as_alternatives(
+    presales: Client,
+) -> None:
+    inquiry = make_inquiry()
+    html = presales.get(reverse("quotes:inquiry", args=[inquiry.pk])).content.decode()
+    choices = _choices(html)
+    chosen = choices[1]
+    chosen.pop("csrfmiddlewaretoken", None)
+    response = presales.post(reverse("quotes:create_recommended", args=[inquiry.pk]), chosen)
+    quote = Quote.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == reverse("quotes:detail", args=[quote.pk])
+    alts = list(quote.alternatives.all())
+    keys = ("gpu_slug", "gpus_per_node", "kv_dtype", "new_conversations_per_day")
+    got = [tuple(str(a.inputs[k]) for k in keys) for a in alts]
+    want = [
+        tuple(c[k] for k in ("gpu", "gpus_per_node", "kv_dtype", "new_conversations_per_day"))
+        for c in choices
+    ]
+    # The chosen one first, then the other two recommended ones, cheapest first.
+    assert got == [want[1], want[0], want[2]]
+    # Each alternative is the recommended BOM, priced from the same list: the quote's
+    # subtotal of the chosen one is what the recommendation showed.
+    totals = alts[0].totals(discount_percent=Decimal(0), vat_rate=Decimal("0.19"))
+    assert f"€{totals['subtotal']:,.2f}" in html
+    inquiry.refresh_from_db()
+    assert inquiry.status == Inquiry.Status.IN_PROGRESS
+
+
+def test_bad_choice_stores_nothing(presales: Client) -> None:
+    inquiry = make_inquiry()
+    url = reverse("quotes:create_recommended", args=[inquiry.pk])
+    bad = {
+        "gpu": "gtx-1080",
+        "gpus_per_node": "4",
+        "kv_dtype": "fp8",
+        "new_conversations_per_day": "0",
+    }
+    response = presales.post(url, bad)
+    assert response.status_code == 302 and not Quote.objects.exists()
+    # 16 GPUs per node are beyond the chassis's 8 GPU slots (sizing/bom.py): a message, no draft.
+    response = presales.post(url, {**bad, "gpu": "rtx-pro-6000-se", "gpus_per_node": "16"})
+    assert response.status_code == 302 and not Quote.objects.exists()
