@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from sizing.errors import ConfigError
@@ -120,6 +121,21 @@ class Architecture:
         """Decoder layers."""
         return len(self.layers)
 
+    @cached_property
+    def layer_groups(self) -> tuple[tuple[Layer, int], ...]:
+        """Each distinct layer with the number of layers like it, in first-seen order (most
+        models have one or two kinds of layer, so sums over the layers take a few terms)."""
+        counts: dict[Layer, int] = {}
+        for layer in self.layers:
+            counts[layer] = counts.get(layer, 0) + 1
+        return tuple(counts.items())
+
+    @cached_property
+    def layer_group_index(self) -> tuple[int, ...]:
+        """For each layer in order, its position in :attr:`layer_groups`."""
+        position = {layer: i for i, (layer, _count) in enumerate(self.layer_groups)}
+        return tuple(position[layer] for layer in self.layers)
+
     def count(self, kind: LayerKind) -> int:
         """Layers of ``kind``."""
         return sum(1 for layer in self.layers if layer.kind is kind)
@@ -127,7 +143,7 @@ class Architecture:
     @property
     def uses_mla(self) -> bool:
         """True when the attention layers store an MLA latent."""
-        return any(layer.kind is LayerKind.MLA for layer in self.layers)
+        return any(layer.kind is LayerKind.MLA for layer, _count in self.layer_groups)
 
     @property
     def is_hybrid(self) -> bool:
@@ -355,8 +371,8 @@ def kv_bytes_per_token(arch: Architecture, kv_dtype: str, tp: int = 1) -> int:
     """
     per_value = kv_dtype_bytes(kv_dtype, arch)
     return sum(
-        layer.values_per_token(tp) * per_value
-        for layer in arch.layers
+        layer.values_per_token(tp) * per_value * count
+        for layer, count in arch.layer_groups
         if layer.kind in GROWING_KINDS
     )
 
@@ -375,10 +391,10 @@ def conversation_bytes(arch: Architecture, kv_dtype: str, context_tokens: int, t
         raise ValueError(f"context_tokens must be positive, got {context_tokens}")
     per_value = kv_dtype_bytes(kv_dtype, arch)
     total = 0
-    for layer in arch.layers:
+    for layer, count in arch.layer_groups:
         tokens = context_tokens
         if layer.kind in WINDOWED_KINDS and layer.window_tokens:
             tokens = min(context_tokens, layer.window_tokens)
-        total += layer.values_per_token(tp) * per_value * tokens
-        total += layer.state_bytes(arch.model_dtype_bytes, tp)
+        total += layer.values_per_token(tp) * per_value * tokens * count
+        total += layer.state_bytes(arch.model_dtype_bytes, tp) * count
     return total

@@ -154,18 +154,19 @@ class _LayerSums:
 def _layer_sums(arch: Architecture, work: Workload, tp: int) -> _LayerSums:
     """The running totals of :class:`_LayerSums`; both sums add up layer by layer
     (:func:`conversation_bytes`, :func:`kv_bytes_per_token`), and identical layers (most
-    of a model) are computed once."""
-    per_layer: dict[object, tuple[int, int]] = {}
-    whole, prefix = [0], [0]
-    for layer in arch.layers:
-        got = per_layer.get(layer)
-        if got is None:
-            one = replace(arch, layers=(layer,))
-            got = (
+    of a model) are computed once (``Architecture.layer_groups``)."""
+    per_group = []
+    for layer, _count in arch.layer_groups:
+        one = replace(arch, layers=(layer,))
+        per_group.append(
+            (
                 conversation_bytes(one, work.kv_dtype, work.context_tokens, tp),
                 kv_bytes_per_token(one, work.kv_dtype, tp) * work.shared_prefix_tokens,
             )
-            per_layer[layer] = got
+        )
+    whole, prefix = [0], [0]
+    for group in arch.layer_group_index:
+        got = per_group[group]
         whole.append(whole[-1] + got[0])
         prefix.append(prefix[-1] + got[1])
     return _LayerSums(tuple(whole), tuple(prefix))
