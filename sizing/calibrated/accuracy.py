@@ -65,15 +65,18 @@ class CaseResult:
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form of the ``accuracy`` command."""
+        head = {
+            "id": self.case_id,
+            "engine": self.engine,
+            "engine_version": self.engine_version,
+            "model_id": self.model_id,
+        }
         if self.skipped:
-            return {"id": self.case_id, "engine": self.engine, "model_id": self.model_id,
-                    "skipped": self.skipped}  # fmt: skip
+            return {**head, "skipped": self.skipped}
         error = self.error_pct
         tokens_error = self.tokens_error_pct
         return {
-            "id": self.case_id,
-            "engine": self.engine,
-            "model_id": self.model_id,
+            **head,
             "predicted_kv_cache_gib": round(self.predicted_kv_cache_gib or 0.0, 2),
             "measured_kv_cache_gib": self.measured_kv_cache_gib,
             "predicted_kv_cache_tokens": self.predicted_kv_cache_tokens,
@@ -136,7 +139,7 @@ def in_fit_set(result: CaseResult) -> bool:
 
 
 def summarize(results: Iterable[CaseResult]) -> dict[str, Any]:
-    """``evaluated``, ``skipped``, median and p90 absolute KV-GiB error, overall, per
+    """``evaluated``, ``skipped``, median, p90 and max absolute KV-GiB error, overall, per
     engine and per split (``fit`` / ``held_out`` vLLM cases, see the module docstring)."""
     results = list(results)
     done = [r for r in results if r.error_pct is not None]
@@ -149,6 +152,7 @@ def summarize(results: Iterable[CaseResult]) -> dict[str, Any]:
             "evaluated": len(rows),
             "median_abs_error_pct": None if med is None else round(med, 2),
             "p90_abs_error_pct": None if p90 is None else round(p90, 2),
+            "max_abs_error_pct": round(max(errors), 2) if errors else None,
         }
 
     summary = stats(done)
@@ -164,6 +168,16 @@ def summarize(results: Iterable[CaseResult]) -> dict[str, Any]:
         "held_out": stats([r for r in vllm_done if not in_fit_set(r)]),
     }
     return summary
+
+
+MISS_PCT = 5.0
+"""|error| above which a case is listed as a miss (the held-out maximum target)."""
+
+
+def misses(results: Iterable[CaseResult]) -> list[CaseResult]:
+    """The evaluated cases whose |error| exceeds :data:`MISS_PCT`, largest first."""
+    done = [r for r in results if r.error_pct is not None and abs(r.error_pct) > MISS_PCT]
+    return sorted(done, key=lambda r: -abs(r.error_pct or 0.0))
 
 
 def evaluate(

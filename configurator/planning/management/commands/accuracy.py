@@ -14,7 +14,7 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from configurator.planning.cli import SizingCommand
-from sizing.calibrated.accuracy import CaseResult, evaluate
+from sizing.calibrated.accuracy import MISS_PCT, CaseResult, evaluate, misses
 
 
 def _load_cases(path: str) -> list[dict[str, Any]]:
@@ -42,13 +42,21 @@ def _rows(results: list[CaseResult]) -> list[list[str]]:
     for r in results:
         if r.skipped:
             rows.append(
-                [r.case_id, r.engine, r.model_id, "", "", "", "", "", f"skipped: {r.skipped}"]
+                [
+                    r.case_id,
+                    r.engine,
+                    r.engine_version,
+                    r.model_id,
+                    *([""] * 5),
+                    f"skipped: {r.skipped}",
+                ]
             )
             continue
         rows.append(
             [
                 r.case_id,
                 r.engine,
+                r.engine_version,
                 r.model_id,
                 _fmt(r.predicted_kv_cache_gib, ".2f"),
                 _fmt(r.measured_kv_cache_gib, ".2f"),
@@ -64,6 +72,7 @@ def _rows(results: list[CaseResult]) -> list[list[str]]:
 HEADERS = [
     "case",
     "engine",
+    "version",
     "model",
     "predicted KV GiB",
     "measured KV GiB",
@@ -78,21 +87,72 @@ def _summary_lines(summary: dict[str, Any]) -> list[str]:
     lines = [
         f"evaluated: {summary['evaluated']} ({summary['evaluated_share_pct']} %), "
         f"skipped: {summary['skipped']}",
-        f"all engines: median |error| {summary['median_abs_error_pct']} %, "
-        f"p90 |error| {summary['p90_abs_error_pct']} %",
+        f"all engines: {_errors(summary)}",
     ]
     for engine, stats in summary["by_engine"].items():
-        lines.append(
-            f"{engine}: {stats['evaluated']} cases, median |error| "
-            f"{stats['median_abs_error_pct']} %, p90 |error| {stats['p90_abs_error_pct']} %"
-        )
-    labels = {"fit": "vllm, fit set (0.19.0 logs)", "held_out": "vllm, held out (other versions)"}
+        lines.append(f"{engine}: {stats['evaluated']} cases, {_errors(stats)}")
+    labels = {
+        "fit": "vllm, fit set (0.19.0 logs, in-sample)",
+        "held_out": "vllm, held out (other versions, out-of-sample)",
+    }
     for split, stats in summary.get("vllm_by_split", {}).items():
-        lines.append(
-            f"{labels[split]}: {stats['evaluated']} cases, median |error| "
-            f"{stats['median_abs_error_pct']} %, p90 |error| {stats['p90_abs_error_pct']} %"
-        )
+        lines.append(f"{labels[split]}: {stats['evaluated']} cases, {_errors(stats)}")
     return lines
+
+
+def _errors(stats: dict[str, Any]) -> str:
+    return (
+        f"median |error| {stats['median_abs_error_pct']} %, p90 |error| "
+        f"{stats['p90_abs_error_pct']} %, max |error| {stats['max_abs_error_pct']} %"
+    )
+
+
+MISS_NOTES: dict[tuple[str, str], str] = {
+    ("case-072", "openai/gpt-oss-120b"): "the weights nearly fill the GPU, so the KV pool is "
+    "3 GiB and a 0.3 GiB error elsewhere is 10 %; the engine loads 64.38 GiB where the "
+    "checkpoint holds 60.8 GiB: the MXFP4 backend of that build (Triton or Marlin padding) "
+    "is not stated, the exact image tag would settle it.",
+    ("case-076", "Qwen/Qwen3-32B"): "the weights nearly fill the GPU (a 4.5 GiB KV pool).",
+    ("case-036", "moonshotai/Kimi-Dev-72B"): "the weights nearly fill the GPUs (a 3 GiB KV pool).",
+    ("case-043", "Qwen/Qwen2.5-72B-Instruct"): "the weights nearly fill the GPUs (a 3 GiB KV "
+    "pool).",
+    ("case-093", "Qwen/Qwen3-235B-A22B-FP8"): "3.3 GiB per GPU more is used than the model "
+    'explains; the version ("~0.9.2/0.10.0") and the LMCache connector\'s own buffers would '
+    "be needed.",
+    ("case-084", "Qwen/Qwen3-VL-4B-Instruct-FP8"): "the engine loaded 6.14 GiB against about "
+    "4.1 GiB of checkpoint; with a 14 GiB budget that is the whole error. The co-resident "
+    "instance does not change the budget in v0.20 (per-instance limit since PR #10511).",
+    ("case-080", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8"): "the profile peak is 1.40 GiB "
+    "logged against 1.00 predicted: the fused-MoE scratch with expert parallelism in v0.10.2 "
+    "is not modelled beyond the fitted MoE constant.",
+    ("case-094", "Qwen/Qwen3-235B-A22B-FP8"): "the free memory before load at TP 4 is "
+    "estimated (0.86 GiB of NCCL and context overhead); SGLang sizes from measured free "
+    "memory.",
+}
+"""What each known miss of the bundled cases would need before start, by (case id,
+model): shown only for a case of that id and model that still misses."""
+
+
+def _miss_lines(results: list[CaseResult]) -> list[str]:
+    lines = [
+        "## Cases that miss, and what would be needed before start",
+        "",
+        f"Cases with |error| above {MISS_PCT:g} %, largest first, and skipped cases.",
+        "",
+    ]
+    missed = misses(results)
+    for r in missed:
+        note = MISS_NOTES.get((r.case_id, r.model_id), "no explanation recorded.")
+        lines.append(
+            f"- {r.case_id} ({r.engine} {r.engine_version or 'version not stated'}, "
+            f"{r.model_id}, {r.error_pct:+.2f} %): {note}"
+        )
+    for r in results:
+        if r.skipped:
+            lines.append(f"- {r.case_id} ({r.engine}, {r.model_id}): skipped, {r.skipped}.")
+    if not missed and not any(r.skipped for r in results):
+        lines.append("- none")
+    return [*lines, ""]
 
 
 METHOD_NOTES = [
@@ -109,27 +169,6 @@ METHOD_NOTES = [
     "3 × (intermediate / TP + hidden) values per token, checked on case-090/091) and what "
     "each rank loads beyond its checkpoint share (rotary cos/sin table, MoE router, k/v "
     "projections replicated when TP exceeds the KV heads), read from vLLM's layer code.",
-    "",
-    "## Cases that miss, and what would be needed before start",
-    "",
-    "- Weights nearly fill the GPU (case-072 gpt-oss-120b and case-076 Qwen3-32B on one "
-    "H100, case-036/043 72B at TP 2): the KV pool is 3–5 GiB, so a 0.3 GiB error in "
-    "activation, non-torch or loaded weights is 5–40 %. case-072 also loads 64.38 GiB where "
-    "the checkpoint holds 60.8 GiB: the MXFP4 backend of that build (Triton or Marlin "
-    "padding) is not stated; the exact image tag would settle it.",
-    '- case-093 (Qwen3-235B-FP8, TP 4, "~0.9.2/0.10.0", LMCache connector): 3.3 GiB '
-    "per GPU more is used than the model explains; the exact version and the connector's "
-    "own buffers would be needed.",
-    "- case-084 (Qwen3-VL-4B-FP8, co-resident): the engine loaded 6.14 GiB against about "
-    "4.1 GiB of checkpoint; with a 14 GiB budget that is the whole error. The "
-    "co-resident instance does not change the budget in v0.20 (per-instance limit since "
-    "PR #10511).",
-    "- case-080 (L40S TP 8 + EP, v0.10.2, +3.8 %): the loaded weights now match (27.71 "
-    "against 27.72 GiB); the rest is the profile peak, 1.40 GiB logged against 1.00 "
-    "predicted: the fused-MoE scratch with expert parallelism (whole experts per rank) in "
-    "that version is not modelled beyond the fitted MoE constant.",
-    "- SGLang case-094: the free memory before load at TP 4 is estimated (0.86 GiB of "
-    "NCCL/context overhead); SGLang sizes from measured free memory.",
     "",
 ]
 
@@ -177,6 +216,7 @@ class Command(SizingCommand):
             *[f"- {line}" for line in _summary_lines(summary)],
             "",
             *METHOD_NOTES,
+            *_miss_lines(results),
             "## Cases",
             "",
             "| " + " | ".join(HEADERS) + " |",
