@@ -20,6 +20,11 @@ Sources:
       chunked local layer, 0 = global NoPE layer), Qwen3-Next ``full_attention_interval``,
       Jamba ``attn_layer_period``/``attn_layer_offset``, Nemotron-H
       ``hybrid_override_pattern`` (M Mamba-2, * attention, - MLP, E MoE).
+    - ``v_head_dim`` of a non-MLA layer is its value head size (vLLM ``Attention`` takes
+      ``head_size_v``; ``FullAttentionSpec`` pages ``head_size + head_size_v``); MiMo-V2
+      sliding layers use ``swa_num_key_value_heads``, ``swa_head_dim``,
+      ``swa_v_head_dim`` and ``sliding_window_size``
+      (``vllm/model_executor/models/mimo_v2_flash.py``).
 """
 
 from __future__ import annotations
@@ -99,7 +104,8 @@ class Architecture:
         num_attention_heads: query heads (TP must divide them).
         num_kv_heads: KV heads of the full-attention layers.
         hidden_size: model width.
-        vocab_size: vocabulary size.
+        vocab_size: vocabulary size, from the config or its class default (0: neither
+            gives one; the memory model refuses it, :func:`require_vocab_size`).
         max_context_tokens: ``max_position_embeddings`` (the longest context).
         dtype: the checkpoint's activation dtype (``torch_dtype``/``dtype``).
         assumptions: codes of :data:`ASSUMPTIONS` for each default of transformers the
@@ -169,9 +175,15 @@ the config has no ``head_dim``."""
 
 
 # transformers/vLLM config-class defaults that apply when a config.json omits the key
-# (Hugging Face fills absent keys from the class). Source: vLLM
-# ``vllm/transformers_utils/configs/nemotron_h.py`` (NemotronHConfig docstring).
+# (Hugging Face fills absent keys from the class). Sources: vLLM
+# ``vllm/transformers_utils/configs/nemotron_h.py`` (NemotronHConfig docstring);
+# transformers ``Gemma3TextConfig`` (vocab_size 262208), ``GraniteConfig`` (32000),
+# ``LlamaConfig`` (32000), ``MistralConfig`` (32000).
 _CONFIG_DEFAULTS: Mapping[str, Mapping[str, Any]] = {
+    "gemma3_text": {"vocab_size": 262208},
+    "granite": {"vocab_size": 32000},
+    "llama": {"vocab_size": 32000},
+    "mistral": {"vocab_size": 32000},
     "nemotron_h": {
         "num_attention_heads": 32,
         "num_key_value_heads": 8,
@@ -197,6 +209,14 @@ def text_config(config: Mapping[str, Any]) -> Mapping[str, Any]:
                 merged[key] = config[key]
         return merged
     return config
+
+
+CLASS_VOCAB: Mapping[str, int] = {
+    model_type: int(defaults["vocab_size"])
+    for model_type, defaults in _CONFIG_DEFAULTS.items()
+    if "vocab_size" in defaults
+}
+"""``vocab_size`` of each config class that has a default, by ``model_type``."""
 
 
 def _with_defaults(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -228,6 +248,26 @@ def _int(cfg: Mapping[str, Any], key: str, model_type: str, *, allow_zero: bool 
             values={"key": key, "got": repr(value)},
         )
     return value
+
+
+def require_vocab_size(arch: Architecture) -> int:
+    """The vocabulary, for the embeddings and the logits of the profile pass.
+
+    Raises:
+        ConfigError: when neither the config nor its class default gives one (a 0 would
+            drop the logits from vLLM's activation peak and the embeddings from the
+            weights).
+    """
+    if arch.vocab_size <= 0:
+        raise ConfigError(
+            "config.vocab_size",
+            f"config.json of this {arch.model_type or 'model'} has no vocab_size (and its "
+            "model type no default), which the memory model needs for the embeddings and "
+            "logits",
+            code="config_vocab_missing",
+            values={"model_type": arch.model_type},
+        )
+    return arch.vocab_size
 
 
 def kv_dtype_bytes(kv_dtype: str, arch: Architecture) -> int:
@@ -337,14 +377,23 @@ def _layer(
         )
         return Layer(kind, kv_heads=1, k_head_dim=latent)
     head_dim = _head_dim(cfg, n_heads, hidden)
+    v_dim = int(cfg.get("v_head_dim") or head_dim)
     window: int | None = None
-    if kind is LayerKind.SLIDING:
+    if kind is LayerKind.SLIDING and isinstance(cfg.get("hybrid_layer_pattern"), list):
+        # MiMo-V2 sliding layers: their own KV heads and K/V head sizes (vLLM
+        # vllm/model_executor/models/mimo_v2_flash.py, MiMoV2Attention per layer).
+        kv = int(cfg.get("swa_num_key_value_heads") or kv)
+        head_dim = int(cfg.get("swa_head_dim") or head_dim)
+        v_dim = int(cfg.get("swa_v_head_dim") or head_dim)
+        window = int(cfg.get("sliding_window_size") or _int(cfg, "sliding_window", model_type))
+    elif kind is LayerKind.SLIDING:
         window = _int(cfg, "sliding_window", model_type)
     elif kind is LayerKind.CHUNKED:
         window = _int(cfg, "attention_chunk_size", model_type)
     elif cfg.get("global_head_dim") or cfg.get("num_global_key_value_heads"):
         # Global layers with their own geometry (Gemma 4 style configs).
         head_dim = int(cfg.get("global_head_dim") or head_dim)
+        v_dim = head_dim
         kv = int(cfg.get("num_global_key_value_heads") or kv)
     state = None
     if cfg.get("mamba_d_state") and model_type == "falcon_h1":
@@ -354,7 +403,7 @@ def _layer(
         kind,
         kv_heads=kv,
         k_head_dim=head_dim,
-        v_head_dim=head_dim,
+        v_head_dim=v_dim,
         window_tokens=window,
         state=state,
     )

@@ -15,7 +15,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sizing.architecture import ATTENTION_KINDS, Layer, LayerKind, from_config, text_config
+from sizing.architecture import (
+    ATTENTION_KINDS,
+    CLASS_VOCAB,
+    Layer,
+    LayerKind,
+    from_config,
+    text_config,
+)
 
 WEIGHT_BITS: Mapping[str, float] = {
     "bf16": 16,
@@ -186,7 +193,7 @@ def embedding_params(config: Mapping[str, Any]) -> int:
     ``lm_head`` in ``modules_to_not_convert``).
     """
     cfg = text_config(config)
-    vocab = int(cfg.get("vocab_size") or 0)
+    vocab = int(cfg.get("vocab_size") or CLASS_VOCAB.get(str(cfg.get("model_type")), 0))
     hidden = int(cfg.get("hidden_size") or 0)
     return vocab * hidden * (1 if cfg.get("tie_word_embeddings", False) else 2)
 

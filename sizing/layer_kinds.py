@@ -5,7 +5,13 @@ sliding), Gemma 3 ``sliding_window_pattern`` 6, Llama 4 ``no_rope_layers`` (1 = 
 local layer, 0 = global NoPE layer, else every ``nope_layer_interval``-th layer global),
 Qwen3-Next ``full_attention_interval``, Jamba ``attn_layer_period``/``attn_layer_offset``,
 Nemotron-H ``hybrid_override_pattern`` (M Mamba-2, * attention, - MLP, E MoE), Qwen2
-``use_sliding_window`` with ``max_window_layers``; MLA whenever ``kv_lora_rank`` is set.
+``use_sliding_window`` with ``max_window_layers``; MLA whenever ``kv_lora_rank`` is set;
+MiMo-V2 ``hybrid_layer_pattern`` (1 = sliding-window layer with the ``swa_*`` geometry,
+0 = full attention: vLLM ``vllm/model_executor/models/mimo_v2_flash.py`` and SGLang's
+``mimo_v2_flash.py`` read it so).
+
+Configs whose layout keys the sizing does not read are refused with the keys named
+(:data:`UNREAD_LAYOUT_KEYS`), never sized by a guess.
 """
 
 from __future__ import annotations
@@ -61,12 +67,54 @@ _PATTERN_CHARS: Mapping[str, LayerKind] = {
 }
 
 
+UNREAD_LAYOUT_KEYS = (
+    "compress_ratios",
+    "local_layer_ids",
+    "swa_layers",
+    "attention_window",
+    "window_attention",
+)
+"""Config keys that give some layers another cache geometry and that the sizing does not
+read (DeepSeek-V4 compression ratios, per-layer local/window lists of other families)."""
+
+_SWA_KEYS = ("swa_num_key_value_heads", "swa_head_dim", "swa_v_head_dim")
+"""Geometry of sliding layers that only :data:`hybrid_layer_pattern` layouts place."""
+
+
+def _refuse_unread(cfg: Mapping[str, Any], model_type: str) -> None:
+    present = [k for k in UNREAD_LAYOUT_KEYS if cfg.get(k) not in (None, [], {})]
+    if not isinstance(cfg.get("hybrid_layer_pattern"), list):
+        present += [k for k in _SWA_KEYS if cfg.get(k) is not None]
+    if present:
+        raise ConfigError(
+            f"config.{present[0]}",
+            f"config.json of this {model_type or 'model'} sets {', '.join(present)}, a "
+            "layer layout the sizing does not read; it is not sized rather than sized wrong",
+            code="config_layout_unread",
+            values={"keys": ", ".join(present), "model_type": model_type},
+        )
+
+
+def _hybrid_layer_pattern(pattern: list[Any], n_layers: int, attn: LayerKind) -> list[LayerKind]:
+    if len(pattern) != n_layers or any(v not in (0, 1) or isinstance(v, bool) for v in pattern):
+        raise ConfigError(
+            "config.hybrid_layer_pattern",
+            f"hybrid_layer_pattern must list 0 (full attention) or 1 (sliding window) for "
+            f"each of the {n_layers} layers",
+            code="config_hybrid_layer_pattern",
+            values={"layers": n_layers},
+        )
+    return [LayerKind.SLIDING if v == 1 else attn for v in pattern]
+
+
 def layer_kinds(cfg: Mapping[str, Any], model_type: str) -> list[LayerKind]:
     """Cache kind per layer from the config's layer pattern.
 
     Raises:
-        ConfigError: naming a missing count or an unknown layer type or code.
+        ConfigError: naming a missing count, an unknown layer type or code, or layout
+            keys the sizing does not read.
     """
+    _refuse_unread(cfg, model_type)
     pattern = cfg.get("hybrid_override_pattern")
     if isinstance(pattern, str) and pattern:
         unknown = sorted(set(pattern) - set(_PATTERN_CHARS))
@@ -90,6 +138,16 @@ def layer_kinds(cfg: Mapping[str, Any], model_type: str) -> list[LayerKind]:
         )
     mla = bool(cfg.get("kv_lora_rank"))
     attn = LayerKind.MLA if mla else LayerKind.FULL
+    hybrid = cfg.get("hybrid_layer_pattern")
+    if isinstance(hybrid, list):
+        return _hybrid_layer_pattern(hybrid, n_layers, attn)
+    if hybrid is not None:
+        raise ConfigError(
+            "config.hybrid_layer_pattern",
+            "hybrid_layer_pattern must be a list of 0 and 1, one per layer",
+            code="config_hybrid_layer_pattern",
+            values={"layers": n_layers},
+        )
     types = cfg.get("layer_types")
     if isinstance(types, list) and types:
         if len(types) != n_layers:

@@ -81,6 +81,18 @@ MESSAGES: dict[str, Promise] = {
         "config.json names unknown layer types (%(types)s): a new type needs its KV heads and "
         "head size, or its state dimensions."
     ),
+    "config_layout_unread": gettext_lazy(
+        "config.json sets %(keys)s, a layer layout the sizing does not read: the model is "
+        "not sized rather than sized wrong."
+    ),
+    "config_hybrid_layer_pattern": gettext_lazy(
+        "hybrid_layer_pattern must list 0 (full attention) or 1 (sliding window) for each "
+        "of the %(layers)s layers."
+    ),
+    "config_vocab_missing": gettext_lazy(
+        "config.json has no vocab_size (and its model type has no default), which the "
+        "memory model needs for the embeddings and the logits."
+    ),
     "config_linear_kind_unknown": gettext_lazy(
         "The linear-attention layers are of an unknown kind: the sizing needs the Gated "
         "DeltaNet fields (linear_num_key_heads, linear_key_head_dim, linear_num_value_heads, "

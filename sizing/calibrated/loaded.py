@@ -13,9 +13,13 @@ the checkpoint's tensors divided over the ranks it counts:
   ``qk_rope_head_dim``. The logs agree: Llama-3.1-8B loads 14.99 GiB against 14.96 GiB of
   checkpoint (131,072 × 128 × 2 B = 0.031 GiB) and 29.98 GiB at ``--dtype float32`` (the
   table doubles too); Llama-4-Scout (10,485,760 positions × 128 × 2 B = 2.5 GiB) loads
-  53.12 GiB per GPU at TP 4 against 50.6 GiB of checkpoint share. Scaling types that
-  enlarge the table beyond ``max_position_embeddings`` (linear, dynamic NTK) are not
-  modelled; no case uses them.
+  53.12 GiB per GPU at TP 4 against 50.6 GiB of checkpoint share. Scaled tables
+  (``get_rope`` and the classes of ``vllm/model_executor/layers/rotary_embedding/``,
+  0.31.0 wheel): ``linear`` concatenates one table of ``max_position × factor`` per
+  factor; ``yarn`` and ``deepseek_yarn`` build ``original_max_position_embeddings ×
+  factor`` positions; ``longrope`` (Phi-3) keeps a short table of the original length and
+  a long one of ``max_position_embeddings``; ``dynamic``, ``llama3`` and the default keep
+  ``max_position_embeddings``.
 - **replicated key/value projections**: when TP exceeds the KV heads, each rank keeps
   the projection of one whole KV head (``QKVParallelLinear``: ``num_kv_heads = max(1,
   total / tp)``, ``num_kv_head_replicas = tp / total``,
@@ -59,7 +63,7 @@ def rope_cache_bytes(model: ModelSpec, dtype: str = "auto") -> float:
         has no rotary layers (``no_rope_layers`` all 0).
     """
     cfg: Mapping[str, Any] = text_config(model.config)
-    positions = int(cfg.get("max_position_embeddings") or 0)
+    positions = rope_table_positions(cfg)
     no_rope = cfg.get("no_rope_layers")
     if not positions or (isinstance(no_rope, list) and no_rope and not any(no_rope)):
         return 0.0
@@ -71,6 +75,26 @@ def rope_cache_bytes(model: ModelSpec, dtype: str = "auto") -> float:
         head_dim = int(cfg.get("head_dim") or (hidden // heads if heads else 0))
         rotary_dim = int(head_dim * float(cfg.get("partial_rotary_factor") or 1.0))
     return float(positions * rotary_dim * _serving_bytes(model, dtype))
+
+
+def rope_table_positions(cfg: Mapping[str, Any]) -> int:
+    """Positions of the rotary cos/sin table(s) vLLM builds for ``cfg`` (module docstring);
+    0 without ``max_position_embeddings``."""
+    positions = int(cfg.get("max_position_embeddings") or 0)
+    rope = cfg.get("rope_scaling") or cfg.get("rope_parameters")
+    if not positions or not isinstance(rope, Mapping):
+        return positions
+    kind = str(rope.get("rope_type") or rope.get("type") or "default")
+    factor = rope.get("factor")
+    original = int(rope.get("original_max_position_embeddings") or 0)
+    if kind == "linear" and factor:
+        factors = factor if isinstance(factor, list) else [factor]
+        return int(sum(positions * float(f) for f in factors))
+    if kind in ("yarn", "deepseek_yarn", "deepseek_llama_scaling") and factor and original:
+        return int(original * float(factor))
+    if kind == "longrope" and original:
+        return positions + original
+    return positions
 
 
 def replicated_kv_projection_bytes(model: ModelSpec, tp: int, pp: int = 1) -> float:

@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import math
 
+from sizing.architecture import require_vocab_size
 from sizing.calibrated import loaded
 from sizing.calibrated.setup import EngineSetup
 from sizing.checkpoint import embedding_params
@@ -171,8 +172,9 @@ def activation_bytes(model: ModelSpec, setup: EngineSetup, batched_tokens: int) 
         width = DTYPE_BYTES.get(serving.lower(), 2)
         per_token = width * 3 * (inter / setup.tensor_parallel_size + arch.hidden_size)
         return v0_profile_tokens(setup) * per_token
+    vocab = require_vocab_size(arch)
     gib = (batched_tokens / REFERENCE_BATCHED_TOKENS) * (
-        ACT_BASE_GIB + ACT_PER_VOCAB_GIB * arch.vocab_size + ACT_PER_HIDDEN_GIB * arch.hidden_size
+        ACT_BASE_GIB + ACT_PER_VOCAB_GIB * vocab + ACT_PER_HIDDEN_GIB * arch.hidden_size
     )
     if _is_moe(model):
         gib += ACT_MOE_GIB
