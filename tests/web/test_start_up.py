@@ -56,3 +56,34 @@ def test_api_docs_page_serves_swagger_from_this_installation(client: Client) -> 
     assert 'href="/static/ninja/swagger-ui.css"' in html
     assert "cdn" not in html.lower()
     assert client.get("/static/ninja/swagger-ui-bundle.js").status_code == 200
+
+
+def test_every_task_is_declared_on_the_project_celery_app() -> None:
+    """Each ``tasks`` module, imported alone in a fresh process (as a command that
+    enqueues would), declares its tasks on ``configurator.celery.app``: a ``shared_task``
+    there would bind to Celery's default app, whose broker is not configured."""
+    script = (
+        "import django, importlib, sys\n"
+        "django.setup()\n"
+        "from celery import Task\n"
+        "module = importlib.import_module(sys.argv[1])\n"
+        "for name, value in vars(module).items():\n"
+        "    if isinstance(value, Task):\n"
+        "        print(name, value.app.main)\n"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "configurator.settings"}
+    rows = []
+    for path in sorted((ROOT / "configurator").glob("*/tasks.py")):
+        module = f"configurator.{path.parent.name}.tasks"
+        done = subprocess.run(
+            [sys.executable, "-c", script, module],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        rows += [[module, *line.split()] for line in done.stdout.splitlines()]
+    assert ["configurator.verification.tasks", "verify_quote", "configurator"] in rows
+    assert [row for row in rows if row[2] != "configurator"] == []
