@@ -158,6 +158,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(env_str("CELERY_VISIBILITY_TIMEOUT_SECONDS") or "3600")
 }
 
+# Quote PDFs are rendered by the worker when a quote changes (configurator.quotes.pdf_cache);
+# without a worker the first download renders them.
+QUOTE_PDF_PRERENDER = env_bool("QUOTE_PDF_PRERENDER", CELERY_BROKER_URL is not None)
+
 # Hugging Face Hub: the endpoint and token for gated models (see configurator.modelhub).
 HF_ENDPOINT = env_str("HF_ENDPOINT", "https://huggingface.co")
 HF_TOKEN = env_str("HF_TOKEN") or None

@@ -197,3 +197,20 @@ class QuoteNumberCounter(models.Model):
 
     def __str__(self) -> str:
         return f"{self.year}: {self.last_number}"
+
+
+class QuotePdf(models.Model):
+    """The last PDF rendered for a quote, with the key of the content it shows.
+
+    ``content_key`` is :func:`configurator.quotes.pdf_cache.content_key` of the document
+    and the renderer (templates, stylesheet, fonts, translations); a download whose
+    current key matches is served from here without rendering.
+    """
+
+    quote = models.OneToOneField(Quote, on_delete=models.CASCADE, related_name="pdf_file")
+    content_key = models.CharField(max_length=64)
+    pdf = models.BinaryField()
+    rendered_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.quote} ({self.content_key[:12]})"

@@ -26,6 +26,7 @@ from configurator.quotes.models import (
     QuoteNumberCounter,
     QuoteStatus,
 )
+from configurator.quotes.pdf_cache import quote_pdf_schedule
 from configurator.quotes.pricing import alternative_label, price_bom, variant_inputs
 from sizing.errors import SizingError
 
@@ -202,6 +203,7 @@ def _quote_with_alternatives(
         if inquiry.status == Inquiry.Status.NEW:
             inquiry.status = Inquiry.Status.IN_PROGRESS
             inquiry.save(update_fields=["status"])
+        quote_pdf_schedule(quote)
     return quote
 
 
@@ -223,6 +225,7 @@ def quote_update(
     quote.language = language
     quote.notes = notes
     quote.save(update_fields=["discount_percent", "language", "notes", "updated_at"])
+    quote_pdf_schedule(quote)
     return quote
 
 
@@ -232,7 +235,9 @@ def quote_line_set_quantity(*, line: QuoteLine, quantity: int) -> QuoteLine | No
     Raises:
         QuoteFrozenError: the quote is issued.
     """
-    _check_draft(line.alternative.quote)
+    quote = line.alternative.quote
+    _check_draft(quote)
+    quote_pdf_schedule(quote)
     if quantity == 0:
         line.delete()
         return None
@@ -254,6 +259,7 @@ def quote_line_add(
     _check_draft(quote)
     price = prices_on(today or timezone.localdate())[sku]
     last = alternative.lines.order_by("-position").values_list("position", flat=True).first()
+    quote_pdf_schedule(quote)
     return QuoteLine.objects.create(
         alternative=alternative,
         position=(last or 0) + 1,
@@ -337,4 +343,5 @@ def quote_issue(
         ):
             inquiry.status = Inquiry.Status.QUOTED
             inquiry.save(update_fields=["status"])
+        quote_pdf_schedule(locked)
     return locked

@@ -21,7 +21,7 @@ from django_htmx.middleware import HtmxDetails
 from configurator.inquiries.models import Inquiry
 from configurator.planning.recommend import recommendation_create
 from configurator.quotes.deviations import alternative_deviation_texts
-from configurator.quotes.document import document_from_quote, latest_verification, vat_rate
+from configurator.quotes.document import latest_verification, vat_rate
 from configurator.quotes.due import due_at
 from configurator.quotes.forms import (
     InquiryStatusForm,
@@ -33,7 +33,7 @@ from configurator.quotes.forms import (
 )
 from configurator.quotes.inquiry_queue import inquiry_queue
 from configurator.quotes.models import Quote, QuoteAlternative, QuoteLine
-from configurator.quotes.pdf import quote_pdf_render
+from configurator.quotes.pdf_cache import quote_pdf_bytes
 from configurator.quotes.services import (
     QuoteDeviationError,
     QuoteFrozenError,
@@ -338,8 +338,9 @@ def issue(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 @presales_required
 def pdf(request: HttpRequest, pk: int) -> HttpResponse:
+    """The quote's PDF: the one rendered ahead when the quote is unchanged, else now."""
     quote = get_object_or_404(Quote.objects.select_related("inquiry"), pk=pk)
-    body = quote_pdf_render(document_from_quote(quote))
+    body = quote_pdf_bytes(quote)
     name = quote.number or f"draft-{quote.pk}"
     response = HttpResponse(body, content_type="application/pdf")
     response["Content-Disposition"] = f'attachment; filename="{name}.pdf"'

@@ -1,0 +1,87 @@
+"""Quote PDFs rendered ahead by the Celery job and served from the store while the
+quote's content is unchanged (configurator.quotes.pdf_cache).
+
+The seed example's inquiry and prices come from tests/quote_factories.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from configurator.quotes.document import document_from_quote
+from configurator.quotes.models import Quote, QuotePdf
+from configurator.quotes.pdf_cache import content_key, quote_pdf_refresh
+from configurator.quotes.services import (
+    quote_create_from_inquiry,
+    quote_issue,
+    quote_line_set_quantity,
+)
+from tests.quote_factories import make_inquiry, make_presales
+
+pytestmark = pytest.mark.django_db
+
+STORED = b"%PDF-1.7 the stored rendering"
+
+
+def _draft(client: Client | None = None) -> Quote:
+    user = make_presales()
+    if client is not None:
+        client.force_login(user)
+    return quote_create_from_inquiry(inquiry=make_inquiry(), user=user)
+
+
+def _download(client: Client, quote: Quote) -> bytes:
+    response = client.get(reverse("quotes:pdf", args=[quote.pk]))
+    assert response.status_code == 200
+    return response.content
+
+
+def test_issuing_renders_the_pdf_in_the_job_and_the_download_serves_it(
+    settings: Any, eager_tasks: None, client: Client, django_capture_on_commit_callbacks: Any
+) -> None:
+    settings.QUOTE_PDF_PRERENDER = True
+    with django_capture_on_commit_callbacks(execute=True):
+        quote = _draft(client)
+    with django_capture_on_commit_callbacks(execute=True):
+        quote = quote_issue(quote=quote)
+    row = QuotePdf.objects.get(quote=quote)
+    assert row.content_key == content_key(document_from_quote(quote))
+    assert bytes(row.pdf).startswith(b"%PDF-")
+    # The download takes the stored bytes as they are: mark them to tell them apart.
+    QuotePdf.objects.filter(pk=row.pk).update(pdf=STORED)
+    assert _download(client, quote) == STORED
+
+
+def test_a_changed_draft_is_rendered_again_and_stored(client: Client) -> None:
+    quote = _draft(client)
+    first = _download(client, quote)
+    assert first.startswith(b"%PDF-")
+    assert QuotePdf.objects.filter(quote=quote).count() == 1
+    QuotePdf.objects.filter(quote=quote).update(pdf=STORED)
+    assert _download(client, quote) == STORED  # unchanged: served from the store
+
+    line = quote.alternatives.first().lines.first()  # type: ignore[union-attr]
+    quote_line_set_quantity(line=line, quantity=line.quantity + 1)
+    fresh = _download(client, quote)
+    assert fresh != STORED and fresh.startswith(b"%PDF-")
+    row = QuotePdf.objects.get(quote=quote)
+    assert row.content_key == content_key(document_from_quote(quote))
+    assert bytes(row.pdf) == fresh
+
+
+def test_the_job_renders_once_and_skips_a_current_or_deleted_quote() -> None:
+    quote = _draft()
+    assert quote_pdf_refresh(quote_id=quote.pk) == "rendered"
+    assert quote_pdf_refresh(quote_id=quote.pk) == "unchanged"
+    assert quote_pdf_refresh(quote_id=quote.pk + 1000) == "gone"
+
+
+def test_the_key_follows_the_content() -> None:
+    quote = _draft()
+    document = document_from_quote(quote)
+    assert content_key(document) == content_key(document_from_quote(quote))
+    assert content_key({**document, "notes": "Lieferung in KW 3"}) != content_key(document)
