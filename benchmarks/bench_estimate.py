@@ -10,21 +10,16 @@ are threads using ``http.client`` on the same machine.
 from __future__ import annotations
 
 import http.client
-import os
 import re
-import signal
-import socket
 import statistics
-import subprocess
-import sys
 import threading
 import time
 import urllib.parse
-from pathlib import Path
 
 from benchmarks.run import Result
+from benchmarks.server import get as _get
+from benchmarks.server import gunicorn
 
-ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = 20
 REQUESTS_PER_CLIENT = 50
 SEED = {
@@ -39,35 +34,6 @@ SEED = {
     "serving_engine": "",
     "new_conversations_per_day": "2000",
 }
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_until_up(port: int, proc: subprocess.Popen[bytes], timeout_s: float = 30) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError("the benchmark server exited at start-up")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError("the benchmark server did not start within 30 s")
-
-
-def _get(port: int, path: str) -> tuple[bytes, dict[str, str]]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    conn.request("GET", path, headers={"Accept-Language": "de"})
-    response = conn.getresponse()
-    body = response.read()
-    headers = {k.lower(): v for k, v in response.getheaders()}
-    conn.close()
-    return body, headers
 
 
 def _first_load_bytes(port: int) -> int:
@@ -106,37 +72,9 @@ def _client(port: int, token: str, samples: list[float], lock: threading.Lock) -
 
 
 def run() -> list[Result]:
-    port = _free_port()
-    env = {**os.environ, "DJANGO_DEBUG": "false", "HF_HUB_OFFLINE": "true"}
-    env.setdefault("DJANGO_SECRET_KEY", "benchmark-only-key-not-for-production-use-0123456789")
-    workers = os.cpu_count() or 1
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "configurator.wsgi:application",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            str(workers),
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        _wait_until_up(port, proc)
+    with gunicorn() as server:
+        port, token, workers = server.port, server.csrf_token, server.workers
         page_bytes = _first_load_bytes(port)
-        _, headers = _get(port, "/")
-        token_match = re.search(r"csrftoken=([^;]+)", headers.get("set-cookie", ""))
-        if not token_match:
-            raise RuntimeError("the page set no CSRF cookie")
-        token = token_match.group(1)
         samples: list[float] = []
         lock = threading.Lock()
         # Warm-up of every worker process (imports, catalog caches), not measured.
@@ -155,9 +93,6 @@ def run() -> list[Result]:
             t.start()
         for t in threads:
             t.join()
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)  # the server and the workers it forked
-        proc.wait(timeout=10)
     samples.sort()
     p95 = samples[int(len(samples) * 0.95) - 1]
     median = statistics.median(samples)

@@ -1,0 +1,151 @@
+"""The configuration search: CPU time of a full search, its growth with the GPU types, and
+the customer page's recommendation under 5 concurrent clients.
+
+Targets: a full search over every priced GPU for the seed workload in at most 300 ms
+in-process; the page's recommendation at most 500 ms at the 95th percentile with 5
+concurrent clients; the search cost at most linear in the number of GPU types. The
+prices are the bundled example list (``configurator/catalog/data/demo_prices.csv``),
+priced as a quote prices them (``configurator.catalog.services.bom_net_eur``). The page
+runs as in ``bench_estimate`` (gunicorn, one worker per core, clients on the same
+machine).
+"""
+
+from __future__ import annotations
+
+import http.client
+import threading
+import time
+import urllib.parse
+from decimal import Decimal
+
+from benchmarks.run import Result
+from benchmarks.server import gunicorn
+from benchmarks.timing import cpu_samples
+from configurator.catalog.services import bom_net_eur, priced_gpu_slugs, prices_from_demo_file
+from sizing.bom import Bom
+from sizing.model import from_catalog
+from sizing.plan import PlanRequest
+from sizing.search import recommend
+
+CLIENTS = 5
+REQUESTS_PER_CLIENT = 12
+FORM = {
+    "model": "Qwen/Qwen3-32B-FP8",
+    "context_tokens": "8192",
+    "users": "500",
+    "active_share_percent": "",
+    "system_prompt_tokens": "0",
+    "kv_dtype": "fp8",
+    "gpu": "rtx-pro-6000-se",
+    "gpus_per_node": "4",
+    "serving_engine": "",
+    "new_conversations_per_day": "2000",
+}
+
+
+def _in_process() -> list[Result]:
+    prices = prices_from_demo_file()
+    slugs = priced_gpu_slugs(prices)
+    request = PlanRequest(
+        model=from_catalog("Qwen/Qwen3-32B-FP8"),
+        context_tokens=8192,
+        users=500,
+        new_conversations_per_day=2000,
+    )
+
+    def price(bom: Bom) -> Decimal | None:
+        return bom_net_eur(bom, prices)
+
+    full = cpu_samples(lambda: recommend(request, gpu_slugs=slugs, price=price), 20)
+    per_type = []
+    for n in sorted({1, 2, 4, 8, len(slugs)}):
+        some = slugs[:n]
+        s = cpu_samples(lambda some=some: recommend(request, gpu_slugs=some, price=price), 10)
+        per_type.append((n, s.median / n))
+    at_all = per_type[-1][1]
+    text = ", ".join(f"{n}: {ms:.1f}" for n, ms in per_type)
+    return [
+        Result(
+            "recommend",
+            f"full search, seed workload, {len(slugs)} GPU types, CPU (median / p95)",
+            full.text(1),
+            "<= 300 ms",
+            full.p95 <= 300,
+        ),
+        Result(
+            "recommend",
+            "search CPU per GPU type, by number of types (median ms per type)",
+            text,
+            "per type at all types <= 1.25 × the smallest per-type figure",
+            at_all <= 1.25 * min(ms for _n, ms in per_type),
+        ),
+    ]
+
+
+def _client(port: int, token: str, n: int, samples: list[float], lock: threading.Lock) -> None:
+    headers = {
+        "Content-Type": "application/x-www-form-urlencoded",
+        "HX-Request": "true",
+        "X-CSRFToken": token,
+        "Cookie": f"csrftoken={token}",
+        "Accept-Language": "de",
+    }
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    mine = []
+    for i in range(REQUESTS_PER_CLIENT):
+        # A different user count per request: every answer is searched afresh.
+        body = urllib.parse.urlencode(
+            {**FORM, "users": str(300 + 7 * (n * REQUESTS_PER_CLIENT + i))}
+        )
+        start = time.perf_counter()
+        conn.request("POST", "/recommendations/", body=body, headers=headers)
+        response = conn.getresponse()
+        html = response.read()
+        if response.status != 200 or b'class="recommended"' not in html:
+            raise RuntimeError(f"recommendations answered {response.status} without a table")
+        mine.append((time.perf_counter() - start) * 1e3)
+    conn.close()
+    with lock:
+        samples.extend(mine)
+
+
+def _page() -> list[Result]:
+    from django.core.management import call_command
+
+    from configurator.catalog.services import pricelist_load_demo
+
+    call_command("migrate", verbosity=0)
+    pricelist_load_demo()
+    samples: list[float] = []
+    with gunicorn() as server:
+        lock = threading.Lock()
+        for sink in ([], samples):  # a warm-up round of every worker, then the measured one
+            threads = [
+                threading.Thread(
+                    target=_client, args=(server.port, server.csrf_token, n, sink, lock)
+                )
+                for n in range(CLIENTS)
+            ]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+    if len(samples) != CLIENTS * REQUESTS_PER_CLIENT:
+        raise RuntimeError("a client stopped early (see its error above)")
+    samples.sort()
+    p95 = samples[max(0, int(len(samples) * 0.95 + 0.5) - 1)]
+    median = samples[len(samples) // 2]
+    return [
+        Result(
+            "customer page",
+            f"recommended configurations, {CLIENTS} concurrent clients, {len(samples)} "
+            f"requests, {server.workers} worker processes (median / p95)",
+            f"{median:.0f} ms / {p95:.0f} ms",
+            "p95 <= 500 ms",
+            p95 <= 500,
+        )
+    ]
+
+
+def run() -> list[Result]:
+    return _in_process() + _page()
