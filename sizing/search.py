@@ -20,12 +20,24 @@ Space (what the builder sells, DESIGN §1 and :mod:`sizing.bom`):
 - CPU tier and nodes: as the plan sizes them (the whole resting working set; pipeline
   parallel nodes only when the weights need them).
 
-Pruning rule (stated, safe): where FP8 is allowed and native, the 16-bit cache is not
-evaluated. It doubles the bytes of every conversation (``sizing.architecture``), so the
-same GPUs hold at most as many conversations, the CPU tier and the NVMe tier grow, and a
-reload moves twice the bytes: its plan is never cheaper and never faster. Everything
-else is exhaustive: at most ``7 counts × 2 NVMe options`` plans per GPU type, so the
-cost grows linearly with the number of GPU types.
+Pruning rules (stated, safe for what is returned):
+
+1. Where FP8 is allowed and native, the 16-bit cache is not evaluated. It doubles the
+   bytes of every conversation (``sizing.architecture``), so the same GPUs hold at most
+   as many conversations, the CPU tier and the NVMe tier grow, and a reload moves twice
+   the bytes: its plan is never cheaper and never faster.
+2. Branch and bound on price: each configuration's floor (:func:`node_floor`: the
+   chassis, CPUs and GPUs of one node, which every BOM of it contains) is priced first,
+   and configurations are sized in the order of their floors. Once ``top`` meet the
+   workload, a configuration whose floor exceeds the reported range (the larger of
+   :data:`FRONT_PRICE_FACTOR` × the cheapest price and the ``top``-th cheapest) cannot
+   enter the cheapest or the front, and once the cheapest configuration without a CPU
+   tier is known, one whose floor exceeds its price cannot beat it: when both hold, the
+   search stops, since the floors only grow from there.
+
+The space has at most ``7 counts × 2 NVMe options`` configurations per GPU type, each
+priced once and sized at most once, so the cost grows linearly with the number of GPU
+types.
 
 Hard constraints (a configuration breaking one is never returned, only counted in
 :attr:`Recommendation.rejected`): the plan cannot be made (weights or one max-length
@@ -39,15 +51,25 @@ the GPUs (``active_share``).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic
 
 from sizing import catalog
-from sizing.bom import Bom, bill_of_materials
+from sizing.bom import (
+    BASEBOARD_CHASSIS,
+    BASEBOARD_GPUS,
+    CPU_SKU,
+    PCIE_CHASSIS,
+    Bom,
+    BomLine,
+    bill_of_materials,
+    gpu_sku,
+)
+from sizing.configuration import Configuration, Miss, P, PriceFn, Rejection
 from sizing.errors import InfeasibleError, SizingError
-from sizing.plan import Plan, PlanRequest, make_plan
-from sizing.units import GIB
+from sizing.pareto import pareto_front
+from sizing.plan import Plan, PlanRequest, make_plan, validate
 from sizing.verdict import BINDING
 
 GPUS_PER_NODE = (2, 3, 4, 5, 6, 7, 8)
@@ -56,115 +78,9 @@ GPUS_PER_NODE = (2, 3, 4, 5, 6, 7, 8)
 DEFAULT_TOP = 3
 """How many of the cheapest configurations a recommendation lists."""
 
-
-class Comparable(Protocol):
-    """What the price function returns: anything ordered (EUR as ``Decimal``)."""
-
-    def __lt__(self, other: Any, /) -> bool: ...
-
-
-P = TypeVar("P", bound=Comparable)
-
-PriceFn = Callable[[Bom], "P | None"]
-"""The caller's price of a BOM (``None``: a part is not on the price list)."""
-
-
-@dataclass(frozen=True)
-class Miss:
-    """A target a configuration misses.
-
-    Attributes:
-        target: the target's name (``"active users resident"``, ``"TTFT p95"``).
-        value: what the configuration reaches.
-        limit: what the target asks for.
-        shortfall: how far off, as a share of the limit (0.25 = 25 % short).
-    """
-
-    target: str
-    value: float
-    limit: float
-    shortfall: float
-
-
-@dataclass(frozen=True)
-class Configuration(Generic[P]):
-    """One sized and priced configuration.
-
-    Attributes:
-        plan: its sizing plan (figures per node).
-        bom: its bill of materials.
-        price: the caller's price of ``bom``.
-        misses: targets it misses (empty: it meets the workload).
-        ttft_p95_ms: TTFT p95 at the busiest hour, ms, when the performance model gives it.
-        cpu_hit_rate: share of returning users served from the CPU tier, when modelled.
-    """
-
-    plan: Plan
-    bom: Bom
-    price: P
-    misses: tuple[Miss, ...] = ()
-    ttft_p95_ms: float | None = None
-    cpu_hit_rate: float | None = None
-
-    @property
-    def meets_targets(self) -> bool:
-        """True when no target is missed."""
-        return not self.misses
-
-    @property
-    def key(self) -> tuple[str, int, int, str, int]:
-        """Identity: GPU, GPUs per node, nodes, KV dtype, new conversations per day."""
-        r = self.plan.request
-        return (
-            r.gpu_slug,
-            r.gpus_per_node,
-            self.plan.parallelism.nodes,
-            r.kv_dtype,
-            r.new_conversations_per_day,
-        )
-
-    @property
-    def gpus(self) -> int:
-        """GPUs over all nodes."""
-        return self.plan.request.gpus_per_node * self.plan.parallelism.nodes
-
-    @property
-    def has_cpu_tier(self) -> bool:
-        """True when the plan sells a CPU offload tier."""
-        return self.plan.cpu_tier.total_gib > 0
-
-    @property
-    def nvme_tb(self) -> float:
-        """Raw NVMe tier capacity per node, TB."""
-        return self.plan.nvme.capacity_tb if self.plan.nvme.drive else 0.0
-
-    @property
-    def shared_tier_tb(self) -> float:
-        """Shared (NFS/S3) tier capacity, TB (0: none planned)."""
-        return 0.0
-
-    @property
-    def resident_conversations(self) -> int:
-        """Full-length conversations resident on all GPUs."""
-        return self.plan.parallelism.conversations_on_gpus
-
-
-@dataclass(frozen=True)
-class Rejection:
-    """A configuration that breaks a hard constraint.
-
-    Attributes:
-        gpu_slug, gpus_per_node, kv_dtype, new_conversations_per_day: what was tried.
-        binding: the constraint that breaks (``InfeasibleError.binding`` or a verdict name).
-        message: the engine's sentence.
-    """
-
-    gpu_slug: str
-    gpus_per_node: int
-    kv_dtype: str
-    new_conversations_per_day: int
-    binding: str
-    message: str
+FRONT_PRICE_FACTOR = 3
+"""The Pareto front is reported up to this many times the cheapest price (a buyer who
+asks for the cheapest configuration is not shown one at four times its price)."""
 
 
 @dataclass(frozen=True)
@@ -181,7 +97,9 @@ class Recommendation(Generic[P]):
             a hard constraint or is not priced).
         binding: when nothing meets the targets, the target or constraint that binds.
         nearest: when nothing meets the targets, the configuration that comes closest.
-        evaluated: plans made.
+        evaluated: plans made (the reference included).
+        considered: configurations in the space (the reference included); the others
+            were priced out by :func:`node_floor`.
     """
 
     cheapest: tuple[Configuration[P], ...]
@@ -192,6 +110,7 @@ class Recommendation(Generic[P]):
     binding: str | None = None
     nearest: Configuration[P] | None = None
     evaluated: int = 0
+    considered: int = 0
     unpriced: tuple[str, ...] = field(default=())
 
     @property
@@ -290,42 +209,39 @@ def _rejection(request: PlanRequest, binding: str, message: str) -> Rejection:
     )
 
 
-def pareto_axis(configs: Sequence[Configuration[Any]]) -> str:
-    """The second axis of the front: ``ttft_p95_ms`` (lower wins) when every configuration
-    has it, else ``cpu_hit_rate`` (higher wins), else ``resident_conversations`` (higher
-    wins: fewer returning users need a reload)."""
-    if configs and all(c.ttft_p95_ms is not None for c in configs):
-        return "ttft_p95_ms"
-    if configs and all(c.cpu_hit_rate is not None for c in configs):
-        return "cpu_hit_rate"
-    return "resident_conversations"
+def node_floor(request: PlanRequest) -> Bom:
+    """The lines every node of ``request``'s GPU type and count carries, whatever else it
+    is sized for: the chassis, one CPU per socket and the GPUs (:mod:`sizing.bom`).
 
-
-def _goodness(config: Configuration[Any], axis: str) -> float:
-    """The second axis as "lower is better"."""
-    if axis == "ttft_p95_ms":
-        return float(config.ttft_p95_ms or 0.0)
-    if axis == "cpu_hit_rate":
-        return -float(config.cpu_hit_rate or 0.0)
-    return -float(config.resident_conversations)
-
-
-def pareto_front(configs: Sequence[Configuration[P]]) -> tuple[Configuration[P], ...]:
-    """The configurations no other one beats on both price and :func:`pareto_axis`.
-
-    Sorted by price; a configuration is kept when it is strictly better on the second
-    axis than every cheaper one (ties in price: the better axis value first).
+    Every BOM of such a plan has these lines at least once (once per node), and no price
+    is negative (the price list refuses one), so this BOM's price is a lower bound of the
+    plan's (the pruning rule of the module docstring).
     """
-    axis = pareto_axis(configs)
-    ordered = sorted(configs, key=lambda c: (c.price, _goodness(c, axis), c.gpus))
-    front: list[Configuration[P]] = []
-    best = float("inf")
-    for config in ordered:
-        value = _goodness(config, axis)
-        if value < best:
-            front.append(config)
-            best = value
-    return tuple(front)
+    slug, gpus = request.gpu_slug, request.gpus_per_node
+    chassis = BASEBOARD_CHASSIS if slug in BASEBOARD_GPUS else PCIE_CHASSIS
+    sockets = catalog.platform(request.platform_slug).sockets
+    return Bom(
+        nodes=1,
+        lines=(
+            BomLine(chassis.sku, "chassis", 1, 1, "", ""),
+            BomLine(CPU_SKU, "cpu", sockets, sockets, "", ""),
+            BomLine(gpu_sku(slug), "gpu", gpus, gpus, "", ""),
+        ),
+    )
+
+
+def _rank(config: Configuration[P]) -> tuple[P, int, int]:
+    return (config.price, config.gpus, -config.resident_conversations)
+
+
+def _front_cap(meeting: Sequence[Configuration[P]], top: int) -> Any:
+    """The highest price the answer reports: :data:`FRONT_PRICE_FACTOR` × the cheapest,
+    and never below the ``top``-th cheapest (``None`` while fewer than ``top`` are known)."""
+    if len(meeting) < top:
+        return None
+    cap = meeting[0].price * FRONT_PRICE_FACTOR
+    kth = meeting[top - 1].price
+    return kth if cap < kth else cap
 
 
 def _binding(rejected: Sequence[Rejection], feasible: Sequence[Configuration[Any]]) -> str:
@@ -363,24 +279,45 @@ def recommend(
         SizingError: the workload itself is out of range (``sizing.plan.validate``), or a
             GPU slug is unknown.
     """
-    from sizing.plan import validate
-
     validate(request)
     feasible: list[Configuration[P]] = []
     rejected: list[Rejection] = []
     unpriced: list[str] = []
     tried = candidates(request, gpu_slugs, gpus_per_node)
+    floors = []
     for candidate in tried:
+        floor = price(node_floor(candidate))
+        if floor is None:
+            unpriced.append(candidate.gpu_slug)
+        else:
+            floors.append((floor, candidate))
+    floors.sort(key=lambda pair: pair[0])
+    meeting: list[Configuration[P]] = []
+    without_tier: Configuration[P] | None = None
+    evaluated = 0
+    for floor, candidate in floors:
+        cap = _front_cap(meeting, top)
+        wanted = cap is None or not cap < floor
+        if not wanted and without_tier is not None and without_tier.price < floor:
+            break  # floors only grow from here: nothing later can enter the answer
+        evaluated += 1
         outcome = evaluate(candidate, price)
         if outcome is None:
             unpriced.append(candidate.gpu_slug)
         elif isinstance(outcome, Rejection):
             rejected.append(outcome)
         elif outcome.plan.nvme.drive is not None or not candidate.new_conversations_per_day:
+            # (a plan that sells no NVMe tier although asked is its twin without one)
             feasible.append(outcome)
-        # else: the plan sells no NVMe tier although asked; its twin without one is the same BOM
-    feasible.sort(key=lambda c: (c.price, c.gpus, -c.resident_conversations))
-    meeting = [c for c in feasible if c.meets_targets]
+            if outcome.meets_targets:
+                meeting.append(outcome)
+                meeting.sort(key=_rank)
+                if not outcome.has_cpu_tier and (
+                    without_tier is None or outcome.price < without_tier.price
+                ):
+                    without_tier = outcome
+    feasible.sort(key=_rank)
+    cap = _front_cap(meeting, top)
     reference = evaluate(request, price)
     binding = nearest = None
     if not meeting:
@@ -391,17 +328,13 @@ def recommend(
         )
     return Recommendation(
         cheapest=tuple(meeting[:top]),
-        pareto=pareto_front(meeting),
+        pareto=pareto_front([c for c in meeting if cap is None or not cap < c.price]),
         feasible=tuple(feasible),
         rejected=tuple(rejected),
         reference=reference if isinstance(reference, Configuration) else None,
         binding=binding,
         nearest=nearest,
-        evaluated=len(tried) + 1,
+        evaluated=evaluated + 1,
+        considered=len(tried) + 1,
         unpriced=tuple(dict.fromkeys(unpriced)),
     )
-
-
-def tier_gib(config: Configuration[Any]) -> float:
-    """The configuration's CPU tier over all instances, GiB."""
-    return config.plan.cpu_tier.total_bytes / GIB

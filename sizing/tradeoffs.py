@@ -11,10 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sizing.search import Configuration, Recommendation, tier_gib
+from sizing.configuration import Configuration, tier_gib
+from sizing.search import Recommendation
 
 ENGLISH = {
-    "cheapest": "The cheapest of {evaluated:,} sized configurations that meets the workload.",
+    "cheapest": "The cheapest configuration that meets the workload, of {considered:,} "
+    "({evaluated:,} sized; the others cost more in chassis, CPUs and GPUs alone).",
     "below_reference": "Costs no more than the requested {ref_gpus} × {ref_gpu} with "
     "{ref_memory_gb:,} GB of host memory.",
     "tier": "{on_gpus:,} conversations stay on the GPUs; a CPU tier of {tier_gib:,.0f} GiB "
@@ -87,7 +89,9 @@ def reasons(config: Configuration[Any], rec: Recommendation[Any]) -> tuple[Reaso
     out: list[Reason] = []
     cheapest = rec.cheapest[0] if rec.cheapest else None
     if config is cheapest:
-        out.append(Reason("cheapest", (("evaluated", rec.evaluated),)))
+        out.append(
+            Reason("cheapest", (("considered", rec.considered), ("evaluated", rec.evaluated)))
+        )
     elif cheapest is not None:
         out.extend(_against(config, cheapest))
     ref = rec.reference

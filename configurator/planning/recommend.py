@@ -21,10 +21,12 @@ from configurator.catalog.services import bom_net_eur, priced_gpu_slugs, prices_
 from configurator.planning.services import model_spec
 from sizing import catalog
 from sizing.bom import Bom
+from sizing.configuration import Configuration, tier_gib
 from sizing.errors import SizingError
 from sizing.model import ModelSpec
+from sizing.pareto import pareto_axis
 from sizing.plan import PlanRequest
-from sizing.search import Configuration, Recommendation, pareto_axis, recommend, tier_gib
+from sizing.search import Recommendation, recommend
 from sizing.tradeoffs import Reason, reasons
 
 RATIO = Decimal("0.01")

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from sizing import catalog
 from sizing.bom import BASEBOARD_CHASSIS, BASEBOARD_GPUS, PCIE_CHASSIS, Bom, bill_of_materials
+from sizing.configuration import Configuration
 from sizing.errors import SizingError
 from sizing.model import from_catalog
+from sizing.pareto import pareto_front
 from sizing.plan import PlanRequest, make_plan, validate
-from sizing.search import Configuration, recommend
+from sizing.search import FRONT_PRICE_FACTOR, candidates, evaluate, recommend
 from sizing.tradeoffs import reasons, why_text
 
 QWEN = from_catalog("Qwen/Qwen3-32B-FP8")
@@ -203,3 +206,34 @@ def test_no_configuration_breaks_a_hard_constraint(
     assert [c.price for c in rec.cheapest] == sorted(c.price for c in rec.cheapest)
     if not rec.cheapest:
         assert rec.binding
+
+
+@pytest.mark.parametrize("users", [60, 500, 3000])
+def test_pruning_keeps_the_exhaustive_answer(users: int) -> None:
+    # Every configuration sized (no pruning) against the search's branch and bound.
+    request = PlanRequest(
+        model=QWEN, context_tokens=8192, users=users, new_conversations_per_day=2000
+    )
+    slugs = ["rtx-pro-6000-se", "h200-nvl", "l40s", "b200", "a100-pcie-80gb"]
+    price = table_price({**TOY, "GPU-L40S": 700, "GPU-B200": 9000, "GPU-A100-PCIE-80GB": 1500})
+    rec = recommend(request, gpu_slugs=slugs, price=price)  # type: ignore[arg-type]
+    every = [evaluate(c, price) for c in candidates(request, slugs)]  # type: ignore[arg-type]
+    sized = [c for c in every if isinstance(c, Configuration) and c.meets_targets]
+    sized = [
+        c
+        for c in sized
+        if c.plan.nvme.drive is not None or not c.plan.request.new_conversations_per_day
+    ]
+    prices = sorted(c.price for c in sized)
+    assert [c.price for c in rec.cheapest] == prices[:3]
+    cap = max(prices[0] * FRONT_PRICE_FACTOR, prices[2])
+    front = pareto_front([c for c in sized if c.price <= cap])
+    assert [(c.price, c.resident_conversations) for c in rec.pareto] == [
+        (c.price, c.resident_conversations) for c in front
+    ]
+    no_tier = [c.price for c in sized if not c.has_cpu_tier]
+    tier = [c.price for c in sized if c.has_cpu_tier]
+    with_tier, without = rec.dram_trade
+    assert (without.price if without else None) == (min(no_tier) if no_tier else None)
+    assert (with_tier.price if with_tier else None) == (min(tier) if tier else None)
+    assert rec.evaluated <= rec.considered
