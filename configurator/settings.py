@@ -136,7 +136,15 @@ EMAIL_BACKEND = env_str("DJANGO_EMAIL_BACKEND", "django.core.mail.backends.conso
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "configurator@localhost")
 PRESALES_EMAIL = env_str("PRESALES_EMAIL", "presales@localhost")
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    # Rendered page fragments that depend only on the code and the language (an unbound
+    # form's fields): per process, so a deployment never serves another version's markup.
+    "fragments": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "fragments",
+    },
+}
 _REDIS_CACHE_URL = env_str("REDIS_CACHE_URL")
 if _REDIS_CACHE_URL:
     CACHES["default"] = {
