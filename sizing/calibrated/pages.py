@@ -9,11 +9,22 @@ and ``vllm/v1/core/kv_cache_utils.py``):
 - hybrids with a recurrent state raise the attention block size to the smallest multiple
   of 16 whose page holds one state, then pad the state page to it
   (``Platform._align_hybrid_block_size``);
+- attention layers whose page is smaller than the largest get a larger block so that
+  every page is equal: ``block × (largest page // their page)`` when it divides, else
+  their page is padded (``unify_kv_cache_spec_page_size``, 0.31.0 wheel); Gemma-4 style
+  global layers with another head geometry than the sliding ones thus hold more tokens
+  per block;
+- a recurrent state holds 1 page per request without prefix caching and 2 with it
+  (``mamba_cache_mode`` ``align``, ``MambaSpec.max_memory_usage_bytes``); generative
+  hybrids have prefix caching on by default in 0.31.0 (``ModelConfig.
+  is_prefix_caching_supported``, ``MambaModelConfig.verify_and_update_config``), so from
+  that version on 2 pages are counted; earlier versions were not read and keep 1;
 - layers are cut into groups of ``group_size`` layers per attention type: the smallest
   per-type layer count, or the largest when largest < 1.5 × smallest
   (``_get_kv_cache_groups_uniform_page_size``);
 - ``num_blocks = available // page // group_size``, the minimum over ranks;
-- reported tokens: up to v0.19 ``num_blocks // groups × block`` (``_report_kv_cache_config``),
+- reported tokens: up to v0.19 ``num_blocks // groups × smallest block``
+  (``_report_kv_cache_config``),
   from v0.20 ``int(max_concurrency × max_model_len)`` (``get_kv_cache_capacity``);
 - max concurrency ``num_blocks / Σ_groups blocks one request holds``: full
   ``cdiv(len, block)``, sliding ``cdiv(min(window − 1 + batched, len), block) + 1``, chunked
@@ -34,6 +45,8 @@ DEFAULT_BLOCK_SIZE = 16
 """vLLM ``CacheConfig.DEFAULT_BLOCK_SIZE`` on CUDA."""
 HYBRID_BLOCK_ALIGNMENT = 16
 """Attention kernel block alignment used when sizing hybrid blocks (reference §2.4)."""
+MAMBA_ALIGN_SINCE = (0, 31)
+"""First version read whose hybrids default to prefix caching, hence ``align`` mode."""
 CAPACITY_FORMULA_SINCE = (0, 20)
 """First version assumed to report tokens as ``max_concurrency × max_model_len`` (#51041)."""
 FP8_DS_MLA_BYTES_PER_TOKEN = 656
@@ -48,11 +61,13 @@ class GroupType:
         kind: the layer kind (a state layer is ``LINEAR`` or ``MAMBA``).
         window_tokens: window or chunk of windowed layers, else ``None``.
         layers: layers of this type on the rank.
+        block_size: tokens per block of this type (0 for a state).
     """
 
     kind: LayerKind
     window_tokens: int | None
     layers: int
+    block_size: int = 0
 
 
 @dataclass(frozen=True)
@@ -60,11 +75,13 @@ class KvLayout:
     """How one rank's KV memory is cut into blocks.
 
     Attributes:
-        block_size: tokens per block.
-        page_bytes: bytes of one block of one layer (after hybrid padding).
+        block_size: tokens per block of the attention type with the largest page (the
+            smallest block).
+        page_bytes: bytes of one block of one layer (after unification and padding).
         group_size: layers per group (tensors that share one block id).
         types: the cache types on the rank.
         attention_bytes_per_token: bytes one token adds over the rank's attention layers.
+        state_pages: pages a recurrent state holds per request (1, or 2 in ``align``).
     """
 
     block_size: int
@@ -72,6 +89,7 @@ class KvLayout:
     group_size: int
     types: tuple[GroupType, ...]
     attention_bytes_per_token: int
+    state_pages: int = 1
 
     @property
     def num_groups(self) -> int:
@@ -106,6 +124,7 @@ def vllm_layout(model: ModelSpec, setup: EngineSetup) -> KvLayout:
     value_bytes = kv_value_bytes(model, setup)
     state_dtype = model_value_bytes(model, setup)
     counts: dict[tuple[LayerKind, int | None], int] = {}
+    type_token_bytes: dict[tuple[LayerKind, int | None], int] = {}
     attn_token_bytes: list[int] = []
     state_bytes = 0
     for layer in layers:
@@ -116,6 +135,7 @@ def vllm_layout(model: ModelSpec, setup: EngineSetup) -> KvLayout:
                 attn_token_bytes.append(FP8_DS_MLA_BYTES_PER_TOKEN)
             else:
                 attn_token_bytes.append(layer.values_per_token(tp) * value_bytes)
+            type_token_bytes[key] = max(type_token_bytes.get(key, 0), attn_token_bytes[-1])
         if layer.state is not None:
             key = (layer.kind if layer.kind not in ATTENTION_KINDS else LayerKind.MAMBA, None)
             counts[key] = counts.get(key, 0) + 1
@@ -131,8 +151,23 @@ def vllm_layout(model: ModelSpec, setup: EngineSetup) -> KvLayout:
     sizes = list(counts.values())
     smallest, largest = min(sizes), max(sizes)
     group_size = largest if largest < 1.5 * smallest else smallest
-    types = tuple(GroupType(kind, window, n) for (kind, window), n in counts.items())
-    return KvLayout(block, page, group_size, types, sum(attn_token_bytes))
+    types = tuple(
+        GroupType(
+            kind, window, n, _unified_block(block, type_token_bytes.get((kind, window), 0), page)
+        )
+        for (kind, window), n in counts.items()
+    )
+    state_pages = 2 if setup.version >= MAMBA_ALIGN_SINCE else 1
+    return KvLayout(block, page, group_size, types, sum(attn_token_bytes), state_pages)
+
+
+def _unified_block(block: int, token_bytes: int, page: int) -> int:
+    """Tokens per block of an attention type once pages are unified (module docstring);
+    0 for a state type."""
+    if not token_bytes:
+        return 0
+    own = block * token_bytes
+    return block * (page // own) if page % own == 0 else block
 
 
 def num_blocks(layout: KvLayout, kv_cache_bytes: float) -> int:
@@ -142,10 +177,10 @@ def num_blocks(layout: KvLayout, kv_cache_bytes: float) -> int:
 
 def blocks_per_request(layout: KvLayout, max_model_len: int, batched_tokens: int) -> int:
     """Blocks one ``max_model_len`` request holds over all groups."""
-    block = layout.block_size
     total = 0
     for t in layout.types:
         groups = math.ceil(t.layers / layout.group_size)
+        block = t.block_size or layout.block_size
         if t.kind in (LayerKind.FULL, LayerKind.MLA):
             need = math.ceil(max_model_len / block)
         elif t.kind is LayerKind.SLIDING:
@@ -154,7 +189,7 @@ def blocks_per_request(layout: KvLayout, max_model_len: int, batched_tokens: int
         elif t.kind is LayerKind.CHUNKED:
             need = math.ceil(min((t.window_tokens or 0) + batched_tokens, max_model_len) / block)
         else:
-            need = 1
+            need = layout.state_pages
         total += groups * need
     return total
 
