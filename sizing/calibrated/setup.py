@@ -8,6 +8,7 @@ CUDA-reported total memory, parallel sizes, utilization or ``mem_fraction_static
 Sources: the CUDA totals are the values vLLM printed in the reference's engine logs
 (``vllm_memory_model.md`` §1.1: H100-80GB 79.18–79.22 GiB, A100-80GB 79.25, H200 139.8,
 B200 178.35, L40S 44.42, RTX PRO 6000 server 95.01, RTX 4090 23.99, RTX 3090 23.58,
+L4 22.49 (``nvidia-smi`` 23,034 MiB, the hardware catalog's source),
 RTX 4080 15.99); a 97,887 MiB RTX PRO 6000 (nvidia-smi) is 95.59 GiB. Compute capability
 and NVLink/NVSwitch per GPU class: NVIDIA datasheets (A100/L40S/RTX: sm80/89/86 on PCIe;
 H100/H200 SXM sm90 and B200 sm100 on an NVSwitch baseboard). The reference's H100 logs
@@ -47,6 +48,10 @@ class EngineSetup:
         dtype: the serving dtype (``auto`` = the checkpoint's).
         gpu_type: the GPU's name as given (selects compute capability and NVLink; empty:
             found from ``gpu_total_memory_gib``).
+        cuda_graph_profiling: whether vLLM subtracts its CUDA-graph estimate before the
+            KV pool (``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` on a runner that
+            profiles graphs; the start-up then logs "CUDA graph memory profiling is
+            enabled"); ``None``: not stated, taken as off (:mod:`sizing.calibrated.vllm`).
     """
 
     engine: str
@@ -65,6 +70,7 @@ class EngineSetup:
     expert_parallel: bool = False
     dtype: str = "auto"
     gpu_type: str = ""
+    cuda_graph_profiling: bool | None = None
 
     @property
     def version(self) -> tuple[int, ...]:
@@ -146,6 +152,7 @@ _GPU_CLASSES: tuple[tuple[str, GpuClass], ...] = (
     ("rtx 4090", GpuClass(23.99, (8, 9), False)),
     ("rtx 3090", GpuClass(23.58, (8, 6), False)),
     ("rtx 4080", GpuClass(15.99, (8, 9), False)),
+    ("l4 24gb", GpuClass(22.49, (8, 9), False)),
     ("80gb-class", GpuClass(79.19, (9, 0), True)),
 )
 """GPU name fragment → its class (module sources); first match wins."""
@@ -187,6 +194,7 @@ _PRE_START_KEYS = (
     "mem_fraction_static",
     "max_model_len",
     "block_size",
+    "cuda_graph_profiling",
 )
 """The only fields of a ground-truth case a prediction may read."""
 
@@ -243,4 +251,5 @@ def setup_from_case(case: Mapping[str, Any], max_position_embeddings: int = 0) -
         expert_parallel=bool(inputs["expert_parallel"]),
         dtype=dtype,
         gpu_type=str(inputs["gpu_type"] or ""),
+        cuda_graph_profiling=inputs["cuda_graph_profiling"],
     )

@@ -9,9 +9,14 @@ attention layers on one rank (reference ``vllm_memory_model.md`` §3, from
   GiB on one GPU (SGLang docs log: 78.81 GiB free on an 80 GB card reporting 79.19) and
   0.86 GiB per GPU at TP ≥ 2 (sglang issue #4760: 21.63 free on a 22.49 GiB L4).
 - Free memory after load is that less the weights over the TP ranks.
-- Default ``mem_fraction_static``: ``(gpu − reserved) / gpu`` with ``reserved_mb =
-  512 + max(chunked_prefill, 2048) × 1.5 + cuda_graph_max_bs × 2 + tp × pp / 8 ×
-  1024``, at least 10 GiB above 60 GB (``_handle_gpu_memory_settings``).
+- Default ``mem_fraction_static``, by version:
+  - before 0.5: by the TP size alone, 0.88 (TP 1), 0.87 (TP 2), 0.85 (TP 4), 0.81
+    (TP 8), 0.79 (TP 16) (``ServerArgs.__post_init__`` of the 0.4 line, ``server_args.py``;
+    the cases are the SGLang docs log of about 0.4.1 and the 0.4.9 issue log, case-099
+    and case-094);
+  - from 0.5: ``(gpu − reserved) / gpu`` with ``reserved_mb = 512 + max(chunked_prefill,
+    2048) × 1.5 + cuda_graph_max_bs × 2 + tp × pp / 8 × 1024``, at least 10 GiB above 60
+    GB (``_handle_gpu_memory_settings``, reference §3; no shipped log of this line).
 - Hybrid sliding-window models give the windowed layers 0.8 of the full pool
   (``swa_full_tokens_ratio``).
 """
@@ -39,8 +44,18 @@ def _chunk_and_graph_bs(gpu_gb: float, tp: int) -> tuple[int, int]:
     return 16384, 512
 
 
+RESERVED_FORMULA_SINCE = (0, 5)
+"""First SGLang line whose default ``mem_fraction_static`` reserves memory by formula."""
+TP_TABLE_FRACTIONS = ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88))
+"""Before 0.5: (smallest TP size, ``mem_fraction_static``), largest TP first."""
+
+
 def default_mem_fraction_static(setup: EngineSetup) -> float:
-    """SGLang's default ``mem_fraction_static`` for the GPU size and parallelism."""
+    """SGLang's default ``mem_fraction_static`` for the version, GPU size and
+    parallelism (module docstring)."""
+    if setup.version < RESERVED_FORMULA_SINCE:
+        ranks = setup.tensor_parallel_size
+        return next(f for size, f in TP_TABLE_FRACTIONS if ranks >= size)
     gpu_mb = setup.gpu_total_memory_gib * 1024
     chunk, graph_bs = _chunk_and_graph_bs(gpu_mb / 1024 * GIB / 1e9, setup.tensor_parallel_size)
     reserved = 512 + max(chunk, 2048) * 1.5 + graph_bs * 2

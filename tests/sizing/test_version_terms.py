@@ -1,0 +1,68 @@
+"""Memory-model terms follow the engine version ranges their evidence supports."""
+
+from __future__ import annotations
+
+import pytest
+
+from sizing.calibrated import predict, sglang, vllm
+from sizing.calibrated.setup import EngineSetup, setup_from_case
+from sizing.model import from_catalog
+from sizing.units import GIB
+
+
+def _vllm(version: str, **kw: object) -> EngineSetup:
+    return EngineSetup(
+        engine="vllm",
+        engine_version=version,
+        gpu_type="H100 80GB",
+        gpu_total_memory_gib=79.19,
+        max_model_len=8192,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def test_cuda_graphs_are_subtracted_only_when_graph_profiling_is_stated() -> None:
+    # Post-0.21 start-up logs (GLM-5.3-Flash, Qwen3-235B on v0.27.1, Llama-3.1-8B on
+    # v0.31.0; reference vllm_memory_model.md §1.2) show no graph deduction.
+    assert vllm.cuda_graph_bytes(_vllm("0.31.0")) == 0
+    assert vllm.cuda_graph_bytes(_vllm("0.31.0", cuda_graph_profiling=True)) == 0.85 * GIB
+    assert vllm.cuda_graph_bytes(_vllm("0.19.0", cuda_graph_profiling=True)) == 0
+    model = from_catalog("meta-llama/Llama-3.1-8B-Instruct")
+    off = predict(model, _vllm("0.31.0"))
+    on = predict(model, _vllm("0.31.0", cuda_graph_profiling=True))
+    assert off.kv_cache_gib - on.kv_cache_gib == pytest.approx(0.85)
+
+
+def test_a_case_can_state_graph_profiling_before_start() -> None:
+    case = {
+        "engine": "vllm",
+        "engine_version": "0.31.0",
+        "gpu_type": "H100 80GB",
+        "max_model_len": 8192,
+        "cuda_graph_profiling": True,
+    }
+    assert setup_from_case(case).cuda_graph_profiling is True
+
+
+@pytest.mark.parametrize(("tp", "fraction"), [(1, 0.88), (2, 0.87), (4, 0.85), (8, 0.81)])
+def test_sglang_0_4_default_fraction_follows_the_tp_size(tp: int, fraction: float) -> None:
+    # SGLang 0.4 server_args.py ServerArgs.__post_init__ (the SGLang docs log of about
+    # 0.4.1 prints the 0.88 of TP 1: case-099).
+    setup = EngineSetup(
+        engine="sglang",
+        engine_version="0.4.9",
+        gpu_total_memory_gib=79.19,
+        max_model_len=8192,
+        tensor_parallel_size=tp,
+    )
+    assert sglang.default_mem_fraction_static(setup) == fraction
+
+
+def test_sglang_0_5_reserves_memory_by_formula() -> None:
+    # _handle_gpu_memory_settings (reference §3): 79.19 GiB = 85.0 GB, so chunked prefill
+    # 8192 and graph batch 256; reserved 512 + 8192 × 1.5 + 256 × 2 + 1/8 × 1024 = 13,440
+    # MiB (above the 10 GiB floor): (81,090.56 − 13,440) / 81,090.56 = 0.834.
+    setup = EngineSetup(
+        engine="sglang", engine_version="0.5.22", gpu_total_memory_gib=79.19, max_model_len=8192
+    )
+    assert sglang.default_mem_fraction_static(setup) == 0.834
