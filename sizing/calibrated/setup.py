@@ -49,9 +49,9 @@ class EngineSetup:
         gpu_type: the GPU's name as given (selects compute capability and NVLink; empty:
             found from ``gpu_total_memory_gib``).
         cuda_graph_profiling: whether vLLM subtracts its CUDA-graph estimate before the
-            KV pool (``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` on a runner that
-            profiles graphs; the start-up then logs "CUDA graph memory profiling is
-            enabled"); ``None``: not stated, taken as off (:mod:`sizing.calibrated.vllm`).
+            KV pool (``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS``, graphs not disabled);
+            ``None``: not stated, the version's default (on from v0.21,
+            :mod:`sizing.calibrated.vllm`).
     """
 
     engine: str

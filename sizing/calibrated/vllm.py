@@ -47,15 +47,16 @@
   ``vllm/model_executor/layers/quantization/mxfp4.py``); the Hopper/Blackwell Triton
   backend only rounds the intermediate size to 64. 4.25 bits per value (fp4 + an 8-bit
   scale per 32).
-- CUDA graphs: the V1 runner's ``profile_cudagraph_memory`` estimate is subtracted when
-  ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` is on (``Worker.determine_available_memory``;
-  on by default from v0.21, ``vllm/envs.py`` of the 0.31.0 wheel), yet the post-0.21
-  start-up logs the reference reduced (GLM-5.3-Flash on H200, Qwen3-235B on RTX PRO 6000
-  with v0.27.1, Llama-3.1-8B with v0.31.0 on the V2 model runner; reference §1.2) all fit
-  KV = requested − weights − activation − non-torch with no graph term. So it is
-  subtracted only when the setup says graph profiling is on
-  (``EngineSetup.cuda_graph_profiling``), with the v0.19 logs' typical estimate of 0.85
-  GiB at TP 1 and 1.5 GiB at TP ≥ 2; no shipped case states it.
+- CUDA graphs: from v0.21 ``Worker.determine_available_memory`` subtracts the runner's
+  ``profile_cudagraph_memory`` estimate while ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS``
+  is on, its default (``vllm/envs.py``, ``vllm/v1/worker/gpu_worker.py``; both model
+  runners profile graphs in the 0.31.0 wheel), unless graphs are off
+  (``cudagraph_mode`` NONE, ``--enforce-eager``). A v0.29.1 log shows it ("makes 0.80
+  effectively 0.758", eugr/spark-vllm-docker issue #396); the post-0.21 logs the
+  reference reduced without it (v0.27.1, v0.31.0, GLM-5.3-Flash; reference §1.2) are
+  read as runs with profiling off, which a setup states with
+  ``EngineSetup.cuda_graph_profiling = False``. The estimate is the v0.19 logs' typical
+  0.85 GiB at TP 1 and 1.5 GiB at TP ≥ 2; no shipped case is from v0.21 or later.
 - ``max_num_batched_tokens`` default of the OpenAI server: 8192 on GPUs with at least
   70 GiB that are not A100, else 2048 (``EngineArgs._set_default_args``; the logs show
   8192 on H100 and 2048 on A100 and L40S).
@@ -78,7 +79,7 @@ V1_SINCE = (0, 7)
 UTILIZATION_092_SINCE = (0, 27)
 """First version whose default ``gpu_memory_utilization`` is 0.92."""
 CUDA_GRAPH_DEDUCTION_SINCE = (0, 21)
-"""First version whose CUDA-graph estimate can be subtracted (on by default in the code)."""
+"""First version that subtracts its CUDA-graph estimate by default."""
 
 ACT_BASE_GIB = 0.0429
 ACT_PER_VOCAB_GIB = 1.3827e-5
@@ -219,8 +220,8 @@ def non_torch_bytes(setup: EngineSetup) -> float:
 
 
 def cuda_graph_bytes(setup: EngineSetup) -> float:
-    """CUDA-graph memory subtracted before the KV pool: 0 before v0.21 and whenever the
-    setup does not say graph profiling is on (module docstring)."""
-    if setup.version < CUDA_GRAPH_DEDUCTION_SINCE or not setup.cuda_graph_profiling:
+    """CUDA-graph memory subtracted before the KV pool: 0 before v0.21 and when the setup
+    states graph profiling off (module docstring)."""
+    if setup.version < CUDA_GRAPH_DEDUCTION_SINCE or setup.cuda_graph_profiling is False:
         return 0.0
     return (0.85 if setup.tensor_parallel_size == 1 else 1.5) * GIB

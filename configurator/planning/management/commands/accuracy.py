@@ -184,9 +184,11 @@ METHOD_NOTES = [
     "| non-torch, TP ≥ 2 | 2.1 GiB on NVSwitch servers, 0.21 GiB on PCIe cards | 0.7 and "
     "later | 0.19.0 H100 logs and vllm PR #10511's H100 check (NVSwitch); the 0.10 L40S and "
     "A100 PCIe logs (case-069/070/080) | 2.1: fit set; 0.21: held-out logs themselves |",
-    "| CUDA-graph estimate | 0.85 GiB (TP 1), 1.5 GiB (TP ≥ 2), only when the setup states "
-    "graph profiling | 0.21 and later | the post-0.21 logs of the reference (v0.27.1, "
-    "v0.31.0, GLM-5.3-Flash) show no deduction, so none unless stated | not fitted |",
+    "| CUDA-graph estimate | 0.85 GiB (TP 1), 1.5 GiB (TP ≥ 2) unless the setup states "
+    "graph profiling off | 0.21 and later | the 0.31.0 wheel's default and a v0.29.1 log "
+    "that shows the deduction; the reference's v0.27.1, v0.31.0 and GLM-5.3-Flash logs "
+    "without one are read as profiling off; no shipped case is from 0.21 or later | the "
+    "estimate's size from the 0.19.0 logs (printed, not subtracted there) |",
     "| default gpu_memory_utilization | 0.92 (0.27+), else 0.9 | as listed | the v0.27.1 and "
     "v0.31.0 logs of the reference | not fitted |",
     "| Mamba state pages per request | 2 (align mode, prefix caching on) | 0.31 and later "
