@@ -116,6 +116,7 @@ LOGOUT_REDIRECT_URL = "inquiries:configurator"
 LANGUAGE_CODE = "de"
 LANGUAGES = [("de", _("German")), ("en", _("English"))]
 LOCALE_PATHS = [BASE_DIR / "configurator" / "locale"]
+FORMAT_MODULE_PATH = ["configurator.formats"]  # day-first dates in English too
 TIME_ZONE = "Europe/Berlin"
 USE_I18N = True
 USE_TZ = True

@@ -81,10 +81,10 @@ def test_english_pdf_of_a_job_run_in_german_is_english(django_capture_on_commit_
     report = verified_quote(django_capture_on_commit_callbacks, language="en", ui_language="de")
     with translation.override("de"):  # a German-speaking presales downloads the PDF
         flat = pdf_text(report)
-    assert "checks counted against" in flat
-    assert "No comparable data for" in flat
-    assert "gewertet" not in flat and "Keine vergleichbaren Daten" not in flat
-    assert "Innerhalb der Toleranz" not in flat
+    # The customer's wording (configurator/verification/customer.py), in the quote's language.
+    assert "The sizing was compared with" in flat
+    assert "Not yet compared with measurements:" in flat
+    assert "verglichen" not in flat and "Innerhalb der Toleranz" not in flat
 
 
 @pytest.mark.django_db
@@ -92,9 +92,9 @@ def test_german_pdf_of_a_job_run_in_english_is_german(django_capture_on_commit_c
     report = verified_quote(django_capture_on_commit_callbacks, language="de", ui_language="en")
     with translation.override("en"):
         flat = pdf_text(report)
-    assert "Prüfungen gewertet gegen" in flat
-    assert "Keine vergleichbaren Daten für" in flat
-    assert "checks counted against" not in flat
+    assert "Die Auslegung wurde mit" in flat
+    assert "Noch nicht mit Messungen verglichen:" in flat
+    assert "The sizing was compared" not in flat
 
 
 @pytest.mark.django_db

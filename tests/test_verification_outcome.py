@@ -132,8 +132,13 @@ def test_issued_pdf_carries_the_honest_summary(seed_report):
     counted = seed_report.checks.filter(counted=True).count()
     with translation.override(quote.language):  # the seed inquiry's quote is in English
         assert seed_report.get_status_display() in flat
-    assert f"{counted} checks counted against" in flat
-    assert "Not counted:" in flat
+    # The customer reads what was compared and how well (verification/customer.py); the
+    # counts of checks, deviations and informational checks stay in the presales report.
+    assert counted
+    starts = len(set(seed_report.checks.filter(counted=True).values_list("record", flat=True)))
+    engine_starts = "engine start" if starts == 1 else "engine starts"
+    assert f"The sizing was compared with {starts} measured {engine_starts}" in flat
+    assert "checks counted against" not in flat and "Not counted:" not in flat
 
 
 @pytest.mark.django_db

@@ -197,7 +197,7 @@ def _fallback(
     row = _first_or_none(HubModel.objects.for_repo(repo_id))
     asked = f" at revision '{revision}'" if revision else ""
     if row is not None:
-        when = formats.date_format(row.fetched_at, "Y-m-d")
+        when = formats.date_format(row.fetched_at, "SHORT_DATE_FORMAT")
         notice = (
             f"{reason[:1].upper()}{reason[1:]}; {repo_id}{asked} is sized with the "
             f"copy of commit {row.sha[:12]} cached on {when}."

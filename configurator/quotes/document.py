@@ -68,6 +68,7 @@ def _line(
     unit_price_eur: Decimal,
     unit_cost_eur: Decimal,
     why: str,
+    is_example: bool = False,
 ) -> dict[str, Any]:
     return {
         "position": position,
@@ -79,19 +80,35 @@ def _line(
         "unit_cost_eur": str(unit_cost_eur),
         "total_eur": str((Decimal(quantity) * unit_price_eur).quantize(Decimal("0.01"))),
         "why": why,
+        "is_example": is_example,
     }
 
 
 def latest_verification(quote: Quote, language: str | None = None) -> dict[str, str] | None:
-    """The latest verification's status and summary in ``language`` (else the active one)."""
+    """The latest verification's status, its presales summary and what the customer
+    reads (:func:`configurator.verification.customer.customer_summary`), in
+    ``language`` (else the active one)."""
+    from configurator.verification.customer import customer_summary
+
     reports = getattr(quote, "verification_reports", None)
     if reports is None:
         return None
     report = reports.order_by("-created_at").first()
     if report is None:
         return None
-    with translation.override(language or translation.get_language()):
-        return {"status": str(report.get_status_display()), "summary": report.summary_in()}
+    language = language or translation.get_language() or "en"
+    alternatives = list(quote.alternatives.all())
+    with translation.override(language):
+        return {
+            "status": str(report.get_status_display()),
+            "summary": report.summary_in(),
+            "customer_summary": customer_summary(
+                list(report.checks.all()),
+                alternatives=[alt.label for alt in alternatives],
+                names={alt.label: alt.label_in(language) for alt in alternatives},
+                language=language,
+            ),
+        }
 
 
 def document_from_quote(quote: Quote, *, live: bool = False) -> dict[str, Any]:
@@ -106,6 +123,7 @@ def document_from_quote(quote: Quote, *, live: bool = False) -> dict[str, Any]:
     if quote.is_issued and quote.snapshot and not live:
         return dict(quote.snapshot)
     alternatives = []
+    examples = _example_skus(quote)
     for alt in quote.alternatives.prefetch_related("lines"):
         lines = [
             _line(
@@ -117,6 +135,7 @@ def document_from_quote(quote: Quote, *, live: bool = False) -> dict[str, Any]:
                 unit_price_eur=ln.unit_price_eur,
                 unit_cost_eur=ln.unit_cost_eur,
                 why=ln.why_in(quote.language),
+                is_example=ln.sku in examples,
             )
             for n, ln in enumerate(alt.lines.all(), start=1)
         ]
@@ -148,7 +167,7 @@ def document_from_quote(quote: Quote, *, live: bool = False) -> dict[str, Any]:
         "vat_rate": str(vat_rate()),
         "engine_version": quote.engine_version or _engine_version(),
         "notes": quote.notes,
-        "example_prices": _has_example_prices(alternatives),
+        "example_prices": any(ln["is_example"] for alt in alternatives for ln in alt["lines"]),
         "alternatives": alternatives,
         "verification": latest_verification(quote, quote.language),
     }
@@ -165,11 +184,12 @@ def _engine_version() -> str:
     return engine_version()
 
 
-def _has_example_prices(alternatives: list[dict[str, Any]]) -> bool:
+def _example_skus(quote: Quote) -> set[str]:
+    """The SKUs of ``quote`` whose price-list entry is marked as an example."""
     from configurator.catalog.models import Price
 
-    skus = {ln["sku"] for alt in alternatives for ln in alt["lines"]}
-    return Price.objects.filter(sku__in=skus, is_example=True).exists()
+    skus = {ln.sku for alt in quote.alternatives.all() for ln in alt.lines.all()}
+    return set(Price.objects.filter(sku__in=skus, is_example=True).values_list("sku", flat=True))
 
 
 def document_from_plans(
@@ -197,6 +217,7 @@ def document_from_plans(
                     unit_price_eur=ln.unit_price_eur,
                     unit_cost_eur=ln.unit_cost_eur,
                     why=ln.why,
+                    is_example=ln.is_example,
                 )
                 for n, ln in enumerate(lines, start=1)
             ],
@@ -296,6 +317,9 @@ def as_decimal_document(doc: dict[str, Any]) -> dict[str, Any]:
         )
     for key in ("date", "valid_until"):
         out[key] = dt.date.fromisoformat(doc[key]) if doc.get(key) else None
+    lines = [ln for alt in doc["alternatives"] for ln in alt["lines"]]
+    if any("is_example" in ln for ln in lines):
+        out["example_prices"] = any(ln.get("is_example") for ln in lines)
     out["discount_percent"] = Decimal(doc["discount_percent"])
     out["vat_percent"] = Decimal(doc["vat_rate"]) * 100
     return out

@@ -20,6 +20,8 @@ from sizing.plan import KV_DTYPES, MAX_GPUS_PER_NODE, MAX_NEW_CONVERSATIONS_PER_
 MAX_QUANTITY = 10_000
 MAX_DISCOUNT_PERCENT = Decimal("50")
 """Highest discount presales may give on the list total (house rule)."""
+MAX_NOTES_CHARS = 1500
+"""Longest note for the customer: about a third of an A4 page in the PDF's terms."""
 
 
 class QuoteSettingsForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscriptable at run time
@@ -34,11 +36,17 @@ class QuoteSettingsForm(forms.ModelForm):  # type: ignore[type-arg]  # not subsc
         help_text=_("0 to 50 % of the list total."),
     )
     language = forms.ChoiceField(label=_("Language"), choices=Language.choices)
+    notes = forms.CharField(
+        label=_("notes for the customer"),
+        required=False,
+        max_length=MAX_NOTES_CHARS,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=_("At most 1,500 characters; printed in full in the PDF's terms."),
+    )
 
     class Meta:
         model = Quote
         fields = ["discount_percent", "language", "notes"]
-        widgets = {"notes": forms.Textarea(attrs={"rows": 3})}
 
 
 class LineQuantityForm(forms.Form):

@@ -242,8 +242,39 @@ def quote_line_set_quantity(*, line: QuoteLine, quantity: int) -> QuoteLine | No
         line.delete()
         return None
     line.quantity = quantity
-    line.save(update_fields=["quantity"])
+    if not line.is_manual:
+        line.why, line.why_de = _reasons_for_quantity(line)
+    line.save(update_fields=["quantity", "why", "why_de"])
     return line
+
+
+def _reasons_for_quantity(line: QuoteLine) -> tuple[str, str]:
+    """A sized line's reason (English, German) for its current quantity.
+
+    At the plan's own quantity the line gets the plan's reason back; at any other it
+    says that the quantity was changed on request and what the plan holds, since the
+    plan's reason (``537 GB buffer + 384 GB reserve``) describes the planned count only.
+    """
+    alt = line.alternative
+    try:
+        planned = price_bom(plan_create(**alt.inputs), prices=prices_on(timezone.localdate()))
+    except SizingError:
+        planned = []
+    match = next((ln for ln in planned if ln.sku == line.sku), None)
+    if match is not None and match.quantity == line.quantity:
+        return match.why_en[:300], match.why_de[:300]
+    texts = []
+    for language in ("en", "de"):
+        with translation.override(language):
+            if match is None:
+                text = _("quantity changed on request; the sizing plan has no such line")
+            else:
+                text = _(
+                    "quantity changed on request: %(have)s instead of the %(planned)s "
+                    "of the sizing plan"
+                ) % {"have": line.quantity, "planned": match.quantity}
+        texts.append(text)
+    return texts[0], texts[1]
 
 
 def quote_line_add(

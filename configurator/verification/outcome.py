@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.utils import translation
 from django.utils.formats import number_format
@@ -200,6 +201,15 @@ def _informational_sentence(informational: Sequence[CheckResult]) -> str:
     return _("Not counted: %(parts)s.") % {"parts": "; ".join(parts)} if parts else ""
 
 
+def uncovered(
+    counted: Sequence[Any], alternatives: Sequence[str], names: Mapping[str, str]
+) -> list[str]:
+    """The titles (from ``names``, else as stored) of the ``alternatives`` that no
+    counted check covers, in order."""
+    covered = {c.alternative for c in counted}
+    return [names.get(label, label) for label in alternatives if label not in covered]
+
+
 def checks_outcome(
     checks: Sequence[CheckResult],
     *,
@@ -237,8 +247,7 @@ def checks_outcome(
             ]
         else:
             sentences = [_counted_sentence(counted), _fallback_sentence(counted, plan_models)]
-            covered = {c.alternative for c in counted}
-            missing = [names.get(label, label) for label in alternatives if label not in covered]
+            missing = uncovered(counted, alternatives, names)
             if missing:
                 sentences.append(
                     _("No comparable data for %(alternatives)s.")

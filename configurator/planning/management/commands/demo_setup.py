@@ -7,7 +7,7 @@ import secrets
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, Permission
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
@@ -15,6 +15,24 @@ from configurator.catalog.services import pricelist_load_demo
 from configurator.verification.services import benchmarks_load_initial
 
 DEMO_USERNAME = "presales"
+PRESALES_PERMISSIONS = {
+    ("catalog", "price"): ("view", "add", "change", "delete"),
+    ("catalog", "publicpricing"): ("view", "change"),
+    ("verification", "benchmarkrecord"): ("view", "add", "change", "delete"),
+}
+"""What the presales group may do in ``/admin/``: keep the price list (CSV import and
+export) and the benchmark records the verification compares against."""
+
+
+def presales_permissions() -> list[Permission]:
+    """The :data:`PRESALES_PERMISSIONS` as permission rows."""
+    return [
+        Permission.objects.get(
+            content_type__app_label=app, content_type__model=model, codename=f"{action}_{model}"
+        )
+        for (app, model), actions in PRESALES_PERMISSIONS.items()
+        for action in actions
+    ]
 
 
 class Command(BaseCommand):
@@ -40,6 +58,7 @@ class Command(BaseCommand):
             user.set_password(password)
             user.save(update_fields=["is_staff", "password"])
             group, _ = Group.objects.get_or_create(name="presales")
+            group.permissions.add(*presales_permissions())
             user.groups.add(group)
         self.stdout.write(f"Price list: {skus} SKUs. Benchmark records: {records}.")
         self.stdout.write(

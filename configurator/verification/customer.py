@@ -1,0 +1,75 @@
+"""The verification as a customer reads it in the quote PDF.
+
+The presales report lists every check with its deviation, record and notes; the customer
+learns what was checked and how well, in one or two sentences: how many measured engine
+starts on comparable GPUs the sizing was compared with, whether it matched, stayed within
+the tolerance or differs, and which configurations have no comparable measurement yet.
+The status of each configuration is the worst of its counted checks, as in
+:func:`configurator.verification.outcome.overall_status`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from configurator.verification.comparison import STATUS_ORDER
+from configurator.verification.models import VerificationCheck
+from configurator.verification.outcome import uncovered
+
+
+def _result(status: str) -> str:
+    if status == "verified":
+        return _("the sizing matches the measurements")
+    if status == "within_tolerance":
+        return _("the sizing lies within the tolerance of the measurements")
+    return _("the measurements differ from the sizing; we explain the difference on request")
+
+
+def customer_summary(
+    checks: Sequence[VerificationCheck],
+    *,
+    alternatives: Sequence[str],
+    names: Mapping[str, str],
+    language: str,
+) -> str:
+    """What was verified and how well, for the customer's PDF, in ``language``.
+
+    Args:
+        checks: the report's checks (counted and informational).
+        alternatives: the quote's alternatives by stored label, in order.
+        names: each stored label's title in ``language``.
+        language: a language code of ``settings.LANGUAGES``.
+
+    Returns:
+        One to three sentences without check names, record ids or percentages.
+    """
+    counted = [c for c in checks if c.counted]
+    with translation.override(language):
+        if not counted:
+            return _(
+                "No measurements of a comparable setup are available yet; the figures rest "
+                "on our planning rules."
+            )
+        starts = len({c.record_id or c.pk for c in counted})
+        status = max((c.status for c in counted), key=STATUS_ORDER.index)
+        sentences = [
+            ngettext(
+                "The sizing was compared with %(n)s measured engine start on comparable "
+                "GPUs: %(result)s.",
+                "The sizing was compared with %(n)s measured engine starts on comparable "
+                "GPUs: %(result)s.",
+                starts,
+            )
+            % {"n": starts, "result": _result(status)}
+        ]
+        missing = uncovered(counted, alternatives, names)
+        if missing:
+            sentences.append(
+                _("Not yet compared with measurements: %(alternatives)s.")
+                % {"alternatives": "; ".join(missing)}
+            )
+        return " ".join(sentences)

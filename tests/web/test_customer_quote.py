@@ -1,0 +1,124 @@
+"""What the customer reads in the quote and what presales can do with it: the verification
+in customer words, dates in the quote's
+language, the example-price note only with marked lines, notes printed in full, a line's
+reason after a quantity change, and the demo presales login in the admin.
+
+The quote is the seed example (DESIGN §3) priced from the demo price list
+(configurator/catalog/data/demo_prices.csv, every row marked as an example).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import re
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.test import Client
+from django.utils import timezone
+from pypdf import PdfReader
+
+from configurator.catalog.models import Price
+from configurator.quotes.document import document_from_quote
+from configurator.quotes.forms import MAX_NOTES_CHARS, QuoteSettingsForm
+from configurator.quotes.models import Quote
+from configurator.quotes.pdf import quote_pdf_render
+from configurator.quotes.services import (
+    quote_create_from_inquiry,
+    quote_issue,
+    quote_line_set_quantity,
+)
+from configurator.verification.services import benchmarks_load_initial, verification_run
+from tests.quote_factories import make_inquiry, make_presales
+
+pytestmark = pytest.mark.django_db
+
+
+def seed_quote(language: str = "en") -> Quote:
+    if not get_user_model().objects.filter(username="presales").exists():
+        make_presales()
+    return quote_create_from_inquiry(inquiry=make_inquiry(language=language), user=None)
+
+
+def pdf_text(quote: Quote) -> str:
+    data = quote_pdf_render(document_from_quote(quote))
+    return " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(data)).pages).split())
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_customer_pdf_says_what_was_verified_without_internals(language: str) -> None:
+    benchmarks_load_initial()
+    quote = seed_quote(language)
+    verification_run(quote_id=quote.pk)
+    text = pdf_text(quote)
+    section = text[
+        text.index("Verification against" if language == "en" else "Abgleich mit Messungen") :
+    ]
+    # The presales report's internals stay out: percentages, case ids, fallback notes.
+    assert not re.search(r"[+-]\d+[.,]\d %", section), section[:400]
+    assert "case-" not in section and "another model" not in section
+    assert "anderen Modell" not in section
+    expected = "compared with" if language == "en" else "verglichen"
+    assert expected in section or "No measurements" in section or "Keine Messungen" in section
+
+
+def test_dates_follow_the_quote_language() -> None:
+    en = quote_issue(quote=seed_quote("en"), now=dt.datetime(2026, 12, 1, 10, tzinfo=dt.UTC))
+    de = quote_issue(quote=seed_quote("de"), now=dt.datetime(2026, 12, 1, 10, tzinfo=dt.UTC))
+    assert "1 Dec 2026" in pdf_text(en) and "12/01/2026" not in pdf_text(en)
+    assert "01.12.2026" in pdf_text(de)
+
+
+def test_example_note_only_with_lines_marked_as_examples() -> None:
+    quote = seed_quote()
+    text = pdf_text(quote)
+    # Every demo row is an example: each line is marked, and the note explains the mark.
+    lines = sum(alt.lines.count() for alt in quote.alternatives.all())
+    assert text.count("example price") >= lines
+    assert "Prices marked “example price” are demonstration figures" in text
+    Price.objects.update(is_example=False)
+    text = pdf_text(quote)
+    assert "example price" not in text and "demonstration figures" not in text
+
+
+def test_notes_are_limited_and_printed_in_full() -> None:
+    quote = seed_quote()
+    too_long = QuoteSettingsForm(
+        data={"discount_percent": "0", "language": "en", "notes": "x" * (MAX_NOTES_CHARS + 1)},
+        instance=quote,
+    )
+    assert not too_long.is_valid() and "notes" in too_long.errors
+    words = [f"word{n:04d}" for n in range(MAX_NOTES_CHARS // 9)]
+    quote.notes = " ".join(words)[:MAX_NOTES_CHARS]
+    quote.save(update_fields=["notes"])
+    text = pdf_text(quote)
+    assert words[0] in text and words[-2] in text  # the last whole word of the note
+
+
+def test_a_lines_reason_follows_its_quantity() -> None:
+    quote = seed_quote()
+    line = quote.alternatives.first().lines.get(category="dimm")  # type: ignore[union-attr]
+    planned, planned_why, planned_why_de = line.quantity, line.why, line.why_de
+    assert str(planned) in planned_why  # "… 1 DIMM per channel on 24 channels"
+    quote_line_set_quantity(line=line, quantity=12)
+    line.refresh_from_db()
+    assert line.why == "quantity changed on request: 12 instead of the 24 of the sizing plan"
+    assert line.why_de == "Menge auf Wunsch geändert: 12 statt der 24 der Auslegung"
+    quote_line_set_quantity(line=line, quantity=planned)
+    line.refresh_from_db()
+    assert (line.why, line.why_de) == (planned_why, planned_why_de)
+
+
+def test_demo_presales_login_opens_the_price_list_and_benchmark_records(
+    client: Client, settings: Any
+) -> None:
+    call_command("demo_setup", stdout=io.StringIO())
+    user = get_user_model().objects.get(username="presales")
+    client.force_login(user)
+    for url in ("/admin/", "/admin/catalog/price/", "/admin/verification/benchmarkrecord/"):
+        assert client.get(url).status_code == 200, url
+    assert client.get("/admin/catalog/price/1/change/").status_code in (200, 302)
+    assert timezone.now()  # the command ran in-process, without spawning manage.py
