@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "import_export",
+    "axes",
     "configurator.planning",
     "configurator.modelhub",
     "configurator.catalog",
@@ -67,6 +68,15 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Web requests never wait for the Hugging Face Hub (configurator.modelhub.background).
+    "configurator.modelhub.background.BackgroundLookupMiddleware",
+    # Last, as django-axes requires: refuses logins from locked-out clients.
+    "axes.middleware.AxesMiddleware",
+]
+
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "configurator.urls"
@@ -89,13 +99,9 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "configurator.wsgi.application"
 
-DATABASES = {
-    "default": dj_database_url.config(
-        env="DATABASE_URL",
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=60,
-    )
-}
+# An empty DATABASE_URL counts as unset (a blank line in an env file), not as a database.
+_DATABASE_URL = (env_str("DATABASE_URL") or "").strip() or f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
+DATABASES = {"default": dj_database_url.parse(_DATABASE_URL, conn_max_age=60)}
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Concurrent writers (a double-clicked button) wait for the lock instead of failing:
@@ -136,6 +142,14 @@ WHITENOISE_USE_FINDERS = DEBUG or not STATIC_ROOT.is_dir()
 EMAIL_BACKEND = env_str("DJANGO_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "configurator@localhost")
 PRESALES_EMAIL = env_str("PRESALES_EMAIL", "presales@localhost")
+# SMTP (DJANGO_EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend); mails are sent
+# by a Celery task with retries, so a slow or refusing server never holds a request.
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(env_str("EMAIL_PORT") or "25")
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = 10
 
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
@@ -162,9 +176,31 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 120
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Publishing from a web request gives up within a few seconds when the broker is down
+# (kombu's default retries hold the request for about 20 s); the caller says so.
+CELERY_BROKER_CONNECTION_TIMEOUT = 2.0
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.5,
+    "interval_max": 0.5,
+}
+# The result store (the same Redis) gives up as quickly instead of 20 reconnects.
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
+    "retry_policy": {
+        "max_retries": 1,
+        "interval_start": 0,
+        "interval_step": 0.5,
+        "interval_max": 0.5,
+    }
+}
 # Redis re-delivers a task whose worker died once this many seconds have passed unacked.
+# It must exceed the longest task time limit (60 s) plus the longest retry countdown
+# (60 s), else a running job is delivered twice; 300 s leaves room for both.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": int(env_str("CELERY_VISIBILITY_TIMEOUT_SECONDS") or "3600")
+    "visibility_timeout": int(env_str("CELERY_VISIBILITY_TIMEOUT_SECONDS") or "300"),
+    "socket_connect_timeout": 2,
+    "socket_timeout": 5,
 }
 
 # Quote PDFs are rendered by the worker when a quote changes (configurator.quotes.pdf_cache);
@@ -176,12 +212,58 @@ HF_ENDPOINT = env_str("HF_ENDPOINT", "https://huggingface.co")
 HF_TOKEN = env_str("HF_TOKEN") or None
 HF_HUB_OFFLINE = env_bool("HF_HUB_OFFLINE", False)
 HF_TIMEOUT_SECONDS = 10.0
+# Failed lookups are remembered (per endpoint, token and id) so that repeats answer at
+# once: a definite answer (not found, gated, unsupported) for 10 minutes, an outage for 1.
+HF_NEGATIVE_CACHE_SECONDS = int(env_str("HF_NEGATIVE_CACHE_SECONDS") or "600")
+HF_OUTAGE_CACHE_SECONDS = int(env_str("HF_OUTAGE_CACHE_SECONDS") or "60")
+# Lookups of uncached models run in the background, at most this many at once per process.
+HF_BACKGROUND_LOOKUPS = int(env_str("HF_BACKGROUND_LOOKUPS") or "4")
 
 # Presales: due time is one working day after receipt, in this region's holidays.
 HOLIDAY_COUNTRY = env_str("HOLIDAY_COUNTRY", "DE")
 HOLIDAY_SUBDIVISION = env_str("HOLIDAY_SUBDIVISION", "BY")
 BUSINESS_HOURS = (8, 17)
 VAT_RATE = "0.19"
+
+# Clients and rate limits (configurator.clients). Behind a reverse proxy, name the
+# proxies' addresses: the client is then the last address in X-Forwarded-For that is not
+# one of them. Without it, X-Forwarded-For is ignored (a client could forge it).
+TRUSTED_PROXIES = env_list("DJANGO_TRUSTED_PROXIES", [])
+RATE_LIMITS = {
+    "estimate": env_str("RATE_LIMIT_ESTIMATE") or "120/m",
+    "api": env_str("RATE_LIMIT_API") or "60/m",
+}
+# Quote requests per hour: per e-mail address, per client address (an office behind one
+# proxy shares it), and submissions of any kind per client address.
+INQUIRY_RATE_LIMITS = {"per_email": 5, "per_address": 50, "attempts_per_address": 100}
+RATELIMIT_ENABLE = env_bool("RATE_LIMITS_ENABLED", True)
+
+# Login throttling (django-axes): after 5 failed logins a username is locked for one
+# hour from that client address; staff unlock with `manage.py axes_reset`.
+AXES_FAILURE_LIMIT = int(env_str("AXES_FAILURE_LIMIT") or "5")
+AXES_COOLOFF_TIME = 1  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_CLIENT_IP_CALLABLE = "configurator.clients.client_address_of"
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+ADMIN_PATH = (env_str("DJANGO_ADMIN_PATH") or "admin/").strip("/") + "/"
+
+# Production transport security (`manage.py check --deploy`; docs/operations.md).
+# DJANGO_HTTPS=true (the site is served over HTTPS) turns on the redirect to HTTPS, HSTS
+# and secure cookies; each can be set on its own. Off by default: `make run` and the
+# tests speak plain HTTP on loopback.
+HTTPS = env_bool("DJANGO_HTTPS", False)
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", HTTPS)
+SECURE_HSTS_SECONDS = int(env_str("DJANGO_SECURE_HSTS_SECONDS") or (31_536_000 if HTTPS else 0))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", HTTPS)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", False)
+SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", HTTPS)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+if env_bool("DJANGO_BEHIND_TLS_PROXY", False):
+    # The proxy terminates TLS and says so in X-Forwarded-Proto (it must overwrite it).
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# HSTS preload is a commitment to the browsers' list, not a default.
+SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
 
 LOGGING = {
     "version": 1,

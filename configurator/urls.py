@@ -1,5 +1,6 @@
 """URL routes: the public configurator, the presales workspace, the API, the admin."""
 
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
@@ -18,5 +19,5 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
-    path("admin/", admin.site.urls),
+    path(settings.ADMIN_PATH, admin.site.urls),
 ]

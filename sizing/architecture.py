@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from sizing.config_bounds import check_config_bounds
 from sizing.errors import ConfigError
 from sizing.layer_kinds import LayerKind as LayerKind
 from sizing.layer_kinds import layer_kinds
@@ -305,9 +306,11 @@ def from_config(config: Mapping[str, Any]) -> Architecture:
         transformers the config relied on is listed in ``assumptions``.
 
     Raises:
-        ConfigError: naming the missing or malformed field, or saying which fields an
+        ConfigError: naming the missing or malformed field, a count or size beyond what
+            real models have (``sizing.config_bounds``), or saying which fields an
             unrecognised layer type would need.
     """
+    check_config_bounds(config)
     cfg = _with_defaults(text_config(config))
     model_type = str(cfg.get("model_type") or config.get("model_type") or "")
     kinds = layer_kinds(cfg, model_type)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 Value = int | float | str
 """A number or short text an error sentence quotes."""
@@ -44,6 +45,18 @@ class SizingError(ValueError):
 
     def __str__(self) -> str:
         return self.message
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle by state, so that subclasses with other constructors survive a cache."""
+        return (_restore_error, (type(self), dict(self.__dict__)))
+
+
+def _restore_error(cls: type[SizingError], state: dict[str, Any]) -> SizingError:
+    """A pickled :class:`SizingError` (of class ``cls``) from its attributes."""
+    error = cls.__new__(cls)
+    ValueError.__init__(error, state.get("message", ""))
+    error.__dict__.update(state)
+    return error
 
 
 class ConfigError(SizingError):

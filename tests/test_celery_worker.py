@@ -91,6 +91,33 @@ def wait_for(predicate, timeout_s: float) -> bool:
     return False
 
 
+def kill_worker_mid_job(env: dict[str, str], quote: Quote) -> None:
+    """Start a worker that holds the job 20 s, and SIGKILL it once the job runs: the
+    message stays unacknowledged and the report says running."""
+    worker = start_worker(env, VERIFICATION_TEST_PAUSE_SECONDS="20")
+    try:
+        verify_quote.delay(quote.pk)
+        running = wait_for(
+            lambda: VerificationReport.objects.filter(quote=quote, status="running").exists(),
+            60,
+        )
+        assert running, "the first worker never picked up the job"
+    finally:
+        stop(worker, signal.SIGKILL)
+
+
+def next_worker_verifies(env: dict[str, str], quote: Quote, **extra: str) -> bool:
+    """Start another worker; whether the quote's report ends verified within 90 s."""
+    worker = start_worker(env, **extra)
+    try:
+        return wait_for(
+            lambda: VerificationReport.objects.filter(quote=quote, status="verified").exists(),
+            90,
+        )
+    finally:
+        stop(worker)
+
+
 def test_worker_runs_the_job_and_returns_its_result(worker_env):
     quote = make_quote()
     worker = start_worker(worker_env)
@@ -109,25 +136,22 @@ def test_killed_worker_the_job_is_redelivered_and_one_report_exists(worker_env):
     quote = make_quote()
     benchmarks_load_initial()
     expected_checks = len(plan_checks(plan_create(**INPUTS)))  # one run's checks
-    first = start_worker(worker_env, VERIFICATION_TEST_PAUSE_SECONDS="20")
-    try:
-        verify_quote.delay(quote.pk)
-        running = wait_for(
-            lambda: VerificationReport.objects.filter(quote=quote, status="running").exists(),
-            60,
-        )
-        assert running, "the first worker never picked up the job"
-    finally:
-        stop(first, signal.SIGKILL)  # dies mid-task: the message stays unacknowledged
-    second = start_worker(worker_env)
-    try:
-        done = wait_for(
-            lambda: VerificationReport.objects.filter(quote=quote, status="verified").exists(),
-            90,
-        )
-    finally:
-        stop(second)
+    kill_worker_mid_job(worker_env, quote)
+    done = next_worker_verifies(worker_env, quote)
     assert done, "the job was not redelivered to the second worker"
     assert VerificationReport.objects.filter(quote=quote).count() == 1
     report = VerificationReport.objects.get(quote=quote)
     assert report.checks.count() == expected_checks
+
+
+def test_killed_worker_the_next_worker_runs_the_job_at_start(worker_env):
+    # The broker would redeliver only after its visibility timeout (an hour here); the
+    # next worker publishes the stale job again when it starts (verification.tasks).
+    env = {**worker_env, "CELERY_VISIBILITY_TIMEOUT_SECONDS": "3600"}
+    quote = make_quote()
+    benchmarks_load_initial()
+    kill_worker_mid_job(env, quote)
+    done = next_worker_verifies(env, quote, VERIFICATION_STALE_SECONDS="1")
+    assert done, "the stale job was not run again when the next worker started"
+    report = VerificationReport.objects.get(quote=quote)
+    assert report.runs == 1

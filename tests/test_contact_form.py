@@ -18,11 +18,7 @@ from django.db import connection, connections
 from django.test import Client
 
 from configurator.inquiries.models import Inquiry
-from configurator.inquiries.services import (
-    DUPLICATE_WINDOW,
-    RATE_LIMIT_ATTEMPTS,
-    RATE_LIMIT_COUNT,
-)
+from configurator.inquiries.services import DUPLICATE_WINDOW, rate_limits
 from tests.conftest import ci_requires
 
 pytestmark = pytest.mark.django_db
@@ -56,8 +52,9 @@ def request_data(**changes: Any) -> dict[str, Any]:
 
 
 @pytest.fixture(autouse=True)
-def _isolated(settings: Any) -> None:
-    """No Hub lookups, a known presales address, and a fresh rate-limit cache."""
+def _isolated(settings: Any, eager_tasks: None) -> None:
+    """No Hub lookups, a known presales address, a fresh rate-limit cache, and the mail
+    task run in-process (its effect is what these tests check)."""
     settings.HF_HUB_OFFLINE = True
     settings.PRESALES_EMAIL = "presales@example.com"
     cache.clear()
@@ -140,13 +137,14 @@ def test_honeypot_filled_stores_nothing(client: Client) -> None:
     assert mail.outbox == []
 
 
-def test_rate_limit_per_client_address(client: Client) -> None:
-    # services.RATE_LIMIT_COUNT stored inquiries per address and hour.
-    for n in range(RATE_LIMIT_COUNT):
+def test_rate_limit_per_email_address(client: Client) -> None:
+    # settings.INQUIRY_RATE_LIMITS["per_email"] stored inquiries per e-mail address and hour.
+    per_email = rate_limits()["per_email"]
+    for n in range(per_email):
         sent = client.post("/quote/", request_data(message=f"Site {n}"), REMOTE_ADDR="192.0.2.1")
         assert sent.status_code == 303
     blocked = client.post(
-        "/quote/", request_data(message="One more"), REMOTE_ADDR="192.0.2.1", headers=EN
+        "/quote/", request_data(message="One more"), REMOTE_ADDR="192.0.2.9", headers=EN
     )
     html = blocked.content.decode()
     assert blocked.status_code == 429
@@ -157,10 +155,44 @@ def test_rate_limit_per_client_address(client: Client) -> None:
     for name, value in (("name", "Ada Muster"), ("email", "ada@example.com")):
         assert re.search(rf'<input[^>]*name="{name}"[^>]*value="{value}"', html)
     assert 'value="Muster &amp; Söhne GmbH"' in html
-    assert Inquiry.objects.count() == RATE_LIMIT_COUNT
-    other = client.post("/quote/", request_data(message="One more"), REMOTE_ADDR="192.0.2.2")
-    assert other.status_code == 303
-    assert Inquiry.objects.count() == RATE_LIMIT_COUNT + 1
+    assert Inquiry.objects.count() == per_email
+    # A colleague behind the same office address is not blocked.
+    colleague = request_data(message="One more", email="bob@example.com")
+    assert client.post("/quote/", colleague, REMOTE_ADDR="192.0.2.1").status_code == 303
+    assert Inquiry.objects.count() == per_email + 1
+
+
+def test_rate_limit_per_client_address_is_higher(client: Client, settings: Any) -> None:
+    # A lower bound than the default of 50 keeps the test short; the rule is the same.
+    settings.INQUIRY_RATE_LIMITS = {**rate_limits(), "per_address": 3}
+    address = {"REMOTE_ADDR": "192.0.2.5"}
+    for n in range(3):
+        data = request_data(email=f"user{n}@example.com")
+        assert client.post("/quote/", data, **address).status_code == 303
+    data = request_data(email="user9@example.com")
+    assert client.post("/quote/", data, **address).status_code == 429
+    assert client.post("/quote/", data, REMOTE_ADDR="192.0.2.6").status_code == 303
+    assert Inquiry.objects.count() == 4
+
+
+def test_behind_a_trusted_proxy_the_forwarded_address_counts(client: Client, settings: Any) -> None:
+    settings.TRUSTED_PROXIES = ["10.0.0.0/8"]
+    settings.INQUIRY_RATE_LIMITS = {**rate_limits(), "per_address": 1}
+    proxy = {"REMOTE_ADDR": "10.0.0.2"}
+    first = request_data(email="a@example.com")
+    second = request_data(email="b@example.com")
+    forwarded = {"X-Forwarded-For": "203.0.113.7, 10.0.0.9"}
+    assert client.post("/quote/", first, **proxy, headers=forwarded).status_code == 303
+    # Another customer behind the same proxy is not that client.
+    other = {"X-Forwarded-For": "203.0.113.8"}
+    assert client.post("/quote/", second, **proxy, headers=other).status_code == 303
+    again = request_data(email="c@example.com")
+    assert client.post("/quote/", again, **proxy, headers=forwarded).status_code == 429
+    # An untrusted sender's X-Forwarded-For is ignored: its own address counts.
+    spoof = {"X-Forwarded-For": "198.51.100.1"}
+    fresh = request_data(email="d@example.com")
+    assert client.post("/quote/", fresh, REMOTE_ADDR="192.0.2.77", headers=spoof).status_code == 303
+    assert client.post("/quote/", again, REMOTE_ADDR="192.0.2.77", headers=spoof).status_code == 429
 
 
 def test_failed_submissions_do_not_use_up_the_limit(client: Client) -> None:
@@ -177,10 +209,12 @@ def test_failed_submissions_do_not_use_up_the_limit(client: Client) -> None:
     assert Inquiry.objects.count() == 2
 
 
-def test_endless_failed_submissions_are_stopped(client: Client) -> None:
-    # services.RATE_LIMIT_ATTEMPTS submissions of any kind per address and hour.
+def test_endless_failed_submissions_are_stopped(client: Client, settings: Any) -> None:
+    # settings.INQUIRY_RATE_LIMITS["attempts_per_address"] submissions of any kind per
+    # address and hour (lowered from 100 to keep the test short).
+    settings.INQUIRY_RATE_LIMITS = {**rate_limits(), "attempts_per_address": 10}
     address = {"REMOTE_ADDR": "192.0.2.4"}
-    for _ in range(RATE_LIMIT_ATTEMPTS):
+    for _ in range(10):
         assert client.post("/quote/", request_data(name=""), **address).status_code == 400
     assert client.post("/quote/", request_data(), **address).status_code == 429
     assert not Inquiry.objects.exists()

@@ -21,6 +21,7 @@ from pytest_django import Settings
 from configurator.inquiries.notices import fallback_notice
 from configurator.modelhub.models import HubModel
 from configurator.modelhub.services import model_lookup
+from tests.hubserver.polling import post_until_answered
 from tests.hubserver.server import RECORDED, RecordedHub, serve
 
 pytestmark = pytest.mark.django_db
@@ -76,7 +77,9 @@ def test_stalled_hub_estimate_names_the_cached_copy_in_english(
 ) -> None:
     cache_branch_main(settings)
     stored = HubModel.objects.get()
-    response = client.post("/estimate/", workload("Qwen/Qwen3-8B-FP8"), headers={**HTMX, **EN})
+    response = post_until_answered(
+        client, "/estimate/", workload("Qwen/Qwen3-8B-FP8"), headers={**HTMX, **EN}
+    )
     html = response.content.decode()
     assert response.status_code == 200 and 'id="figure-gpus"' in html
     text = notice(html)
@@ -92,7 +95,7 @@ def test_stalled_hub_notice_in_german_on_the_whole_page(
     client: Client, stalled_hub: RecordedHub, settings: Settings
 ) -> None:
     cache_branch_main(settings)
-    response = client.post("/estimate/", workload("Qwen/Qwen3-8B-FP8"), headers=DE)
+    response = post_until_answered(client, "/estimate/", workload("Qwen/Qwen3-8B-FP8"), headers=DE)
     text = notice(response.content.decode())
     assert response.status_code == 200
     # locale/de: the German wording of the timeout and of the cached copy.
@@ -118,7 +121,9 @@ def test_catalog_fallback_is_worded_in_both_languages(stalled_hub: RecordedHub) 
 
 
 def test_an_answering_hub_gives_no_notice(client: Client, hub: RecordedHub) -> None:
-    response = client.post("/estimate/", workload("Qwen/Qwen3-8B-FP8"), headers={**HTMX, **EN})
+    response = post_until_answered(
+        client, "/estimate/", workload("Qwen/Qwen3-8B-FP8"), headers={**HTMX, **EN}
+    )
     html = response.content.decode()
     assert 'id="figure-gpus"' in html and "hub-notice" not in html
     assert HubModel.objects.get().sha == FP8_SHA
@@ -127,7 +132,7 @@ def test_an_answering_hub_gives_no_notice(client: Client, hub: RecordedHub) -> N
 def test_stalled_hub_without_any_copy_is_an_error_at_the_model_field(
     client: Client, stalled_hub: RecordedHub
 ) -> None:
-    response = client.post("/estimate/", workload("Qwen/Qwen3-8B-FP8"), headers=EN)
+    response = post_until_answered(client, "/estimate/", workload("Qwen/Qwen3-8B-FP8"), headers=EN)
     html = response.content.decode()
     assert response.status_code == 400
     slot = re.search(r'<p id="id_model_error"[^>]*>([^<]*)</p>', html)
@@ -138,8 +143,8 @@ def test_stalled_hub_without_any_copy_is_an_error_at_the_model_field(
 
 
 def test_gated_model_stays_an_error_at_the_model_field(client: Client, hub: RecordedHub) -> None:
-    response = client.post(
-        "/estimate/", workload("meta-llama/Llama-3.1-8B"), headers={**HTMX, **EN}
+    response = post_until_answered(
+        client, "/estimate/", workload("meta-llama/Llama-3.1-8B"), headers={**HTMX, **EN}
     )
     slot = re.search(
         r'<p id="id_model_error"[^>]*hx-swap-oob="true">([^<]*)</p>', response.content.decode()

@@ -27,6 +27,7 @@ from configurator.modelhub.upload import model_from_config_upload
 from configurator.planning.services import plan_create
 from sizing.errors import FIX_ENGLISH, SizingError
 from sizing.model import catalog_entry
+from tests.hubserver.polling import post_until_answered
 from tests.hubserver.server import RecordedHub
 
 pytestmark = pytest.mark.django_db
@@ -226,15 +227,15 @@ def test_an_unknown_code_falls_back_to_the_english_message() -> None:
 
 def test_lookup_errors_from_the_hub_are_german(client: Client, hub: RecordedHub) -> None:
     # tests/hubserver/recorded/meta-llama--Llama-3.1-8B.json is gated (manual).
-    gated = client.post(
-        "/estimate/", workload(model="meta-llama/Llama-3.1-8B"), headers={**HTMX, **DE}
+    gated = post_until_answered(
+        client, "/estimate/", workload(model="meta-llama/Llama-3.1-8B"), headers={**HTMX, **DE}
     )
     assert "meta-llama/Llama-3.1-8B ist zugangsbeschränkt" in field_error(
         gated.content.decode(), "model"
     )
     # tests/hubserver/recorded/hubtest--no-attention-heads.json lacks num_attention_heads.
-    broken = client.post(
-        "/estimate/", workload(model="hubtest/no-attention-heads"), headers={**HTMX, **DE}
+    broken = post_until_answered(
+        client, "/estimate/", workload(model="hubtest/no-attention-heads"), headers={**HTMX, **DE}
     )
     message = field_error(broken.content.decode(), "model")
     assert "keine Textgenerierungs-Architektur" in message

@@ -11,8 +11,10 @@ from ninja import Field, NinjaAPI, Query, Schema
 from ninja.errors import ValidationError, ValidationErrorContext
 from pydantic import ConfigDict
 
+from configurator.clients import rate_limited
 from configurator.deployments.api_docs import LocalSwagger
 from configurator.deployments.services import bundle_build
+from configurator.modelhub.errors import HubLookupPending
 from configurator.planning.recommend import recommendation_create
 from configurator.planning.services import plan_create
 from sizing.engines.shared_tier import TierOptions
@@ -113,9 +115,40 @@ def _plan(body: SizingFields) -> Plan:
     )
 
 
+class RateLimited(Exception):
+    """The client sent more requests than ``settings.RATE_LIMITS["api"]`` allows."""
+
+
+def _throttle(request: HttpRequest) -> None:
+    """Count ``request`` against its client's API limit (fails open without a cache).
+
+    Raises:
+        RateLimited: over the limit.
+    """
+    if rate_limited(request, "api"):
+        raise RateLimited
+
+
+@api.exception_handler(RateLimited)
+def too_many(request: HttpRequest, exc: RateLimited) -> HttpResponse:
+    """429 with ``Retry-After``, for a client over its rate limit."""
+    limit = settings.RATE_LIMITS["api"]
+    detail = f"too many requests from this client (at most {limit}); retry later"
+    response = api.create_response(request, {"field": None, "detail": detail}, status=429)
+    response["Retry-After"] = "60"
+    return response
+
+
 @api.exception_handler(SizingError)
 def sizing_error(request: HttpRequest, exc: SizingError) -> HttpResponse:
-    return api.create_response(request, {"field": exc.field, "detail": exc.message}, status=400)
+    """400 naming the input; 503 with ``Retry-After`` while the model is looked up."""
+    status = 503 if isinstance(exc, HubLookupPending) else 400
+    response = api.create_response(
+        request, {"field": exc.field, "detail": exc.message}, status=status
+    )
+    if status == 503:
+        response["Retry-After"] = "2"
+    return response
 
 
 @api.exception_handler(RequestDataTooBig)
@@ -134,17 +167,29 @@ def suspicious_request(request: HttpRequest, exc: SuspiciousOperation) -> HttpRe
 
 @api.post(
     "/plans",
-    response={200: PlanOut, 400: ErrorOut, 413: ErrorOut, 422: ValidationErrorOut},
+    response={
+        200: PlanOut,
+        400: ErrorOut,
+        413: ErrorOut,
+        422: ValidationErrorOut,
+        429: ErrorOut,
+        503: ErrorOut,
+    },
     summary="Size a workload",
 )
 def plan_post(request: HttpRequest, body: SizingRequest) -> dict[str, Any]:
-    """The sizing plan for a model, a context and a number of users."""
+    """The sizing plan for a model, a context and a number of users.
+
+    An uncached model is looked up on the Hub in the background: until it is known the
+    answer is 503 with ``Retry-After``. Rate-limited per client (429).
+    """
+    _throttle(request)
     return {"summary": _plan(body).summary()}
 
 
 @api.get(
     "/bundle",
-    response={400: ErrorOut, 422: ValidationErrorOut},
+    response={400: ErrorOut, 422: ValidationErrorOut, 429: ErrorOut, 503: ErrorOut},
     summary="Download the deployment bundle (ZIP)",
     openapi_extra={
         "responses": {
@@ -157,6 +202,7 @@ def plan_post(request: HttpRequest, body: SizingRequest) -> dict[str, Any]:
 )
 def bundle_get(request: HttpRequest, query: Query[BundleQuery]) -> HttpResponse:
     """Engine configuration for the plan: commands, JSON, YAML, env, numactl, mounts."""
+    _throttle(request)
     data = bundle_build(
         plan=_plan(query), engine=query.engine, tiers=TierOptions(shared=query.shared)
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from django import forms
@@ -17,6 +18,16 @@ def describe_fields(fields: Mapping[str, forms.Field]) -> None:
         ids = [f"id_{name}_helptext"] if field.help_text else []
         ids.append(f"id_{name}_error")
         field.widget.attrs["aria-describedby"] = " ".join(ids)
+
+
+LINE_BREAKS = re.compile(r"[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+")
+"""Characters that end a line (``str.splitlines``): never inside a one-line value."""
+
+
+def one_line(value: str) -> str:
+    """``value`` with every line break replaced by a space, so that it cannot start a
+    new line in a mail header or body (a forged ``Bcc:`` line)."""
+    return LINE_BREAKS.sub(" ", value).strip()
 
 
 class ContactForm(forms.Form):
@@ -43,6 +54,15 @@ class ContactForm(forms.Form):
         required=False,
         widget=forms.TextInput(attrs={"tabindex": "-1", "autocomplete": "off"}),
     )
+
+    def clean_name(self) -> str:
+        return one_line(self.cleaned_data.get("name", ""))
+
+    def clean_company(self) -> str:
+        return one_line(self.cleaned_data.get("company", ""))
+
+    def clean_phone(self) -> str:
+        return one_line(self.cleaned_data.get("phone", ""))
 
     def clean_website(self) -> str:
         value: str = self.cleaned_data.get("website", "")

@@ -22,6 +22,7 @@ from configurator.inquiries import problems
 from configurator.inquiries.choices import FixedChoiceField
 from configurator.inquiries.contact import ContactForm, describe_fields
 from configurator.inquiries.notices import fallback_notice
+from configurator.modelhub.errors import HubLookupPending
 from configurator.modelhub.services import model_lookup
 from configurator.modelhub.upload import (
     MAX_CONFIG_BYTES,
@@ -200,6 +201,7 @@ class WorkloadForm(forms.Form):
         self.plan = None
         self.fixes: list[problems.FixView] = []
         self.notice = ""
+        self.lookup_pending = ""
         self.private_config: dict[str, Any] | None = None
         self.private_config_text = ""
         self.fields["model"].widget.attrs.update(autocomplete_attrs())
@@ -219,6 +221,9 @@ class WorkloadForm(forms.Form):
         try:
             spec = self._model_spec(cleaned, config_text)
             self.plan = plan_create(**self.plan_arguments(cleaned), model=spec)
+        except HubLookupPending as exc:
+            # Not an error: the Hub is being asked in the background; the page polls.
+            self.lookup_pending = exc.repo_id
         except SizingError as exc:
             self._add_engine_error(exc, private=config_text is not None)
         return cleaned
@@ -377,14 +382,15 @@ class WorkloadForm(forms.Form):
         also for a private model, whose file a link cannot carry).
 
         The link names the model, context and users, and every other field whose value
-        differs from :meth:`defaults`; :meth:`from_query` reads it back.
+        differs from :meth:`defaults`; :meth:`from_query` reads it back. Only valid values
+        are echoed: a field with an error is left out (its input may be any size).
         """
         if not self.is_bound or self.private_config is not None:
             return ""
         defaults = self.defaults()
         pairs = []
         for name in self.fields:
-            if name in UPLOAD_FIELDS:
+            if name in UPLOAD_FIELDS or name in self.errors:
                 continue
             value = str(self.data.get(name, "")).strip()
             if name in self.SHARE_ALWAYS or value != defaults[name]:

@@ -70,6 +70,11 @@ class Inquiry(models.Model):
     consent = models.BooleanField(_("consent to processing"), default=False)
     language = models.CharField(_("language"), max_length=8, default="de")
 
+    # Mail: set once each mail was handed to the mail server; the last failure, if any.
+    presales_mailed_at = models.DateTimeField(_("presales mailed at"), null=True, blank=True)
+    customer_mailed_at = models.DateTimeField(_("customer mailed at"), null=True, blank=True)
+    mail_error = models.CharField(_("last mail error"), max_length=500, blank=True)
+
     # Set while an identical resubmission should show this inquiry instead of a new one.
     dedup_key = models.CharField(
         _("duplicate key"), max_length=64, unique=True, null=True, blank=True, editable=False

@@ -60,6 +60,12 @@ MESSAGES: dict[str, Promise] = {
         "config.json has no %(key)s, which the linear-attention or Mamba layers need to size "
         "their state."
     ),
+    "lookup_pending": gettext_lazy(
+        "%(model)s is being looked up on the Hugging Face Hub; try again in a few seconds."
+    ),
+    "config_out_of_range": gettext_lazy(
+        "The config.json field %(key)s is %(got)s, more than any real model has (at most %(max)s)."
+    ),
     "config_not_positive_int": gettext_lazy(
         "The config.json field %(key)s must be a positive integer, got %(got)s."
     ),
@@ -185,6 +191,12 @@ MESSAGES: dict[str, Promise] = {
     ),
     "upload_not_json": gettext_lazy(
         "The config.json is not valid JSON: error at line %(line)s, column %(column)s (%(detail)s)."
+    ),
+    "upload_too_deep": gettext_lazy(
+        "The config.json is nested too deeply to be a model config (%(detail)s)."
+    ),
+    "upload_number_too_long": gettext_lazy(
+        "The config.json holds a number too long to be a model's (%(detail)s)."
     ),
     "upload_not_object": gettext_lazy("The config.json must hold a JSON object ({...})."),
     "model_name_too_long": gettext_lazy("The model name must be at most %(max)s characters."),

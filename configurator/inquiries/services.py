@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from datetime import timedelta
 from typing import Any
 
@@ -14,22 +15,32 @@ from django.db import IntegrityError, transaction
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
 
+from configurator.clients import fail_open
 from configurator.inquiries import notes
 from configurator.inquiries.models import Inquiry
 from sizing import catalog
 from sizing.plan import Plan
 
-RATE_LIMIT_COUNT = 5
-"""Stored inquiries one client address may send per window."""
-RATE_LIMIT_ATTEMPTS = 30
-"""Submissions (valid or not) one client address may make per window."""
+logger = logging.getLogger(__name__)
+
 RATE_LIMIT_WINDOW_SECONDS = 3600
 DUPLICATE_WINDOW = timedelta(minutes=10)
 """An identical submission within this time shows the earlier inquiry's reference."""
 
 
-def _counter(client_address: str, kind: str) -> str:
-    return f"inquiries:{kind}:{client_address}"
+def rate_limits() -> dict[str, int]:
+    """``settings.INQUIRY_RATE_LIMITS`` per :data:`RATE_LIMIT_WINDOW_SECONDS`.
+
+    ``per_email``: stored inquiries per e-mail address; ``per_address``: stored inquiries
+    per client address, higher, since an office behind one proxy shares its address;
+    ``attempts_per_address``: submissions of any kind (valid or not) per client address.
+    """
+    return dict(settings.INQUIRY_RATE_LIMITS)
+
+
+def _counter(kind: str, value: str) -> str:
+    digest = hashlib.sha256(value.strip().lower().encode()).hexdigest()[:32]
+    return f"inquiries:{kind}:{digest}"
 
 
 def _count(key: str) -> int:
@@ -42,22 +53,39 @@ def _count(key: str) -> int:
         return 1
 
 
-def inquiry_rate_limited(*, client_address: str) -> bool:
+def _limited(client_address: str, email: str) -> bool:
+    limits = rate_limits()
+    attempts = _count(_counter("attempts", client_address))
+    by_address = int(cache.get(_counter("stored-address", client_address), 0))
+    by_email = int(cache.get(_counter("stored-email", email), 0)) if email.strip() else 0
+    return (
+        by_email >= limits["per_email"]
+        or by_address >= limits["per_address"]
+        or attempts > limits["attempts_per_address"]
+    )
+
+
+def inquiry_rate_limited(*, client_address: str, email: str) -> bool:
     """Count one submission from ``client_address``; True when it must be refused.
 
-    Refused once the address has stored :data:`RATE_LIMIT_COUNT` inquiries (counted by
-    :func:`inquiry_rate_count`) or made more than :data:`RATE_LIMIT_ATTEMPTS`
-    submissions, valid or not, in :data:`RATE_LIMIT_WINDOW_SECONDS`. A few mistyped
-    submissions therefore never lock a customer out. Counters live in Django's cache.
+    Refused once ``email`` (as typed, case-insensitive) has stored ``per_email``
+    inquiries, the address has stored ``per_address``, or the address made more than
+    ``attempts_per_address`` submissions, valid or not, within the window
+    (:func:`rate_limits`). A few mistyped submissions never lock a customer out, and
+    colleagues behind one proxy do not block each other. Counters live in Django's
+    cache; when it is down, nothing is refused and the outage is logged.
     """
-    attempts = _count(_counter(client_address, "attempts"))
-    stored = int(cache.get(_counter(client_address, "stored"), 0))
-    return stored >= RATE_LIMIT_COUNT or attempts > RATE_LIMIT_ATTEMPTS
+    return fail_open("inquiry rate limit", False, lambda: _limited(client_address, email))
 
 
-def inquiry_rate_count(*, client_address: str) -> None:
-    """Count one stored inquiry from ``client_address`` towards :data:`RATE_LIMIT_COUNT`."""
-    _count(_counter(client_address, "stored"))
+def inquiry_rate_count(*, client_address: str, email: str) -> None:
+    """Count one stored inquiry from ``client_address`` and ``email`` (fails open)."""
+
+    def count() -> None:
+        _count(_counter("stored-address", client_address))
+        _count(_counter("stored-email", email))
+
+    fail_open("inquiry rate count", None, count)
 
 
 def inquiry_dedup_key(*, workload: dict[str, Any], contact: dict[str, Any]) -> str:
@@ -155,33 +183,76 @@ def _inquiry_store(
         )
         inquiry.reference = Inquiry.reference_for(year=inquiry.received_at.year, pk=inquiry.pk)
         inquiry.save(update_fields=["reference"])
-        transaction.on_commit(lambda: inquiry_notify(inquiry=inquiry))
+        transaction.on_commit(lambda: inquiry_notify(inquiry=inquiry), robust=True)
     return inquiry
 
 
-def inquiry_notify(*, inquiry: Inquiry) -> None:
-    """Email presales (in German, the house language) and the customer (in theirs)."""
+MAIL_KINDS = ("presales", "customer")
+
+
+def _mail_context(inquiry: Inquiry) -> dict[str, Any]:
     summary = inquiry.plan_summary
     gpu = catalog.gpus().get(inquiry.gpu_slug)
     verdict_notes = summary.get("verdict_notes", {})
-    context = {
+    return {
         "inquiry": inquiry,
         "summary": summary,
         "gpu_name": gpu.name if gpu else inquiry.gpu_slug,
         "reasons": notes.from_snapshot(verdict_notes, "reasons"),
         "warnings": notes.from_snapshot(verdict_notes, "warnings"),
     }
-    with translation.override(settings.LANGUAGE_CODE):
+
+
+def inquiry_notify(*, inquiry: Inquiry) -> None:
+    """Enqueue the mails to presales and to the customer (one task each, with retries).
+
+    Called when the inquiry's transaction commits. A broker that cannot be reached
+    loses no mail for good: the inquiry is stored, the failure is recorded in
+    ``mail_error`` and logged, and presales sees the inquiry in the queue.
+    """
+    from configurator.inquiries.tasks import send_inquiry_mail
+
+    for kind in MAIL_KINDS:
+        try:
+            send_inquiry_mail.delay(inquiry.pk, kind)
+        except Exception as exc:  # the broker is down: record it, never fail the request
+            logger.warning("inquiry %s: %s mail not queued (%s)", inquiry.reference, kind, exc)
+            inquiry_mail_failed(inquiry_id=inquiry.pk, error=f"not queued: {exc}")
+
+
+def inquiry_mail_send(*, inquiry_id: int, kind: str) -> bool:
+    """Send one of the inquiry's mails unless it went out already; True when sent now.
+
+    ``kind`` is ``presales`` (in German, the house language) or ``customer`` (in the
+    customer's language). Header values are single lines (subjects are joined to one
+    line, the contact's one-line fields are cleaned by the form), so a line break in
+    the company name can neither fail the mail nor add a header.
+
+    Raises:
+        smtplib.SMTPException, OSError: the mail server refused or could not be reached
+            (the task retries).
+    """
+    inquiry = Inquiry.objects.get(pk=inquiry_id)
+    field = f"{kind}_mailed_at"
+    if getattr(inquiry, field) is not None:
+        return False
+    context = _mail_context(inquiry)
+    if kind == "presales":
+        language, recipient = settings.LANGUAGE_CODE, str(settings.PRESALES_EMAIL)
+    else:
+        language, recipient = inquiry.language, inquiry.email
+    with translation.override(language):
+        subject = render_to_string(f"inquiries/email/{kind}_subject.txt", context)
         send_mail(
-            subject=render_to_string("inquiries/email/presales_subject.txt", context).strip(),
-            message=render_to_string("inquiries/email/presales.txt", context),
+            subject=" ".join(subject.split()),
+            message=render_to_string(f"inquiries/email/{kind}.txt", context),
             from_email=settings.DEFAULT_FROM_EMAIL,
-            recipient_list=[str(settings.PRESALES_EMAIL)],
+            recipient_list=[recipient],
         )
-    with translation.override(inquiry.language):
-        send_mail(
-            subject=render_to_string("inquiries/email/customer_subject.txt", context).strip(),
-            message=render_to_string("inquiries/email/customer.txt", context),
-            from_email=settings.DEFAULT_FROM_EMAIL,
-            recipient_list=[inquiry.email],
-        )
+    Inquiry.objects.filter(pk=inquiry_id).update(**{field: timezone.now()})
+    return True
+
+
+def inquiry_mail_failed(*, inquiry_id: int, error: str) -> None:
+    """Record the last mail failure of inquiry ``inquiry_id`` (shown to presales)."""
+    Inquiry.objects.filter(pk=inquiry_id).update(mail_error=error[:500])

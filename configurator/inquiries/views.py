@@ -2,26 +2,34 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.conf import settings
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import replace_url
 from django_htmx.middleware import HtmxDetails
 
+from configurator.clients import client_address_of, rate_limited
 from configurator.inquiries import chart, explain, notes, problems
 from configurator.inquiries.forms import ContactForm, WorkloadForm, model_suggestions
+from configurator.inquiries.models import Inquiry
 from configurator.inquiries.recommendations import recommendations_context
 from configurator.inquiries.services import (
     inquiry_create,
     inquiry_rate_count,
     inquiry_rate_limited,
 )
+from configurator.uploads import body_too_large
 from sizing import catalog
+
+logger = logging.getLogger(__name__)
 
 SESSION_REFERENCE = "inquiries:last_reference"
 SESSION_DUPLICATE = "inquiries:last_was_duplicate"
@@ -69,12 +77,14 @@ def _page(
     status: int = 200,
     rate_limited: bool = False,
     extra: dict[str, Any] | None = None,
+    unavailable: bool = False,
 ) -> HttpResponse:
     context = _estimate_context(request, form)
     context.update(extra or {})
     context.update(
         contact=contact,
         rate_limited=rate_limited,
+        unavailable=unavailable,
         model_suggestions=model_suggestions(),
         presales_email=settings.PRESALES_EMAIL,
     )
@@ -90,9 +100,36 @@ def configurator(request: HttpRequest) -> HttpResponse:
     return _page(request, form, ContactForm())
 
 
+def _too_many(request: HttpRequest) -> HttpResponse:
+    """429 with a sentence, for a client over its rate limit."""
+    response = HttpResponse(
+        _("Too many requests from your address: please wait a minute."),
+        status=429,
+        content_type="text/plain; charset=utf-8",
+    )
+    response["Retry-After"] = "60"
+    return response
+
+
+def _too_large() -> HttpResponse:
+    """413 for a body over :data:`~configurator.uploads.PUBLIC_MAX_BODY_BYTES` (unread)."""
+    return HttpResponse(
+        _("The request is too large: a config.json may have at most 1 MB."),
+        status=413,
+        content_type="text/plain; charset=utf-8",
+    )
+
+
 @require_POST
 def estimate(request: HtmxHttpRequest) -> HttpResponse:
-    """The estimate for the posted workload: the partial for htmx, else the whole page."""
+    """The estimate for the posted workload: the partial for htmx, else the whole page.
+
+    Rate-limited per client (``settings.RATE_LIMITS["estimate"]``): 429 beyond it.
+    """
+    if body_too_large(request):
+        return _too_large()
+    if rate_limited(request, "estimate"):
+        return _too_many(request)
     form = WorkloadForm(request.POST, request.FILES)
     valid = form.is_valid()
     if request.htmx:
@@ -117,23 +154,33 @@ def recommendations(request: HtmxHttpRequest) -> HttpResponse:
 @require_POST
 def quote_request(request: HttpRequest) -> HttpResponse:
     """Store an inquiry for the posted workload and contact, then confirm it."""
+    if body_too_large(request):
+        return _too_large()
     form = WorkloadForm(request.POST, request.FILES)
     contact = ContactForm(request.POST)
-    client_address = request.META.get("REMOTE_ADDR", "")
-    if inquiry_rate_limited(client_address=client_address):
+    client_address = client_address_of(request)
+    email = str(request.POST.get("email", ""))[:254]
+    if inquiry_rate_limited(client_address=client_address, email=email):
         form.is_valid()
         return _page(request, form, contact, status=429, rate_limited=True)
     valid = form.is_valid() & contact.is_valid()
+    if valid and form.lookup_pending:
+        # The model is being looked up: the page polls, then the customer sends again.
+        return _page(request, form, contact, status=202)
     if not valid or form.plan is None:
         return _page(request, form, contact, status=400)
-    inquiry, created = inquiry_create(
-        workload=form.workload(),
-        plan=form.plan,
-        contact=contact.cleaned_data,
-        language=(get_language() or "de")[:2],
-    )
+    try:
+        inquiry, created = inquiry_create(
+            workload=form.workload(),
+            plan=form.plan,
+            contact=contact.cleaned_data,
+            language=(get_language() or "de")[:2],
+        )
+    except DatabaseError:
+        logger.exception("inquiry not stored: the database is unavailable")
+        return _page(request, form, contact, status=503, unavailable=True)
     if created:
-        inquiry_rate_count(client_address=client_address)
+        inquiry_rate_count(client_address=client_address, email=contact.cleaned_data["email"])
     request.session[SESSION_REFERENCE] = inquiry.reference
     request.session[SESSION_DUPLICATE] = not created
     return HttpResponseRedirect(reverse("inquiries:thanks"), status=303)
@@ -146,9 +193,14 @@ def thanks(request: HttpRequest) -> HttpResponse:
     if not reference:
         return redirect("inquiries:configurator")
     duplicate = bool(request.session.get(SESSION_DUPLICATE))
-    return render(
-        request, "inquiries/thanks.html", {"reference": reference, "duplicate": duplicate}
-    )
+    inquiry = Inquiry.objects.filter(reference=reference).only("customer_mailed_at").first()
+    context = {
+        "reference": reference,
+        "duplicate": duplicate,
+        # Only what happened: sent, or still on its way (the mail task retries).
+        "mail_sent": bool(inquiry and inquiry.customer_mailed_at),
+    }
+    return render(request, "inquiries/thanks.html", context)
 
 
 @require_GET

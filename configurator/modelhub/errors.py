@@ -21,6 +21,7 @@ class LookupFailure(StrEnum):
     MALFORMED_CONFIG = "malformed_config"
     WEIGHTS_UNKNOWN = "weights_unknown"
     UNREACHABLE = "unreachable"
+    PENDING = "pending"
     OFFLINE = "offline"
 
 
@@ -50,3 +51,16 @@ class ModelLookupError(SizingError):
 
 class HubUnreachableError(Exception):
     """The Hub did not answer in time or could not be reached; the caller falls back."""
+
+
+class HubLookupPending(ModelLookupError):
+    """The model is being looked up on the Hub in the background: ask again shortly."""
+
+    def __init__(self, repo_id: str) -> None:
+        super().__init__(
+            LookupFailure.PENDING,
+            f"{repo_id} is being looked up on the Hugging Face Hub; try again in a few seconds",
+            code="lookup_pending",
+            values={"model": repo_id},
+        )
+        self.repo_id = repo_id

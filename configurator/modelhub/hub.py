@@ -46,6 +46,7 @@ from huggingface_hub.errors import (
 from huggingface_hub.utils.tqdm import disable_progress_bars
 
 from configurator.modelhub.errors import HubUnreachableError, LookupFailure, ModelLookupError
+from configurator.uploads import MAX_CONFIG_BYTES
 
 CONFIG_FILE = "config.json"
 INDEX_FILE = "model.safetensors.index.json"
@@ -191,6 +192,15 @@ def fetch_metadata(repo_id: str, *, revision: str | None, client: HubClient) -> 
             f"{where} is a {pipeline_tag} model, not a text-generation model: only models "
             "that generate text keep a KV cache to offload",
         )
+    for name in (CONFIG_FILE, INDEX_FILE):
+        size = getattr(files.get(name), "size", None) or 0
+        if size > MAX_CONFIG_BYTES:
+            raise ModelLookupError(
+                LookupFailure.MALFORMED_CONFIG,
+                f"{name} of {where} is {size:,} bytes, larger than any model's "
+                f"({MAX_CONFIG_BYTES:,} at most); it is not read",
+                values={"model": repo_id},
+            )
     sha = str(info.sha or revision or "main")
     with tempfile.TemporaryDirectory(prefix="modelhub-") as tmp:
         fetch = _Downloader(api, repo_id, sha, Path(tmp), client, gated=bool(gated))

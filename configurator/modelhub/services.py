@@ -8,6 +8,9 @@ Order of the sources (``docs/models.md``):
    (an explicit revision skips the catalog and is looked up here, or by its commit);
 3. the Hugging Face Hub through ``huggingface_hub`` (unless ``HF_HUB_OFFLINE``), with a
    deadline of ``HF_TIMEOUT_SECONDS``; the answer is cached once the engine accepted it.
+   Web requests do not wait for it: the lookup runs in the background and the request
+   gets :class:`HubLookupPending` (:mod:`configurator.modelhub.background`). A failed
+   lookup is remembered for a while and answers repeats at once.
 
 When the Hub is off, unreachable or slow, an earlier cached revision of the same repo or
 the catalog entry answers, and :class:`ResolvedModel` carries a notice saying so.
@@ -18,14 +21,20 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import DatabaseError
 from django.db.models import Q, QuerySet
 from django.utils import formats
 
-from configurator.modelhub.errors import HubUnreachableError, LookupFailure, ModelLookupError
+from configurator.modelhub import background
+from configurator.modelhub.errors import (
+    HubLookupPending,
+    HubUnreachableError,
+    LookupFailure,
+    ModelLookupError,
+)
 from configurator.modelhub.models import HubModel
 from sizing.errors import ConfigError, SizingError, Value
 from sizing.model import ModelSpec, catalog_entry, from_catalog, spec_from_metadata
@@ -68,11 +77,20 @@ class ResolvedModel:
 def validate_repo_id(repo_id: str) -> str:
     """Return ``repo_id`` stripped, or raise if it is not of the form ``owner/name``.
 
+    ``owner/name`` of letters, digits, ``.``, ``_``, ``-``, then the Hub library's own
+    rules (``huggingface_hub.utils.validate_repo_id``: no ``--`` or ``..``, no ``.git``
+    at the end, at most 96 characters).
+
     Raises:
         ModelLookupError: on field ``model``.
     """
     value = repo_id.strip()
-    if not REPO_ID_RE.match(value) or ".." in value or value.endswith((".", "-")):
+    if (
+        not REPO_ID_RE.match(value)
+        or ".." in value
+        or value.endswith((".", "-"))
+        or not (_hub_accepts(value))
+    ):
         raise ModelLookupError(
             LookupFailure.INVALID_ID,
             f"'{repo_id}' is not a Hugging Face model id of the form "
@@ -80,6 +98,21 @@ def validate_repo_id(repo_id: str) -> str:
             values={"model": repo_id},
         )
     return value
+
+
+def _hub_accepts(repo_id: str) -> bool:
+    """Whether the Hub library's validator accepts ``repo_id`` (catalog ids always do;
+    huggingface_hub is imported only for ids that may go to the Hub)."""
+    if catalog_entry(repo_id) is not None:
+        return True
+    from huggingface_hub.errors import HFValidationError
+    from huggingface_hub.utils import validate_repo_id as hf_validate  # type: ignore[attr-defined]
+
+    try:
+        hf_validate(repo_id)
+    except HFValidationError:
+        return False
+    return True
 
 
 def _validate_revision(revision: str | None) -> str | None:
@@ -110,12 +143,15 @@ def model_lookup(repo_id: str, *, revision: str | None = None) -> ResolvedModel:
     """Resolve ``repo_id`` at ``revision`` from the catalog, the cache or the Hub.
 
     Contacts only ``settings.HF_ENDPOINT``, never when ``HF_HUB_OFFLINE`` is set, and
-    waits at most ``HF_TIMEOUT_SECONDS`` for it.
+    waits at most ``HF_TIMEOUT_SECONDS`` for it; within a web request not at all.
 
     Raises:
         ModelLookupError: on field ``model``: malformed id, not found, gated without
             access, revision not found, GGUF only, not a text-generation model,
-            unsupported or malformed config, or no source answers.
+            unsupported or malformed config, or no source answers; remembered
+            failures are raised again without contacting the Hub.
+        HubLookupPending: within a web request, the lookup has started (or runs) in the
+            background; ask again shortly.
     """
     value = validate_repo_id(repo_id)
     rev = _validate_revision(revision)
@@ -136,18 +172,32 @@ def model_lookup(repo_id: str, *, revision: str | None = None) -> ResolvedModel:
         token=settings.HF_TOKEN,
         timeout_s=float(settings.HF_TIMEOUT_SECONDS),
     )
+    key = background.lookup_key(client, value, rev)
+    failure = background.remembered_failure(key)
+    if isinstance(failure, HubUnreachableError):
+        return _fallback(value, rev, reason=str(failure), kind=LookupFailure.UNREACHABLE)
+    if failure is not None:
+        raise failure
+    if background.in_background():
+        answer = background.take_answer(key)
+        if answer is None:
+            background.start(key, value, revision=rev, client=client)
+            raise HubLookupPending(value)
+        meta = answer
+    else:
+        try:
+            meta = fetch_with_deadline(value, revision=rev, client=client)
+        except HubUnreachableError as exc:
+            background.remember_failure(key, exc)
+            return _fallback(value, rev, reason=str(exc), kind=LookupFailure.UNREACHABLE)
+        except ModelLookupError as exc:
+            background.remember_failure(key, exc)
+            raise
     try:
-        meta = fetch_with_deadline(value, revision=rev, client=client)
-    except HubUnreachableError as exc:
-        return _fallback(value, rev, reason=str(exc), kind=LookupFailure.UNREACHABLE)
-    spec = _spec(
-        meta.repo_id,
-        meta.config,
-        meta.checkpoint_bytes,
-        meta.total_params,
-        sha=meta.sha,
-        checkpoint_source=meta.checkpoint_source,
-    )
+        spec = _spec(meta)
+    except ModelLookupError as exc:
+        background.remember_failure(key, exc)
+        raise
     _store(meta, repo_key=value.lower(), revision=rev)
     return ResolvedModel(
         spec=spec, origin="hub", sha=meta.sha, gated=meta.gated, license=meta.license
@@ -177,14 +227,7 @@ def _first_or_none(rows: QuerySet[HubModel]) -> HubModel | None:
 
 
 def _from_row(row: HubModel, *, origin: str, notice: str = "") -> ResolvedModel:
-    spec = _spec(
-        row.repo_id,
-        row.config,
-        row.checkpoint_bytes,
-        row.total_params,
-        sha=row.sha,
-        checkpoint_source=row.checkpoint_source,
-    )
+    spec = _spec(row)
     return ResolvedModel(
         spec=spec, origin=origin, notice=notice, sha=row.sha, gated=row.gated, license=row.license
     )
@@ -219,24 +262,18 @@ def _fallback(
     )
 
 
-def _spec(
-    repo_id: str,
-    config: dict[str, Any],
-    checkpoint_bytes: int | None,
-    total_params: int | None,
-    *,
-    sha: str,
-    checkpoint_source: str,
-) -> ModelSpec:
-    """Build the spec from Hub metadata; engine errors become lookup errors on ``model``."""
+def _spec(found: HubModel | HubMetadata) -> ModelSpec:
+    """Build the spec from Hub metadata (fetched now or cached); engine errors become
+    lookup errors on ``model``."""
+    repo_id = found.repo_id
     try:
         return spec_from_metadata(
             repo_id,
-            config,
-            checkpoint_bytes=checkpoint_bytes,
-            total_params=total_params,
-            source=f"Hugging Face Hub, commit {sha[:12]}",
-            checkpoint_source=checkpoint_source or "Hugging Face Hub",
+            found.config,
+            checkpoint_bytes=found.checkpoint_bytes,
+            total_params=found.total_params,
+            source=f"Hugging Face Hub, commit {found.sha[:12]}",
+            checkpoint_source=found.checkpoint_source or "Hugging Face Hub",
         )
     except SizingError as exc:
         raise engine_error(exc, subject=repo_id, model=repo_id, field="model") from exc

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
 from configurator.modelhub.errors import LookupFailure, ModelLookupError
 from configurator.modelhub.services import engine_error
+from configurator.uploads import MAX_CONFIG_BYTES as MAX_CONFIG_BYTES
+from configurator.uploads import JsonRefused, parse_json
 from sizing.errors import SizingError
 from sizing.model import ModelSpec, spec_from_metadata
 from sizing.units import GIB
-
-MAX_CONFIG_BYTES = 1_000_000
-"""An uploaded config.json larger than this is not a model config (the largest
-published ones are a few tens of kB)."""
 
 MAX_WEIGHTS_GIB = 100_000.0
 
@@ -46,16 +43,24 @@ def model_from_config_upload(
             values={"max_bytes": MAX_CONFIG_BYTES},
         )
     try:
-        config = json.loads(config_text)
-    except json.JSONDecodeError as exc:
+        config = parse_json(config_text)
+    except JsonRefused as exc:
+        if exc.code == "not_json":
+            raise ModelLookupError(
+                LookupFailure.MALFORMED_CONFIG,
+                f"the private model's config.json is not valid JSON: {exc.detail} at line "
+                f"{exc.line}, column {exc.column}",
+                field="config",
+                code="upload_not_json",
+                values={"detail": exc.detail, "line": exc.line, "column": exc.column},
+            ) from None
         raise ModelLookupError(
             LookupFailure.MALFORMED_CONFIG,
-            f"the private model's config.json is not valid JSON: {exc.msg} at line {exc.lineno}, "
-            f"column {exc.colno}",
+            f"the private model's config.json is not read: {exc.detail}",
             field="config",
-            code="upload_not_json",
-            values={"detail": exc.msg, "line": exc.lineno, "column": exc.colno},
-        ) from exc
+            code=f"upload_{exc.code}",
+            values={"detail": exc.detail},
+        ) from None
     if not isinstance(config, dict):
         raise ModelLookupError(
             LookupFailure.MALFORMED_CONFIG,

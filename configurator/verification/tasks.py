@@ -4,12 +4,19 @@ Reliability: the message is acknowledged only after the task finished (``acks_la
 and re-queued when the worker dies (``reject_on_worker_lost``); database outages are
 retried with exponential backoff; a hard time limit stops a stuck run. The service
 replaces the report atomically, so a redelivered or repeated job leaves one report.
+
+A worker that is killed outright leaves its report running; when a worker starts it
+publishes such jobs again once they started longer ago than the hard time limit
+(``VERIFICATION_STALE_SECONDS``, default 60), instead of waiting for the broker's
+visibility timeout.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 
+from celery.signals import worker_ready
 from django.db import InterfaceError, OperationalError
 
 from configurator.celery import app
@@ -17,6 +24,31 @@ from configurator.env import env_str
 from configurator.verification import services
 
 TRANSIENT_ERRORS = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
+TIME_LIMIT_SECONDS = 60
+
+log = logging.getLogger(__name__)
+
+
+def stale_after_seconds() -> float:
+    """``VERIFICATION_STALE_SECONDS``: a running report older than this is stale (at
+    least 1 s; default the task's hard time limit, after which no run can be alive)."""
+    raw = env_str("VERIFICATION_STALE_SECONDS") or str(TIME_LIMIT_SECONDS)
+    try:
+        return max(1.0, float(raw))
+    except ValueError:
+        return float(TIME_LIMIT_SECONDS)
+
+
+@worker_ready.connect
+def requeue_stale_reports(**_kwargs: object) -> None:
+    """When a worker starts, publish again the jobs a dead worker left running."""
+    try:
+        quote_ids = services.verification_requeue_stale(older_than_s=stale_after_seconds())
+    except (OperationalError, InterfaceError) as exc:  # no database yet: nothing to do
+        log.warning("stale verification reports not checked: %s", exc)
+        return
+    if quote_ids:
+        log.warning("verification of quotes %s published again after a worker died", quote_ids)
 
 
 def _pause_seconds() -> float:
@@ -40,8 +72,8 @@ def _pause_seconds() -> float:
     retry_backoff_max=60,
     retry_jitter=True,
     max_retries=5,
-    soft_time_limit=50,
-    time_limit=60,
+    soft_time_limit=TIME_LIMIT_SECONDS - 10,
+    time_limit=TIME_LIMIT_SECONDS,
 )
 def verify_quote(self, quote_id: int) -> str:  # type: ignore[no-untyped-def]
     """Verify quote ``quote_id`` against the benchmark records; returns the status."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from django.core.cache import cache
 from pytest_django import Settings
 
 from tests.hubserver.server import RecordedHub, serve
@@ -19,7 +20,11 @@ STALL_TIMEOUT_SECONDS = 1.0
 
 @pytest.fixture
 def hub(settings: Settings) -> Iterator[RecordedHub]:
-    """A recorded Hub that answers at once; ``HF_ENDPOINT`` points at it."""
+    """A recorded Hub that answers at once; ``HF_ENDPOINT`` points at it.
+
+    The cache starts empty: no failure remembered from an earlier server on this port.
+    """
+    cache.clear()
     with serve() as recorded:
         settings.HF_ENDPOINT = recorded.url
         settings.HF_TOKEN = None
@@ -30,6 +35,7 @@ def hub(settings: Settings) -> Iterator[RecordedHub]:
 @pytest.fixture
 def stalled_hub(settings: Settings) -> Iterator[RecordedHub]:
     """A Hub that accepts connections and never answers, with a 1 s lookup deadline."""
+    cache.clear()
     with serve(stall=True) as recorded:
         settings.HF_ENDPOINT = recorded.url
         settings.HF_TOKEN = None

@@ -1,0 +1,140 @@
+"""Bounds on the counts and sizes a ``config.json`` may give, before anything is built.
+
+The engine builds one entry per layer, sums per expert and multiplies heads by head
+sizes: a config that claims a million layers or a billion experts (an upload, or a
+public Hub repo anyone can create) would hold a worker for minutes and gigabytes. Every
+count and size the sizing reads is therefore bounded to what real models have, with
+room to grow: each bound is at least 8 times the largest value among the 73 models of
+the bundled catalog (``sizing/data/models.json``), rounded up to a power of two. The
+largest catalog values, for the record: 126 layers and 16,384 hidden (Llama 3.1 405B),
+128 heads (Llama 3.1 405B, DeepSeek V3), 512 experts (Qwen3-Next 80B), vocabulary
+262,208 (Gemma 3), context 10,485,760 (Llama 4 Scout), head dim 256 (Gemma 2,
+Qwen3-Next), intermediate 53,248 (Llama 3.1 405B), KV-LoRA rank 512 (DeepSeek V3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sizing.errors import ConfigError
+
+_LAYERS = 1_024
+_HEADS = 2_048
+_HEAD_DIM = 2_048
+_HIDDEN = 131_072
+_INTERMEDIATE = 524_288
+_EXPERTS = 4_096
+_CONTEXT = 134_217_728
+_SMALL = 64
+
+BOUNDS: Mapping[str, int] = {
+    # depth
+    "num_hidden_layers": _LAYERS,
+    "num_layers": _LAYERS,
+    "n_layer": _LAYERS,
+    "first_k_dense_replace": _LAYERS,
+    "max_window_layers": _LAYERS,
+    "num_nextn_predict_layers": _SMALL,
+    "num_mtp_modules": _SMALL,
+    # heads
+    "num_attention_heads": _HEADS,
+    "num_key_value_heads": _HEADS,
+    "linear_num_key_heads": _HEADS,
+    "linear_num_value_heads": _HEADS,
+    "mamba_n_heads": _HEADS,
+    "mamba_num_heads": _HEADS,
+    "index_n_heads": _HEADS,
+    # head and state sizes
+    "head_dim": _HEAD_DIM,
+    "attention_head_dim": _HEAD_DIM,
+    "v_head_dim": _HEAD_DIM,
+    "qk_head_dim": _HEAD_DIM,
+    "qk_nope_head_dim": _HEAD_DIM,
+    "qk_rope_head_dim": _HEAD_DIM,
+    "linear_key_head_dim": _HEAD_DIM,
+    "linear_value_head_dim": _HEAD_DIM,
+    "mamba_d_head": _HEAD_DIM,
+    "mamba_head_dim": _HEAD_DIM,
+    "mamba_d_state": _HEAD_DIM,
+    "ssm_state_size": _HEAD_DIM,
+    "index_head_dim": _HEAD_DIM,
+    "kv_lora_rank": 8_192,
+    "q_lora_rank": 16_384,
+    "mamba_expand": _SMALL,
+    "mamba_d_conv": _SMALL,
+    "conv_kernel": _SMALL,
+    "linear_conv_kernel_dim": _SMALL,
+    # widths
+    "hidden_size": _HIDDEN,
+    "intermediate_size": _INTERMEDIATE,
+    "intermediate_size_mlp": _INTERMEDIATE,
+    "moe_intermediate_size": _INTERMEDIATE,
+    "shared_expert_intermediate_size": _INTERMEDIATE,
+    "moe_shared_expert_intermediate_size": _INTERMEDIATE,
+    "shared_intermediate_size": _INTERMEDIATE,
+    # experts
+    "n_routed_experts": _EXPERTS,
+    "num_local_experts": _EXPERTS,
+    "num_experts": _EXPERTS,
+    "n_shared_experts": _SMALL,
+    "num_experts_per_tok": 128,
+    "experts_per_token": 128,
+    # vocabulary and context
+    "vocab_size": 2_097_152,
+    "max_position_embeddings": _CONTEXT,
+    "sliding_window": _CONTEXT,
+    "sliding_window_size": _CONTEXT,
+    "attention_chunk_size": _CONTEXT,
+}
+"""The largest value each key may hold (see the module docstring for the rule)."""
+
+LIST_KEYS: Mapping[str, int] = {"layer_types": _LAYERS, "layers_block_type": _LAYERS}
+"""Per-layer lists: at most as many entries as there may be layers."""
+
+OTHER_COUNT_BOUND = 1_048_576
+"""Any other ``num_*`` count: the engine may loop over it; no real model comes near."""
+
+
+def check_config_bounds(config: Mapping[str, Any]) -> None:
+    """Refuse a config whose counts or sizes exceed what real models have.
+
+    Checks the top level and a multimodal wrapper's ``text_config`` /
+    ``language_config``: every key of :data:`BOUNDS`, every list of
+    :data:`LIST_KEYS`, and every other integer ``num_*`` key against
+    :data:`OTHER_COUNT_BOUND`. Values of other types are left to the parsers.
+
+    Raises:
+        ConfigError: on field ``config.<key>`` with code ``config_out_of_range`` and the
+            values ``key``, ``got`` and ``max``.
+    """
+    parts = [config]
+    for wrapper in ("text_config", "language_config"):
+        inner = config.get(wrapper)
+        if isinstance(inner, Mapping):
+            parts.append(inner)
+    for part in parts:
+        for key, value in part.items():
+            bound = _bound(str(key), value)
+            if bound is not None:
+                got = len(value) if isinstance(value, list) else value
+                raise ConfigError(
+                    f"config.{key}",
+                    f"config.json field '{key}' is {got:,}, more than any real model has "
+                    f"(at most {bound:,})",
+                    code="config_out_of_range",
+                    values={"key": str(key), "got": got, "max": bound},
+                )
+
+
+def _bound(key: str, value: Any) -> int | None:
+    """The bound ``value`` exceeds, else ``None``."""
+    if isinstance(value, list):
+        limit = LIST_KEYS.get(key)
+        return limit if limit is not None and len(value) > limit else None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    limit = BOUNDS.get(key)
+    if limit is None and key.startswith("num_"):
+        limit = OTHER_COUNT_BOUND
+    return limit if limit is not None and value > limit else None
