@@ -37,6 +37,8 @@ bench: setup
 
 accuracy: setup
 	$(PY) manage.py accuracy --cases sizing/data/ground_truth_cases.json --format markdown > docs/accuracy.md
+	$(PY) manage.py accuracy --kind ttft --cases sizing/data/ttft_cases_calibration.json --format markdown >> docs/accuracy.md
+	$(PY) manage.py accuracy --kind ttft --cases sizing/data/ttft_cases_held_out.json --format markdown >> docs/accuracy.md
 
 worker: setup
 	$(VENV)/bin/celery -A configurator worker --loglevel=info

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sizing import catalog
-from sizing.architecture import ASSUMPTIONS, LayerKind, conversation_bytes, kv_bytes_per_token
+from sizing.architecture import ASSUMPTIONS, conversation_bytes, kv_bytes_per_token
 from sizing.catalog import Gpu, Platform
 from sizing.checkpoint import WEIGHT_BITS
 from sizing.engines import vllm
@@ -191,8 +191,7 @@ class Plan:
             "nvme_writes_tb_per_day": round(self.nvme.writes_tb_per_day, 3),
             "nvme_drive": self.nvme.drive.model if self.nvme.drive else None,
             "nvme_drive_count": self.nvme.drive_count,
-            "reload_ms": round(self.transfer.reload_ms, 1),
-            "recompute_ms": round(self.transfer.recompute_ms, 1),
+            **self.transfer.summary(),
             "vllm_kv_offloading_size_gib": (
                 self.vllm_offload.kv_offloading_size_gib if self.vllm_offload else None
             ),
@@ -298,11 +297,6 @@ def validate(request: PlanRequest) -> None:
         )
 
 
-def _active_params(model: ModelSpec) -> int:
-    """Parameters per token, estimated from the weight bytes and format."""
-    return round(model.weights_bytes * 8 / WEIGHT_BITS[model.weight_format])
-
-
 def make_plan(request: PlanRequest) -> Plan:
     """Size one node for ``request``.
 
@@ -377,30 +371,20 @@ def make_plan(request: PlanRequest) -> Plan:
         conversation_bytes=ranks.stored_conversation_bytes,
         max_drives=platform.nvme_bays,
     )
-    tflops = (
-        gpu.fp8_dense_tflops
-        if model.weight_format == "fp8" and gpu.fp8_dense_tflops
-        else gpu.bf16_dense_tflops
-    )
-    head_dim = next(
-        (layer.k_head_dim for layer in arch.layers if layer.kind is LayerKind.FULL),
-        arch.hidden_size // arch.num_attention_heads,
-    )
     transfer = estimate(
-        conversation_bytes_per_rank=round(par.conversation_gib_per_gpu * GIB),
-        pcie_gbs=catalog.pcie_h2d_gbs(gpu.pcie_gen),
-        active_params=_active_params(model),
-        tokens=ctx - request.shared_prompt_tokens,
-        layers=arch.num_layers,
-        attn_width=arch.num_attention_heads * head_dim,
-        gpu_dense_tflops=float(tflops or 100.0),
+        model=model,
+        kv_dtype=kv_dtype,
+        gpu_slug=gpu.slug,
         tp=par.tensor_parallel_size,
+        context_tokens=ctx,
+        shared_prompt_tokens=request.shared_prompt_tokens,
     )
     verdict = decide(
         users=request.users,
         conversations_on_gpus=par.conversations_on_gpus,
-        reload_ms=transfer.reload_ms,
-        recompute_ms=transfer.recompute_ms,
+        reload_ms=transfer.cpu_hit_ms,
+        recompute_ms=transfer.miss_ms,
+        unmeasured_gpu=gpu.name if transfer.no_basis else "",
         tier_exceeds_gpu_cache=tier.exceeds_gpu_cache,
         nvme_lifetime_years=nvme.lifetime_years,
         nvme_capped_at=(

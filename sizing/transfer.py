@@ -1,84 +1,204 @@
-"""Reload time over PCIe against the time to recompute a conversation's prefill.
+"""What a returning user's hit is worth in the plan: reload against recompute, and TTFT.
 
-- Reload: a conversation's KV moves from pinned CPU memory to the GPU over PCIe. Each
-  tensor-parallel rank reloads its own share over its own x16 link. Measured pinned
-  host-to-device rate on Gen5 x16: 55.37 GB/s (nvbandwidth, H100 copy engine); the
-  seed document's "64 GB/s per direction" is the nominal figure. A 1 GiB conversation
-  reloads in about 20 ms.
-- Recompute: a prefill of ``T`` tokens costs about ``2 × N × T`` FLOPs for ``N`` active
-  parameters (Kaplan et al. 2020, "Scaling Laws for Neural Language Models", §2.1) plus
-  causal attention, ``2 × layers × T² × d_attn``. It runs at a share of the GPU's dense
-  tensor throughput (:data:`PREFILL_MFU`, a planning assumption, stated as such).
+The plan asks the performance model (:mod:`sizing.performance`) for the engine it
+configures first, vLLM native offloading, on the plan's GPU and TP size:
+
+- ``reload_ms``: the CPU tier's reload of one conversation's own tokens (the shared
+  system prompt stays in the GPU prefix cache), a fixed cost plus the bytes of each
+  rank over its own PCIe link at the effective rate measured for the engine
+  (:mod:`sizing.performance.reload`);
+- ``recompute_ms``: prefilling the same tokens again (:mod:`sizing.performance.prefill`);
+- the TTFT of a returning user: a miss, and a hit from each tier the engine has a
+  measured path for (:func:`sizing.performance.returning_user`), with the speedup.
+
+Every figure names the measurements it rests on (:attr:`TransferEstimate.basis`). A GPU
+without a measured prefill class gets no figures, only the "no measured basis for …"
+sentence: the plan never extrapolates silently.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
-PREFILL_MFU = 0.4
-"""Share of dense tensor throughput a long prefill reaches. Planning assumption: large
-prefills on Hopper/Blackwell typically reach 40-60 % model FLOPs utilisation; the
-lower end keeps the recompute estimate honest for the customer."""
+from sizing.model import ModelSpec
+from sizing.performance import (
+    Basis,
+    ModelShape,
+    NoMeasuredBasis,
+    ReturningUser,
+    model_shape,
+    returning_user,
+)
+from sizing.performance import prefill as perf_prefill
+from sizing.performance import reload as perf_reload
+from sizing.performance.calibration import citation
+
+PLAN_ENGINE = "vllm"
+"""The engine the plan's timing figures are for (vLLM native offloading, the seed's)."""
+
+CURVE_FIRST_TOKENS = 1024
+CURVE_MAX_POINTS = 8
+"""The TTFT-against-context curve: powers of two from 1,024 tokens to the first power of
+two at or above twice the plan's context (at most the model's limit), at most 8 points,
+the plan's own context added."""
 
 
 @dataclass(frozen=True)
 class TransferEstimate:
-    """Reload versus recompute for one full-length conversation.
+    """Reload against recompute for one conversation, and a returning user's TTFT.
 
     Attributes:
-        reload_ms: time to copy the conversation's KV from CPU memory, ms.
-        recompute_ms: time to prefill it again, ms.
-        pcie_gbs: host-to-device rate used, GB/s.
+        reload_ms: reloading the conversation's own tokens from the CPU tier, ms
+            (``None`` without a measured basis).
+        recompute_ms: prefilling them again, ms (``None`` likewise).
+        effective_gbs: the reload's bytes per rank ÷ its time, GB/s (0 likewise).
+        returning: the TTFT of a returning user, miss and each tier, or ``None``.
+        basis: the measurements the figures rest on, or ``None``.
+        no_basis: the "no measured basis for …" sentence when there are no figures.
+        shape, gpu_slug, tp, max_context_tokens: what the TTFT curve is evaluated for.
     """
 
-    reload_ms: float
-    recompute_ms: float
-    pcie_gbs: float
+    reload_ms: float | None
+    recompute_ms: float | None
+    effective_gbs: float
+    returning: ReturningUser | None
+    basis: Basis | None
+    no_basis: str = ""
+    shape: ModelShape | None = field(default=None, repr=False, compare=False)
+    gpu_slug: str = ""
+    tp: int = 1
+    max_context_tokens: int = 0
+
+    def curve(self) -> list[dict[str, Any]]:
+        """TTFT against context for a returning user: per context (see
+        :data:`CURVE_MAX_POINTS`) ``context_tokens``, ``miss_ms`` and ``hit_ms`` per tier
+        (``None`` for a tier without a measured path); empty without a measured basis."""
+        if self.returning is None or self.shape is None:
+            return []
+        ctx = self.returning.context_tokens
+        top = max(CURVE_FIRST_TOKENS, 2 * ctx)
+        if self.max_context_tokens:
+            top = min(top, self.max_context_tokens)
+        points = {ctx}
+        tokens = CURVE_FIRST_TOKENS
+        while tokens <= top and len(points) < CURVE_MAX_POINTS:
+            points.add(tokens)
+            tokens *= 2
+        out = []
+        for n in sorted(points):
+            r = returning_user(
+                self.shape, engine=PLAN_ENGINE, gpu=self.gpu_slug, tp=self.tp, context_tokens=n
+            )
+            hits = {h.tier: None if h.ttft_ms is None else round(h.ttft_ms, 1) for h in r.hits}
+            out.append({"context_tokens": n, "miss_ms": round(r.miss_ms, 1), "hit_ms": hits})
+        return out
 
     @property
-    def speedup(self) -> float:
-        """How many times faster a reload is than a recompute."""
-        return self.recompute_ms / self.reload_ms if self.reload_ms else float("inf")
+    def speedup(self) -> float | None:
+        """A returning user's TTFT speedup from the CPU tier (miss ÷ hit), or ``None``."""
+        if self.returning is None:
+            return None
+        return self.returning.tier("cpu").speedup
 
+    @property
+    def cpu_hit_ms(self) -> float | None:
+        """A returning user's TTFT from the CPU tier, ms, or ``None``."""
+        return None if self.returning is None else self.returning.tier("cpu").ttft_ms
 
-def prefill_flops(*, active_params: int, tokens: int, layers: int, attn_width: int) -> float:
-    """FLOPs of one prefill of ``tokens`` tokens (2·N·T + 2·layers·T²·d_attn)."""
-    return 2.0 * active_params * tokens + 2.0 * layers * tokens**2 * attn_width
+    @property
+    def miss_ms(self) -> float | None:
+        """A returning user's TTFT without a hit (full prefill), ms, or ``None``."""
+        return None if self.returning is None else self.returning.miss_ms
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the reader should know about the figures: a card without a measurement,
+        a measurement transferred from another card, tiers without a measured path."""
+        out = [self.no_basis] if self.no_basis else []
+        if self.basis is not None and self.basis.note:
+            out.append(self.basis.note)
+        if self.returning is not None:
+            out += [h.no_basis for h in self.returning.hits if h.no_basis]
+        return tuple(out)
+
+    def summary(self) -> dict[str, Any]:
+        """The keys of the plan's JSON summary (``docs/cli.md``): ``reload_ms`` and
+        ``recompute_ms`` (``None`` without a measured basis), the returning user's
+        ``ttft_miss_ms``, ``ttft_hit_ms`` and ``ttft_speedup`` per tier (``None`` for a
+        tier without a measured path), ``ttft_new_tokens``, ``reload_effective_gbs``,
+        ``performance_basis`` (measurement ids), ``performance_sources`` (what each id
+        is), ``performance_notes`` and ``ttft_curve`` (:meth:`curve`)."""
+        r = self.returning
+
+        def ms(value: float | None) -> float | None:
+            return None if value is None else round(value, 1)
+
+        return {
+            "reload_ms": ms(self.reload_ms),
+            "recompute_ms": ms(self.recompute_ms),
+            "reload_effective_gbs": round(self.effective_gbs, 1),
+            "ttft_miss_ms": ms(r.miss_ms) if r else None,
+            "ttft_hit_ms": {h.tier: ms(h.ttft_ms) for h in r.hits} if r else None,
+            "ttft_speedup": (
+                {h.tier: None if h.speedup is None else round(h.speedup, 1) for h in r.hits}
+                if r
+                else None
+            ),
+            "ttft_new_tokens": r.new_tokens if r else None,
+            "performance_basis": list(self.basis.sources) if self.basis else [],
+            "performance_sources": [citation(i) for i in self.basis.sources] if self.basis else [],
+            "performance_notes": list(self.notes),
+            "ttft_curve": self.curve(),
+        }
 
 
 def estimate(
     *,
-    conversation_bytes_per_rank: int,
-    pcie_gbs: float,
-    active_params: int,
-    tokens: int,
-    layers: int,
-    attn_width: int,
-    gpu_dense_tflops: float,
+    model: ModelSpec,
+    kv_dtype: str,
+    gpu_slug: str,
     tp: int,
+    context_tokens: int,
+    shared_prompt_tokens: int = 0,
 ) -> TransferEstimate:
-    """Reload and recompute time of one conversation of ``tokens`` tokens.
+    """The plan's reload, recompute and TTFT figures.
 
     Args:
-        conversation_bytes_per_rank: KV bytes on one TP rank.
-        pcie_gbs: host-to-device rate per link, GB/s.
-        active_params: parameters active per token (all for dense models).
-        tokens: context length.
-        layers: decoder layers.
-        attn_width: query heads × head_dim.
-        gpu_dense_tflops: dense tensor TFLOPS of one card at the weights' precision.
-        tp: tensor parallel size (ranks work in parallel).
+        model: the model.
+        kv_dtype: the KV-cache dtype.
+        gpu_slug: catalog slug of the card.
+        tp: the instance's tensor parallel size.
+        context_tokens: tokens of a full conversation.
+        shared_prompt_tokens: the system prompt every conversation shares (on the GPU).
 
-    Raises:
-        ValueError: if a rate is not positive.
+    Never raises for a card or path without a measurement: the estimate then carries
+    ``no_basis`` and no figures.
     """
-    if pcie_gbs <= 0 or gpu_dense_tflops <= 0 or tp <= 0:
-        raise ValueError("pcie_gbs, gpu_dense_tflops and tp must be positive")
-    reload_s = conversation_bytes_per_rank / (pcie_gbs * 1e9)
-    flops = prefill_flops(
-        active_params=active_params, tokens=tokens, layers=layers, attn_width=attn_width
-    )
-    recompute_s = flops / (gpu_dense_tflops * 1e12 * PREFILL_MFU * tp)
+    shape = model_shape(model, kv_dtype)
+    own = max(1, context_tokens - shared_prompt_tokens)
+    try:
+        reload = perf_reload(shape, engine=PLAN_ENGINE, tier="cpu", gpu=gpu_slug, tp=tp, tokens=own)
+        recompute = perf_prefill(
+            shape, gpu=gpu_slug, tp=tp, new_tokens=own, cached_tokens=shared_prompt_tokens
+        )
+        returning = returning_user(
+            shape, engine=PLAN_ENGINE, gpu=gpu_slug, tp=tp, context_tokens=context_tokens
+        )
+    except NoMeasuredBasis as exc:
+        return TransferEstimate(None, None, 0.0, None, None, exc.message)
+    cpu = returning.tier("cpu").hit
+    basis = recompute.basis.joined(reload.basis)
+    if cpu is not None:
+        basis = basis.joined(cpu.basis)
     return TransferEstimate(
-        reload_ms=reload_s * 1e3, recompute_ms=recompute_s * 1e3, pcie_gbs=pcie_gbs
+        reload_ms=reload.total_ms,
+        recompute_ms=recompute.total_ms,
+        effective_gbs=reload.effective_gbs,
+        returning=returning,
+        basis=basis,
+        shape=shape,
+        gpu_slug=gpu_slug,
+        tp=tp,
+        max_context_tokens=model.architecture.max_context_tokens,
     )

@@ -37,10 +37,13 @@ ENGLISH = {
     "tier would only mirror what the GPUs already hold.",
     "resting": "{resting:,} of {users:,} conversations do not fit on the GPUs and rest between "
     "turns; without a tier each returning user pays a full prefill again.",
-    "reload_not_faster": "A reload ({reload_ms:.0f} ms) is not faster than recomputing the "
-    "prefill ({recompute_ms:.0f} ms): prompts this short are cheap to recompute.",
-    "reload_faster": "A reload takes about {reload_ms:.0f} ms against about {recompute_ms:.0f} "
-    "ms to recompute the prefill.",
+    "reload_not_faster": "From the CPU tier a returning user's first token takes "
+    "{reload_ms:.0f} ms, no sooner than a full prefill ({recompute_ms:.0f} ms): prompts this "
+    "short are cheap to recompute.",
+    "no_measured_basis": "No measured basis for prefill on {gpu}: the plan cannot say what a "
+    "reload saves against a recompute, so the verdict rests on memory alone.",
+    "reload_faster": "From the CPU tier a returning user's first token comes after about "
+    "{reload_ms:,.0f} ms against about {recompute_ms:,.0f} ms for a full prefill.",
     "active": "{active:,} users are active at once but the GPUs hold {on_gpus:,} full-length "
     "conversations: the GPU capacity for active users binds, and the others wait for a "
     "free slot. {fixes} would fix it.",
@@ -96,21 +99,23 @@ def decide(
     *,
     users: int,
     conversations_on_gpus: int,
-    reload_ms: float,
-    recompute_ms: float,
+    reload_ms: float | None,
+    recompute_ms: float | None,
     tier_exceeds_gpu_cache: bool,
     nvme_lifetime_years: float | None,
     active_users: int | None = None,
     kv_cache_is_fp8: bool = False,
     nvme_capped_at: tuple[int, float, float] | None = None,
+    unmeasured_gpu: str = "",
 ) -> Verdict:
     """Decide whether the offload tier pays off.
 
     Args:
         users: conversations to keep warm.
         conversations_on_gpus: full-length conversations the GPUs hold.
-        reload_ms: time to reload one conversation from CPU memory, ms.
-        recompute_ms: time to prefill it again, ms.
+        reload_ms: a returning user's TTFT from the CPU tier, ms (``None`` without a
+            measured basis, :mod:`sizing.transfer`).
+        recompute_ms: the TTFT of a full prefill, ms (``None`` likewise).
         tier_exceeds_gpu_cache: whether each instance's tier is larger than its GPU cache.
         nvme_lifetime_years: years until the NVMe drives wear out, or ``None``.
         active_users: users active at the same moment (``None``: not given, no check); their
@@ -121,6 +126,8 @@ def decide(
             offered as a fix).
         nvme_capped_at: ``(drives, capacity_tb, needed_tb)`` when the chassis's NVMe bays
             cap the tier below a day of conversations, else ``None``.
+        unmeasured_gpu: the card's name when no measurement covers its prefill (the
+            timing comparison is then left out and the reason says so).
     """
     reasons: list[Note] = []
     warnings: list[Note] = []
@@ -132,11 +139,14 @@ def decide(
         reasons.append(Note("all_fit", (("users", users), ("on_gpus", conversations_on_gpus))))
     else:
         reasons.append(Note("resting", (("resting", resting), ("users", users))))
-    timing = (("reload_ms", reload_ms), ("recompute_ms", recompute_ms))
-    if reload_ms >= recompute_ms:
+    if reload_ms is None or recompute_ms is None:
+        reasons.append(Note("no_measured_basis", (("gpu", unmeasured_gpu or "this GPU"),)))
+    elif reload_ms >= recompute_ms:
         pays = False
+        timing = (("reload_ms", reload_ms), ("recompute_ms", recompute_ms))
         reasons.append(Note("reload_not_faster", timing))
     elif resting:
+        timing = (("reload_ms", reload_ms), ("recompute_ms", recompute_ms))
         reasons.append(Note("reload_faster", timing))
     if active_users is not None and active_users > conversations_on_gpus:
         binding.append(BINDING["active"])

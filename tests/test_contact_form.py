@@ -103,9 +103,9 @@ def test_request_stores_inquiry_with_plan_and_confirms_with_reference(
     assert "268 of 500 conversations do not fit on the GPUs" in customer.body
     assert "268 von 500 Gesprächen passen nicht auf die GPUs" in presales.body
     reload_line = re.search(
-        r"A reload takes about ([\d,]+) ms against about ([\d,]+) ms", customer.body
+        r"first token comes after about ([\d,]+) ms against about ([\d,]+) ms", customer.body
     )
-    assert reload_line and "," in reload_line.group(2)  # recompute ≥ 1,000 ms: grouped
+    assert reload_line and "," in reload_line.group(2)  # full prefill ≥ 1,000 ms: grouped
 
 
 @pytest.mark.parametrize(

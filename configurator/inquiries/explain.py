@@ -16,8 +16,8 @@ from django.utils.translation import get_language, ngettext, override
 from django.utils.translation import gettext as _
 
 from sizing.architecture import GROWING_KINDS, LayerKind
+from sizing.performance.calibration import citation
 from sizing.plan import Plan
-from sizing.transfer import PREFILL_MFU
 from sizing.units import GB, GIB
 
 
@@ -410,35 +410,82 @@ def nvme_figure(plan: Plan, w: Words) -> Figure:
 
 
 def transfer_figure(plan: Plan, w: Words) -> Figure:
-    """Reload over PCIe against recomputing the prefill (``sizing.transfer``)."""
+    """A returning user's time to first token: miss, CPU-tier hit, GPU prefix hit
+    (``sizing.transfer``, ``sizing.performance``)."""
     _, num = w.gettext, w.num
     t = plan.transfer
+    r = t.returning
+    label = _("What a hit is worth")
+    if r is None or t.reload_ms is None or t.recompute_ms is None:
+        return Figure(
+            key="transfer",
+            label=label,
+            value=_("no measured basis for prefill on %(gpu)s") % {"gpu": plan.gpu.name},
+            detail=_("no timing is claimed for this GPU"),
+            steps=(),
+            source=_("performance model calibration (docs/accuracy.md)"),
+        )
+    cpu, gpu_hit = r.tier("cpu"), r.tier("gpu")
     tp = plan.parallelism.tensor_parallel_size
+    steps = [
+        _(
+            "miss: tokenize %(tokens)s tokens (%(fe)s ms) + prefill: fixed %(fixed)s ms + "
+            "weight multiplies %(linear)s ms + attention %(attn)s ms + TP all-reduces "
+            "%(comm)s ms on %(tp)s GPU = %(ms)s ms"
+        )
+        % {
+            "tokens": num(r.context_tokens),
+            "fe": num(r.frontend_ms, 1),
+            "fixed": num(r.miss.fixed_ms, 1),
+            "linear": num(r.miss.linear_ms, 1),
+            "attn": num(r.miss.attention_ms, 1),
+            "comm": num(r.miss.communication_ms, 1),
+            "tp": num(tp),
+            "ms": num(r.miss_ms),
+        }
+    ]
+    if cpu.hit is not None:
+        rl = cpu.hit.reload
+        steps.append(
+            _(
+                "CPU-tier hit: reload %(cached)s tokens (%(gib)s GiB per GPU, %(ms_r)s ms, "
+                "%(gbs)s GB/s effective) + prefill of the %(new)s new tokens (%(ms_p)s ms) + "
+                "tokenization (%(fe)s ms) = %(ms)s ms"
+            )
+            % {
+                "cached": num(r.context_tokens - r.new_tokens),
+                "gib": num(rl.bytes_per_rank / 2**30, 2),
+                "ms_r": num(rl.total_ms, 1),
+                "gbs": num(rl.effective_gbs, 1),
+                "new": num(r.new_tokens),
+                "ms_p": num(cpu.hit.prefill.total_ms, 1),
+                "fe": num(cpu.hit.frontend_ms, 1),
+                "ms": num(cpu.hit.ttft_ms, 1),
+            }
+        )
+    if gpu_hit.hit is not None:
+        steps.append(
+            _("GPU prefix-cache hit: prefill of the new tokens only = %(ms)s ms")
+            % {"ms": num(gpu_hit.hit.ttft_ms, 1)}
+        )
+    steps.append(
+        _(
+            "the conversation's own tokens: reload %(reload)s ms against %(recompute)s ms "
+            "to recompute"
+        )
+        % {"reload": num(t.reload_ms, 1), "recompute": num(t.recompute_ms)}
+    )
+    steps += [_("not claimed: %(note)s") % {"note": note} for note in t.notes]
+    sources = "; ".join(citation(i) for i in t.basis.sources) if t.basis else ""
     return Figure(
         key="transfer",
-        label=_("Reload versus recompute"),
-        value=_("%(reload)s ms versus %(recompute)s ms")
-        % {"reload": num(t.reload_ms), "recompute": num(t.recompute_ms)},
-        detail=_("a reload is %(x)s× faster") % {"x": num(t.speedup, 1)}
-        if t.reload_ms < t.recompute_ms
-        else _("recomputing is as fast as a reload"),
-        steps=(
-            _("reload: %(gib)s GiB per GPU / %(rate)s GB/s = %(ms)s ms")
-            % {
-                "gib": num(plan.conversation_gib / tp, 2),
-                "rate": num(t.pcie_gbs, 2),
-                "ms": num(t.reload_ms, 1),
-            },
-            _(
-                "recompute: prefill FLOPs (2 × parameters × tokens + attention) / "
-                "(dense TFLOPS × %(mfu)s utilisation × %(tp)s GPU) = %(ms)s ms"
-            )
-            % {"mfu": num(PREFILL_MFU, 1), "tp": num(tp), "ms": num(t.recompute_ms)},
-        ),
-        source=_(
-            "NVIDIA nvbandwidth measurements (pinned host-to-device, PCIe Gen5 x16); "
-            "Kaplan et al. 2020, Scaling Laws for Neural Language Models"
-        ),
+        label=label,
+        value=_("%(hit)s ms from the CPU tier against %(miss)s ms for a full prefill")
+        % {"hit": num(cpu.ttft_ms or 0.0), "miss": num(r.miss_ms)},
+        detail=_("a returning user's first token comes %(x)s× sooner")
+        % {"x": num(cpu.speedup or 0.0, 1)},
+        steps=tuple(steps),
+        source=sources or _("performance model calibration (docs/accuracy.md)"),
     )
 
 

@@ -17,7 +17,7 @@ from django_htmx.http import replace_url
 from django_htmx.middleware import HtmxDetails
 
 from configurator.clients import client_address_of, rate_limited
-from configurator.inquiries import chart, explain, notes, problems
+from configurator.inquiries import chart, explain, notes, problems, ttft_chart
 from configurator.inquiries.forms import ContactForm, WorkloadForm, model_suggestions
 from configurator.inquiries.models import Inquiry
 from configurator.inquiries.recommendations import recommendations_context
@@ -57,6 +57,9 @@ def _estimate_context(request: HttpRequest, form: WorkloadForm) -> dict[str, Any
         context["figures"] = explain.figures(form.plan)
         context["chart"] = chart.chart(form.plan)
         context["chart_counts"] = chart.counts_text(context["chart"])
+        context["ttft"] = ttft_chart.chart(
+            form.plan.transfer.curve(), form.plan.request.context_tokens
+        )
         context["reasons"] = notes.views(form.plan.verdict.reason_notes)
         context["warnings"] = notes.views(form.plan.verdict.warning_notes)
         data = form.cleaned_data

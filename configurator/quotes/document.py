@@ -15,6 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone, translation
 
+from configurator.inquiries import ttft_chart
 from configurator.quotes.engine_appendix import engine_appendix
 from configurator.quotes.models import Quote, compute_totals
 from configurator.quotes.pricing import PricedLine
@@ -313,7 +314,16 @@ def as_decimal_document(doc: dict[str, Any]) -> dict[str, Any]:
         ]
         totals = {k: Decimal(v) for k, v in alt["totals"].items()}
         out["alternatives"].append(
-            {**alt, "lines": lines, "totals": totals, "chart": tiers_chart(alt)}
+            {
+                **alt,
+                "lines": lines,
+                "totals": totals,
+                "chart": tiers_chart(alt),
+                "ttft": ttft_chart.chart(
+                    alt["summary"].get("ttft_curve") or [],
+                    int(alt["summary"].get("context_tokens") or 0),
+                ),
+            }
         )
     for key in ("date", "valid_until"):
         out[key] = dt.date.fromisoformat(doc[key]) if doc.get(key) else None

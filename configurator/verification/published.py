@@ -37,8 +37,9 @@ def reload_check(
     """The plan's recompute/reload ratio against the published TTFT reduction range.
 
     Args:
-        reload_ms: the plan's reload time of one conversation from CPU memory, ms.
-        recompute_ms: the plan's prefill time of the same conversation, ms.
+        reload_ms: a returning user's TTFT from the CPU tier in the plan, ms
+            (:attr:`sizing.transfer.TransferEstimate.cpu_hit_ms`).
+        recompute_ms: the plan's TTFT of a full prefill, ms.
         model_id: the plan's model; with ``gpu`` decides whether the check counts.
         gpu: the plan's GPU class (:func:`gpu_class`).
 

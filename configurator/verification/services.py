@@ -144,11 +144,11 @@ def plan_checks(
         records=same_model,
         model_id=model_id,
     )
-    reload = published.reload_check(
-        reload_ms=plan.transfer.reload_ms,
-        recompute_ms=plan.transfer.recompute_ms,
-        model_id=model_id,
-        gpu=gpu,
+    hit_ms, miss_ms = plan.transfer.cpu_hit_ms, plan.transfer.miss_ms
+    reload = (
+        published.reload_check(reload_ms=hit_ms, recompute_ms=miss_ms, model_id=model_id, gpu=gpu)
+        if hit_ms is not None and miss_ms is not None
+        else None
     )
     if reload is not None:
         checks.append(reload)

@@ -97,7 +97,9 @@ class ReloadPath:
     """One engine's path from one tier to the GPU.
 
     Attributes:
-        fixed_ms: per-request cost of a hit beyond the transfer (lookup, scheduling).
+        fixed_ms: per-request cost of a hit beyond the transfer and the one-token
+            prefill (a fitted correction; negative when a hit carries less per-request
+            time than the GPU class's miss fit).
         per_token_us: per cached token cost beyond the bytes (block lookups and the
             per-block copy set-up), µs.
         link: ``pcie`` (each rank's own host link at the measured pinned rate) or
@@ -209,6 +211,11 @@ def missing_path(engine: str, tier: str) -> str:
     except NoMeasuredBasis as exc:
         return exc.message
     return ""
+
+
+def citation(measurement_id: str) -> str:
+    """What the published point ``measurement_id`` is and where it was published."""
+    return str(data()["measurements"].get(measurement_id, measurement_id))
 
 
 @cache

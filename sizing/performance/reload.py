@@ -42,7 +42,8 @@ class ReloadTime:
 
     Attributes:
         total_ms: fixed + per-token + transfer.
-        fixed_ms: the per-request cost.
+        fixed_ms: the per-request cost (a fitted correction, which can be negative: see
+            ``sizing/data/performance.json``; a reload of 0 tokens costs nothing).
         per_token_ms: the per-token cost beyond the bytes.
         transfer_ms: moving the bytes.
         bytes_per_rank: what each rank moves.
@@ -93,8 +94,10 @@ def reload(
         transfer_s = per_rank / (rate * 1e9) if rate else 0.0
         if path.gbs_per_instance:
             transfer_s = max(transfer_s, per_rank * tp / (path.gbs_per_instance * 1e9))
+    if tokens == 0:
+        return ReloadTime(0.0, 0.0, 0.0, 0.0, 0, 0.0, path.basis)
     per_token_ms = tokens * path.per_token_us / 1e3
-    total_ms = path.fixed_ms + per_token_ms + transfer_s * 1e3
+    total_ms = max(0.0, path.fixed_ms + per_token_ms + transfer_s * 1e3)
     return ReloadTime(
         total_ms=total_ms,
         fixed_ms=path.fixed_ms,

@@ -1,4 +1,5 @@
-"""``manage.py accuracy``: predict measured KV pools from pre-start inputs and compare.
+"""``manage.py accuracy``: predict measured KV pools (``--kind kv``, the default) or
+measured TTFTs (``--kind ttft``, :mod:`configurator.planning.ttft_accuracy`) and compare.
 
 The cases file follows the schema of the bundled ``sizing/data/ground_truth_cases.json``
 (a list of cases, or an object with a ``cases`` list). Only inputs known before the
@@ -13,6 +14,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from configurator.planning import ttft_accuracy
 from configurator.planning.cli import SizingCommand
 from sizing.calibrated.accuracy import MISS_PCT, CaseResult, evaluate, misses
 
@@ -212,10 +214,20 @@ class Command(SizingCommand):
     help = "Compare the calibrated KV-pool model with measured engine start-up logs."
 
     def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--kind",
+            choices=("kv", "ttft"),
+            default="kv",
+            help="kv: KV pools from engine start-up logs; ttft: time to first token",
+        )
         parser.add_argument("--cases", required=True, help="JSON file of ground-truth cases")
         parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["kind"] == "ttft":
+            cases = _load_cases(options["cases"])
+            self.stdout.write(ttft_accuracy.report(cases, options["format"], options["cases"]))
+            return
         results, summary = evaluate(_load_cases(options["cases"]))
         fmt = options["format"]
         if fmt == "json":

@@ -1,0 +1,110 @@
+"""A returning user's TTFT on the page, in the PDF and in the bundle README.
+
+Expected figures come from the performance model (sizing/performance, constants in
+sizing/data/performance.json fitted on the published measurements); for the seed
+example (Qwen3-32B FP8, 8,192 tokens, RTX PRO 6000, TP 1) a CPU-tier hit is 2× to 22×
+sooner than a full prefill, the range the vLLM connector blog measured.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+
+from configurator.inquiries.ttft_chart import chart
+from configurator.quotes.document import document_from_quote
+from configurator.quotes.pdf import quote_html
+from configurator.quotes.services import quote_create_from_inquiry
+from sizing.model import from_catalog
+from sizing.plan import PlanRequest, make_plan
+from tests.quote_factories import make_inquiry, make_presales
+from tests.seed_form import seed_form
+
+pytestmark = pytest.mark.django_db
+HTMX = {"HX-Request": "true"}
+
+
+@pytest.fixture(autouse=True)
+def _isolated(settings: Any) -> None:
+    settings.HF_HUB_OFFLINE = True
+    cache.clear()
+
+
+def _estimate(client: Client, language: str, **changes: Any) -> str:
+    response = client.post(
+        "/estimate/", seed_form(**changes), headers={**HTMX, "Accept-Language": language}
+    )
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_the_page_shows_the_hit_figure_and_the_ttft_chart(client: Client) -> None:
+    page = _estimate(client, "en")
+    figure = re.search(r'id="figure-transfer">(.*?)</div>', page, re.S)
+    assert figure is not None
+    hit, miss, x = re.search(
+        r"([\d,]+) ms from the CPU tier against ([\d,]+) ms for a full prefill.*?"
+        r"comes ([\d.]+)× sooner",
+        figure.group(1),
+        re.S,
+    ).groups()  # type: ignore[union-attr]
+    assert 2 <= float(x) <= 22
+    assert float(miss.replace(",", "")) > float(hit.replace(",", ""))
+    # The calculation names the measurements it rests on.
+    assert "vLLM blog, 8 January 2026" in figure.group(1)
+    for kind in ("miss", "gpu", "cpu"):
+        assert f'class="ttft-{kind}"' in page
+
+
+def test_svg_numbers_are_not_localized(client: Client) -> None:
+    page = _estimate(client, "de")
+    points = re.findall(r'class="ttft-cpu" fill="none" stroke="#3b6ea8" stroke-width="2" '
+                        r'points="([^"]+)"', page)  # fmt: skip
+    assert points and all(re.fullmatch(r"\d+\.\d,\d+\.\d", p) for p in points[0].split())
+    assert "Zeit bis zum ersten Token eines wiederkehrenden Nutzers" in page
+
+
+def test_a_gpu_without_a_measurement_says_so(client: Client) -> None:
+    english = _estimate(client, "en", gpu="l40s", gpus_per_node=8)
+    assert "no measured basis for prefill on NVIDIA L40S" in english
+    assert 'class="ttft-' not in english  # no chart without figures
+    german = _estimate(client, "de", gpu="l40s", gpus_per_node=8)
+    assert "keine Messgrundlage für den Prefill auf NVIDIA L40S" in german
+    assert "Keine Messgrundlage für den Prefill auf NVIDIA L40S" in german
+
+
+def test_the_chart_needs_two_points_and_marks_the_plans_context() -> None:
+    assert chart([]) == {}
+    curve = [
+        {"context_tokens": 1024, "miss_ms": 100.0, "hit_ms": {"cpu": 40.0, "nvme": None}},
+        {"context_tokens": 8192, "miss_ms": 1000.0, "hit_ms": {"cpu": 90.0, "nvme": None}},
+    ]
+    c = chart(curve, 8192)
+    assert [line["kind"] for line in c["lines"]] == ["miss", "cpu"]
+    assert c["marker"] == "520.0"  # the right edge of the plot
+    assert [t["label"] for t in c["y_ticks"]] == ["10 ms", "100 ms", "1 s"]
+
+
+def test_pdf_and_bundle_readme_quote_the_ttft_and_its_basis() -> None:
+    make_presales()
+    quote = quote_create_from_inquiry(inquiry=make_inquiry(), user=None)
+    html = quote_html(document_from_quote(quote))
+    assert "What a hit is worth" in html and 'class="ttft-cpu"' in html
+    assert "agentic-kvc v2 exp (a)" in html
+    plan = make_plan(
+        PlanRequest(model=from_catalog("Qwen/Qwen3-32B-FP8"), context_tokens=8192, users=500)
+    )
+    s = plan.summary()
+    assert s["ttft_hit_ms"]["cpu"] < s["ttft_miss_ms"]
+    assert "vllm-blog-ttft-sweep" in s["performance_basis"]
+    from django.template.loader import render_to_string
+
+    readme = render_to_string(
+        "deployments/README.md",
+        {"summary": s, "d": None, "notes": [], "versions": [], "files": []},
+    )
+    assert f"towards {s['ttft_hit_ms']['cpu']} ms (CPU-tier hit" in readme
