@@ -19,6 +19,7 @@ sentence: the plan never extrapolates silently.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from sizing.model import ModelSpec
@@ -70,7 +71,16 @@ class TransferEstimate:
     tp: int = 1
     max_context_tokens: int = 0
 
+    @cached_property
+    def _curve(self) -> tuple[dict[str, Any], ...]:
+        return tuple(self._points())
+
     def curve(self) -> list[dict[str, Any]]:
+        """TTFT against context for a returning user (evaluated once per estimate): see
+        :meth:`_points`."""
+        return [dict(p, hit_ms=dict(p["hit_ms"])) for p in self._curve]
+
+    def _points(self) -> list[dict[str, Any]]:
         """TTFT against context for a returning user: per context (see
         :data:`CURVE_MAX_POINTS`) ``context_tokens``, ``miss_ms`` and ``hit_ms`` per tier
         (``None`` for a tier without a measured path); empty without a measured basis."""

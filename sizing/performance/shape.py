@@ -150,8 +150,15 @@ def _attention_groups(model: ModelSpec) -> tuple[AttentionGroup, ...]:
     return tuple(AttentionGroup(n, flops, window) for (flops, window), n in groups.items())
 
 
+_SHAPES: dict[tuple[int, str], tuple[ModelSpec, ModelShape]] = {}
+_SHAPES_MAX = 512
+"""Shapes already built, by the model object's identity (catalog specs are shared per
+process, so a plan, a search or a page reuses the shape instead of recounting)."""
+
+
 def model_shape(model: ModelSpec, kv_dtype: str = "auto") -> ModelShape:
-    """The :class:`ModelShape` of ``model`` with a ``kv_dtype`` cache.
+    """The :class:`ModelShape` of ``model`` with a ``kv_dtype`` cache (built once per
+    model object and dtype, then reused).
 
     Args:
         model: the model (catalog, Hub or upload).
@@ -162,6 +169,18 @@ def model_shape(model: ModelSpec, kv_dtype: str = "auto") -> ModelShape:
         ConfigError: when the config lacks a field the count needs.
         SizingError: for an unknown KV dtype.
     """
+    key = (id(model), kv_dtype)
+    hit = _SHAPES.get(key)
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    shape = _build(model, kv_dtype)
+    if len(_SHAPES) >= _SHAPES_MAX:
+        _SHAPES.clear()
+    _SHAPES[key] = (model, shape)
+    return shape
+
+
+def _build(model: ModelSpec, kv_dtype: str) -> ModelShape:
     cfg = text_config(model.config)
     total = param_count(model.config)
     embeddings = embedding_params(model.config)
