@@ -143,8 +143,8 @@ def evaluate_case(case: Mapping[str, Any]) -> TtftResult:
     metric = case["metric"]
     try:
         shape = model_shape(from_catalog(str(case["model_id"])), str(case["kv_cache_dtype"]))
-        common = {"gpu": str(case["gpu"]), "tp": tp}
-        miss = ttft_miss_ms(shape, prompt_tokens=prompt, tokenize=tokenize, **common)
+        gpu = str(case["gpu"])
+        miss = ttft_miss_ms(shape, gpu=gpu, tp=tp, prompt_tokens=prompt, tokenize=tokenize)
         basis: tuple[str, ...] = ()
         if metric == "ttft_miss_ms":
             predicted = miss
@@ -156,12 +156,13 @@ def evaluate_case(case: Mapping[str, Any]) -> TtftResult:
                 prompt_tokens=prompt,
                 cached_tokens=cached,
                 tokenize=tokenize,
-                **common,
+                gpu=gpu,
+                tp=tp,
             )
             basis = hit.basis.sources
             predicted = hit.ttft_ms if metric == "ttft_hit_ms" else miss / hit.ttft_ms
         if not basis:
-            basis = prefill(shape, new_tokens=1, **common).basis.sources
+            basis = prefill(shape, gpu=gpu, tp=tp, new_tokens=1).basis.sources
     except SizingError as exc:
         raise CaseError(f"case {cid}: {exc.message}") from None
     return TtftResult(

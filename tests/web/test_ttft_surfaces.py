@@ -107,4 +107,4 @@ def test_pdf_and_bundle_readme_quote_the_ttft_and_its_basis() -> None:
         "deployments/README.md",
         {"summary": s, "d": None, "notes": [], "versions": [], "files": []},
     )
-    assert f"towards {s['ttft_hit_ms']['cpu']} ms (CPU-tier hit" in readme
+    assert f"towards {round(s['ttft_hit_ms']['cpu']):,} ms (CPU-tier hit" in readme
