@@ -175,3 +175,22 @@ def test_decode_is_memory_bound_at_small_batch_and_gains_throughput_with_batch()
     assert one.tpot_ms == pytest.approx((shape.weights_bytes + 2**30) / (0.8 * 1597e9) * 1e3)
     assert many.tpot_ms > one.tpot_ms
     assert many.tokens_per_s_per_gpu > 10 * one.tokens_per_s_per_gpu
+
+
+def test_limits_that_do_not_scale_with_tp_and_slow_tiers() -> None:
+    shape = _shape(SEED, "fp8")
+    kw = {"engine": "sglang", "gpu": "h100-sxm", "tokens": 32768}
+    # sglang-26305-minimax-m27: SGLang's file tier read 7.1 GB/s for the whole instance,
+    # so more ranks do not make it faster; EIC (sglang-eic-dsv4-h20) reads 0.57 GB/s per
+    # rank, so TP 2 halves the time.
+    one = reload(shape, tier="nvme", tp=1, **kw)  # type: ignore[arg-type]
+    two = reload(shape, tier="nvme", tp=2, **kw)  # type: ignore[arg-type]
+    assert two.transfer_ms == pytest.approx(one.transfer_ms)
+    assert one.transfer_ms == pytest.approx(one.bytes_per_rank / 7.1e9 * 1e3)
+    s1 = reload(shape, tier="shared", tp=1, **kw)  # type: ignore[arg-type]
+    s2 = reload(shape, tier="shared", tp=2, **kw)  # type: ignore[arg-type]
+    assert s2.transfer_ms == pytest.approx(s1.transfer_ms / 2)
+    # A remote store at 0.57 GB/s per rank is slower than recomputing (DESIGN §3.7).
+    ru = returning_user(shape, engine="sglang", gpu="h100-sxm", tp=1, context_tokens=32768)
+    assert ru.tier("shared").ttft_ms is not None and ru.tier("shared").ttft_ms > ru.miss_ms
+    assert ru.tier("cpu").no_basis == "no measured basis for SGLang HiCache hits from the CPU tier"
