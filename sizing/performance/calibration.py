@@ -97,9 +97,7 @@ class ReloadPath:
     """One engine's path from one tier to the GPU.
 
     Attributes:
-        fixed_ms: per-request cost of a hit beyond the transfer and the one-token
-            prefill (a fitted correction; negative when a hit carries less per-request
-            time than the GPU class's miss fit).
+        fixed_ms: per-request cost of the copy beyond its bytes (≥ 0).
         per_token_us: per cached token cost beyond the bytes (block lookups and the
             per-block copy set-up), µs.
         link: ``pcie`` (each rank's own host link at the measured pinned rate) or
@@ -109,6 +107,9 @@ class ReloadPath:
             for PCIe).
         gbs_per_instance: a rate the whole engine instance cannot exceed whatever its
             TP (one copy process, one NIC), GB/s, or ``None``.
+        hit_correction_ms: added to the TTFT of a hit on this path, not to the copy: the
+            fit's difference between a hit's one-token prefill and the GPU class's miss
+            fit (can be negative).
         basis: the measurements.
     """
 
@@ -119,6 +120,7 @@ class ReloadPath:
     gbs_per_rank: float | None
     gbs_per_instance: float | None
     basis: Basis
+    hit_correction_ms: float = 0.0
 
 
 @cache
@@ -185,6 +187,7 @@ def reload_path(engine: str, tier: str) -> ReloadPath:
         gbs_per_rank=p.get("gbs_per_rank"),
         gbs_per_instance=p.get("gbs_per_instance"),
         basis=Basis(tuple(p["fitted_on"]), p.get("note", "")),
+        hit_correction_ms=float(p.get("hit_correction_ms", 0.0)),
     )
 
 

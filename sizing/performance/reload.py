@@ -42,14 +42,16 @@ class ReloadTime:
 
     Attributes:
         total_ms: fixed + per-token + transfer.
-        fixed_ms: the per-request cost (a fitted correction, which can be negative: see
-            ``sizing/data/performance.json``; a reload of 0 tokens costs nothing).
+        fixed_ms: the copy's per-request cost (a reload of 0 tokens costs nothing).
         per_token_ms: the per-token cost beyond the bytes.
         transfer_ms: moving the bytes.
         bytes_per_rank: what each rank moves.
         effective_gbs: bytes of one rank ÷ the whole reload time, GB/s (0 for the GPU
             tier).
         basis: the measurements.
+        hit_correction_ms: what a hit's TTFT adds beyond this reload and the prefill of
+            the new tokens (:attr:`~sizing.performance.calibration.ReloadPath.
+            hit_correction_ms`); ``ttft_hit`` applies it.
     """
 
     total_ms: float
@@ -59,6 +61,7 @@ class ReloadTime:
     bytes_per_rank: int
     effective_gbs: float
     basis: Basis
+    hit_correction_ms: float = 0.0
 
 
 def reload(
@@ -95,9 +98,9 @@ def reload(
         if path.gbs_per_instance:
             transfer_s = max(transfer_s, per_rank * tp / (path.gbs_per_instance * 1e9))
     if tokens == 0:
-        return ReloadTime(0.0, 0.0, 0.0, 0.0, 0, 0.0, path.basis)
+        return ReloadTime(0.0, 0.0, 0.0, 0.0, 0, 0.0, path.basis, path.hit_correction_ms)
     per_token_ms = tokens * path.per_token_us / 1e3
-    total_ms = max(0.0, path.fixed_ms + per_token_ms + transfer_s * 1e3)
+    total_ms = path.fixed_ms + per_token_ms + transfer_s * 1e3
     return ReloadTime(
         total_ms=total_ms,
         fixed_ms=path.fixed_ms,
@@ -106,6 +109,7 @@ def reload(
         bytes_per_rank=per_rank,
         effective_gbs=per_rank / (total_ms * 1e6) if per_rank and total_ms else 0.0,
         basis=path.basis,
+        hit_correction_ms=path.hit_correction_ms,
     )
 
 

@@ -54,7 +54,8 @@ class HitTime:
     """TTFT of one hit.
 
     Attributes:
-        ttft_ms: tokenization, reload and the prefill of the new tokens.
+        ttft_ms: tokenization, reload (with its path's fitted hit correction, never
+            below zero) and the prefill of the new tokens.
         reload: the reload of the cached tokens.
         prefill: the prefill of the new tokens.
         frontend_ms: tokenizing the whole prompt.
@@ -175,7 +176,8 @@ def ttft_hit(
     )
     fe = frontend_ms(prompt_tokens, tokenize)
     basis = p.basis.joined(r.basis).joined(frontend_basis(tokenize))
-    return HitTime(fe + r.total_ms + p.total_ms, r, p, fe, basis)
+    ttft_ms = fe + p.total_ms + max(0.0, r.total_ms + r.hit_correction_ms)
+    return HitTime(ttft_ms, r, p, fe, basis)
 
 
 def ttft_hit_ms(
