@@ -14,9 +14,10 @@ from functools import cache
 from django.utils.formats import get_format
 from django.utils.translation import get_language, ngettext, override
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop as _noop
 
+from configurator.inquiries import measurements
 from sizing.architecture import GROWING_KINDS, LayerKind
-from sizing.performance.calibration import citation
 from sizing.plan import Plan
 from sizing.units import GB, GIB
 
@@ -409,6 +410,45 @@ def nvme_figure(plan: Plan, w: Words) -> Figure:
     )
 
 
+NO_TIER_BASIS = {
+    "gpu": _noop(
+        "not claimed: no measured basis for hits from the GPU prefix cache with %(engine)s"
+    ),
+    "cpu": _noop("not claimed: no measured basis for hits from the CPU tier with %(engine)s"),
+    "nvme": _noop("not claimed: no measured basis for hits from the NVMe tier with %(engine)s"),
+    "shared": _noop("not claimed: no measured basis for hits from the shared tier with %(engine)s"),
+}
+"""The page's sentence for a tier the engine has no measured path from (msgids)."""
+ENGINE_NAMES = {
+    "vllm": _noop("vLLM native offloading"),
+    "lmcache": "LMCache",
+    "sglang": "SGLang HiCache",
+    "dynamo": "Dynamo KVBM",
+}
+
+
+def _unclaimed(plan: Plan, w: Words) -> list[str]:
+    """What the figure does not claim: tiers without a measured path, a prefill
+    efficiency transferred from another card."""
+    _ = w.gettext
+    t = plan.transfer
+    out = []
+    if t.basis is not None and t.basis.note:
+        out.append(
+            _(
+                "not claimed: no prefill measurement on %(gpu)s; the H100 efficiencies are "
+                "applied to its datasheet rates"
+            )
+            % {"gpu": plan.gpu.name}
+        )
+    if t.returning is not None:
+        engine = _(ENGINE_NAMES[t.returning.engine])
+        out += [
+            _(NO_TIER_BASIS[h.tier]) % {"engine": engine} for h in t.returning.hits if h.hit is None
+        ]
+    return out
+
+
 def transfer_figure(plan: Plan, w: Words) -> Figure:
     """A returning user's time to first token: miss, CPU-tier hit, GPU prefix hit
     (``sizing.transfer``, ``sizing.performance``)."""
@@ -430,7 +470,7 @@ def transfer_figure(plan: Plan, w: Words) -> Figure:
     steps = [
         _(
             "miss: tokenize %(tokens)s tokens (%(fe)s ms) + prefill: fixed %(fixed)s ms + "
-            "weight multiplies %(linear)s ms + attention %(attn)s ms + TP all-reduces "
+            "weight multiplies %(linear)s ms + attention %(attn)s ms + TP communication "
             "%(comm)s ms on %(tp)s GPU = %(ms)s ms"
         )
         % {
@@ -475,8 +515,8 @@ def transfer_figure(plan: Plan, w: Words) -> Figure:
         )
         % {"reload": num(t.reload_ms, 1), "recompute": num(t.recompute_ms)}
     )
-    steps += [_("not claimed: %(note)s") % {"note": note} for note in t.notes]
-    sources = "; ".join(citation(i) for i in t.basis.sources) if t.basis else ""
+    steps += _unclaimed(plan, w)
+    sources = "; ".join(measurements.titles(t.basis.sources)) if t.basis else ""
     return Figure(
         key="transfer",
         label=label,

@@ -27,7 +27,7 @@ COLOURS = {
 
 
 def _tokens_label(tokens: int) -> str:
-    return f"{tokens // 1024}K" if tokens % 1024 == 0 else f"{tokens / 1024:.1f}K"
+    return str(tokens)
 
 
 def _ms_label(ms: float) -> str:
