@@ -55,7 +55,7 @@ def test_the_page_shows_the_hit_figure_and_the_ttft_chart(client: Client) -> Non
     assert 2 <= float(x) <= 22
     assert float(miss.replace(",", "")) > float(hit.replace(",", ""))
     # The calculation names the measurements it rests on.
-    assert "vLLM blog, 8 January 2026" in figure.group(1)
+    assert "vLLM blog 2026-01-08, figure 1" in figure.group(1)
     for kind in ("miss", "gpu", "cpu"):
         assert f'class="ttft-{kind}"' in page
 
@@ -94,7 +94,7 @@ def test_pdf_and_bundle_readme_quote_the_ttft_and_its_basis() -> None:
     quote = quote_create_from_inquiry(inquiry=make_inquiry(), user=None)
     html = quote_html(document_from_quote(quote))
     assert "What a hit is worth" in html and 'class="ttft-cpu"' in html
-    assert "agentic-kvc v2 exp (a)" in html
+    assert "measured 2026-05-30 on one H20" in html  # agentic-kvc-h20-tiers
     plan = make_plan(
         PlanRequest(model=from_catalog("Qwen/Qwen3-32B-FP8"), context_tokens=8192, users=500)
     )
