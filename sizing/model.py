@@ -100,19 +100,25 @@ def catalog_ids() -> tuple[str, ...]:
     return tuple(sorted(_catalog()))
 
 
-def catalog_entry(repo_id: str) -> Mapping[str, Any] | None:
-    """The raw catalog entry for ``repo_id`` (case-insensitive), or ``None``."""
+def catalog_key(repo_id: str) -> str | None:
+    """The catalog's own spelling of ``repo_id`` (the Hub's canonical id, matched
+    case-insensitively as the Hub matches it), or ``None`` when it is not listed."""
     entries = _catalog()
     if repo_id in entries:
-        return entries[repo_id]  # type: ignore[no-any-return]
-    lowered = {k.lower(): k for k in entries}
-    key = lowered.get(repo_id.lower())
-    return entries[key] if key else None
+        return repo_id
+    return {k.lower(): k for k in entries}.get(repo_id.lower())
+
+
+def catalog_entry(repo_id: str) -> Mapping[str, Any] | None:
+    """The raw catalog entry for ``repo_id`` (case-insensitive), or ``None``."""
+    key = catalog_key(repo_id)
+    return _catalog()[key] if key else None  # type: ignore[no-any-return]
 
 
 @lru_cache(maxsize=256)
 def from_catalog(repo_id: str) -> ModelSpec:
-    """The offline catalog's :class:`ModelSpec` for ``repo_id``.
+    """The offline catalog's :class:`ModelSpec` for ``repo_id``, under the catalog's
+    canonical id (``qwen/qwen3-32b-fp8`` is sized and shown as ``Qwen/Qwen3-32B-FP8``).
 
     The catalog is bundled data, so each spec is parsed once per process and shared;
     like every spec it is frozen, and its ``config`` must be treated as read-only.
@@ -120,16 +126,17 @@ def from_catalog(repo_id: str) -> ModelSpec:
     Raises:
         SizingError: on field ``model`` when the model is not in the catalog.
     """
-    entry = catalog_entry(repo_id)
-    if entry is None:
+    key = catalog_key(repo_id)
+    if key is None:
         raise SizingError(
             "model",
             f"model '{repo_id}' is not in the offline catalog",
             code="model_not_in_catalog",
             values={"model": repo_id},
         )
+    entry = _catalog()[key]
     return spec_from_metadata(
-        repo_id,
+        key,
         entry["config"],
         checkpoint_bytes=entry.get("checkpoint_bytes"),
         total_params=entry.get("total_params"),
