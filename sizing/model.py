@@ -112,7 +112,7 @@ def catalog_key(repo_id: str) -> str | None:
 def catalog_entry(repo_id: str) -> Mapping[str, Any] | None:
     """The raw catalog entry for ``repo_id`` (case-insensitive), or ``None``."""
     key = catalog_key(repo_id)
-    return _catalog()[key] if key else None  # type: ignore[no-any-return]
+    return _catalog()[key] if key else None
 
 
 @lru_cache(maxsize=256)
