@@ -46,6 +46,16 @@ def machine() -> str:
     )
 
 
+def _kept_sections(path: Path) -> str:
+    """The hand-written sections of ``path`` (from its first ``## `` heading on), kept
+    when the table above them is measured again."""
+    if not path.exists():
+        return ""
+    text = path.read_text(encoding="utf-8")
+    start = text.find("\n## ")
+    return "" if start < 0 else text[start:]
+
+
 def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "configurator.settings")
     import django
@@ -73,7 +83,7 @@ def main() -> int:
         for r in results
     ]
     out = ROOT / "docs" / "benchmarks.md"
-    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out.write_text("\n".join(lines) + "\n" + _kept_sections(out), encoding="utf-8")
     print("\n".join(lines))
     return 0
 

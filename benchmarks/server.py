@@ -60,10 +60,16 @@ def get(port: int, path: str) -> tuple[bytes, dict[str, str]]:
 
 
 @contextmanager
-def gunicorn() -> Iterator[Server]:
-    """Start the server, yield it with a CSRF token from the page, stop it afterwards."""
+def gunicorn(**settings_env: str) -> Iterator[Server]:
+    """Start the server, yield it with a CSRF token from the page, stop it afterwards.
+
+    ``settings_env`` overrides the environment (``docs/operations.md``). Per-client rate
+    limits are off unless it turns them on: every benchmark client is 127.0.0.1.
+    """
     port = _free_port()
     env = {**os.environ, "DJANGO_DEBUG": "false", "HF_HUB_OFFLINE": "true"}
+    env["RATE_LIMITS_ENABLED"] = "false"
+    env.update(settings_env)
     env.setdefault("DJANGO_SECRET_KEY", "benchmark-only-key-not-for-production-use-0123456789")
     workers = os.cpu_count() or 1
     argv = [sys.executable, "-m", "gunicorn", "configurator.wsgi:application"]

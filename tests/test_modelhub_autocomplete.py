@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -69,3 +71,18 @@ def test_too_long_query_is_a_400_with_the_field_error(client: Client) -> None:
 
 def test_post_is_not_allowed(client: Client) -> None:
     assert client.post(URL, {"q": "qwen"}).status_code == 405
+
+
+def test_gated_models_looked_up_with_a_token_are_not_suggested(
+    client: Client, hub: RecordedHub, settings: Any
+) -> None:
+    # tests/hubserver/recorded/meta-llama--Llama-3.1-8B.json: gated (manual), shared with
+    # the recorded token only.
+    llama = hub.repos["meta-llama/Llama-3.1-8B"]
+    settings.HF_TOKEN = llama["requires_token"]
+    assert model_lookup("meta-llama/Llama-3.1-8B").gated == "manual"
+    model_lookup("Qwen/Qwen3-8B-FP8")  # open
+    response = client.get(URL, {"q": "8b"}, headers={"HX-Request": "true"})
+    html = response.content.decode()
+    assert 'value="meta-llama/Llama-3.1-8B"' not in html
+    assert 'value="Qwen/Qwen3-8B-FP8" data-origin="cache"' in html

@@ -12,6 +12,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
+from configurator.dbcheck import require_tables
+from configurator.verification.models import BenchmarkRecord
 from configurator.verification.parsers import FORMATS, ParseError
 from configurator.verification.services import benchmarks_load_initial, record_import_file
 
@@ -32,6 +34,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if not options["paths"] and not options["initial"]:
             raise CommandError("give files to import or --initial", returncode=2)
+        require_tables(BenchmarkRecord)
         new = old = 0
         try:
             with transaction.atomic():

@@ -9,6 +9,7 @@ from django.core.management.base import CommandParser
 from django.template.loader import render_to_string
 from django.utils import translation
 
+from configurator.dbcheck import require_tables
 from configurator.planning.cli import SizingCommand
 from configurator.verification.models import BenchmarkRecord
 from configurator.verification.services import benchmarks_load_initial, checks_outcome, plan_checks
@@ -22,6 +23,7 @@ class Command(SizingCommand):
         parser.add_argument("--format", choices=("text", "json"), default="text")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        require_tables(BenchmarkRecord)
         plan = self.plan_from_options(options)
         if not BenchmarkRecord.objects.filter(kind=BenchmarkRecord.Kind.GROUND_TRUTH).exists():
             benchmarks_load_initial()
