@@ -75,6 +75,13 @@ def main() -> int:
         f"Measured with `make bench` on {dt.date.today().isoformat()}.",
         f"Machine: {machine()}.",
         "",
+        "The machine is shared (two cores, other test runs beside these), so figures are CPU",
+        "time wherever the work runs in one process: in-process figures sample",
+        "`time.process_time_ns` (`benchmarks/timing.py`), the server's figures read the",
+        "gunicorn workers' CPU time from `/proc`, and the CLI comparison takes the child",
+        "processes' CPU time from `os.wait4` in the same run. Latencies under load are wall",
+        "time by nature.",
+        "",
         "| area | figure | value | target | met |",
         "|---|---|---|---|---|",
     ]

@@ -20,11 +20,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @dataclass(frozen=True)
 class Server:
-    """A running server: its port, a CSRF token it issued, its worker processes."""
+    """A running server: its port, a CSRF token it issued, its worker processes, and
+    the gunicorn master's process id (its children are the workers)."""
 
     port: int
     csrf_token: str
     workers: int
+    pid: int = 0
 
 
 def _free_port() -> int:
@@ -33,7 +35,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _wait_until_up(port: int, proc: subprocess.Popen[bytes], timeout_s: float = 30) -> None:
+def _wait_until_up(port: int, proc: subprocess.Popen[bytes], timeout_s: float = 60) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -43,7 +45,7 @@ def _wait_until_up(port: int, proc: subprocess.Popen[bytes], timeout_s: float = 
                 return
         except OSError:
             time.sleep(0.2)
-    raise RuntimeError("the benchmark server did not start within 30 s")
+    raise RuntimeError(f"the benchmark server did not start within {timeout_s:.0f} s")
 
 
 def get(port: int, path: str) -> tuple[bytes, dict[str, str]]:
@@ -88,7 +90,7 @@ def gunicorn(**settings_env: str) -> Iterator[Server]:
         token = re.search(r"csrftoken=([^;]+)", headers.get("set-cookie", ""))
         if not token:
             raise RuntimeError("the page set no CSRF cookie")
-        yield Server(port, token.group(1), workers)
+        yield Server(port, token.group(1), workers, proc.pid)
     finally:
         os.killpg(proc.pid, signal.SIGTERM)  # the server and the workers it forked
         proc.wait(timeout=10)
