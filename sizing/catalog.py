@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
+from sizing.bundled import data_text
 from sizing.errors import SizingError
 
 
@@ -97,7 +97,7 @@ class NvmeDrive:
 
 @cache
 def _data() -> dict[str, Any]:
-    text = resources.files("sizing").joinpath("data/hardware.json").read_text("utf-8")
+    text = data_text("hardware.json")
     data: dict[str, Any] = json.loads(text)
     return data
 

@@ -11,10 +11,10 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
-from importlib import resources
 from typing import Any
 
 from sizing.architecture import Architecture, from_config
+from sizing.bundled import data_text
 from sizing.checkpoint import weight_format, weights_bytes_from_config
 from sizing.errors import SizingError
 
@@ -90,7 +90,7 @@ def spec_from_metadata(
 
 @cache
 def _catalog() -> dict[str, Any]:
-    text = resources.files("sizing").joinpath("data/models.json").read_text("utf-8")
+    text = data_text("models.json")
     data: dict[str, Any] = json.loads(text)["models"]
     return data
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from importlib import resources
 from typing import Any
 
 from django.db import transaction
@@ -12,8 +11,9 @@ from django.db import transaction
 from configurator.verification.comparison import gpu_class
 from configurator.verification.models import BenchmarkRecord
 from configurator.verification.parsers import ParsedBenchmark, ParseError, parse
+from sizing.bundled import data_text
 
-CASES_RESOURCE = "data/ground_truth_cases.json"
+CASES_FILE = "ground_truth_cases.json"
 """The bundled cases (copied from the reference ground truth, each with its source)."""
 
 SETTINGS_FIELDS = (
@@ -75,7 +75,7 @@ def _values(found: dict[str, Any]) -> dict[str, Any]:
 
 def bundled_cases() -> list[dict[str, Any]]:
     """The bundled ground-truth cases (``sizing/data/ground_truth_cases.json``)."""
-    text = resources.files("sizing").joinpath(CASES_RESOURCE).read_text("utf-8")
+    text = data_text(CASES_FILE)
     cases: list[dict[str, Any]] = json.loads(text)["cases"]
     return cases
 

@@ -15,9 +15,9 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
+from sizing.bundled import data_text
 from sizing.errors import SizingError
 
 ENGINE_KEYS = ("vllm", "lmcache", "sglang", "dynamo", "production-stack")
@@ -26,7 +26,7 @@ ENGINE_KEYS = ("vllm", "lmcache", "sglang", "dynamo", "production-stack")
 
 @cache
 def _data() -> dict[str, Any]:
-    text = resources.files("sizing").joinpath("data/engine_flags.json").read_text("utf-8")
+    text = data_text("engine_flags.json")
     data: dict[str, Any] = json.loads(text)
     return data
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
+from sizing.bundled import data_text
 from sizing.errors import SizingError
 
 ENGINES = ("vllm", "lmcache", "sglang", "dynamo")
@@ -126,7 +126,7 @@ class ReloadPath:
 @cache
 def data() -> dict[str, Any]:
     """The parsed ``sizing/data/performance.json``."""
-    text = resources.files("sizing").joinpath("data/performance.json").read_text("utf-8")
+    text = data_text("performance.json")
     parsed: dict[str, Any] = json.loads(text)
     return parsed
 
