@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, NinjaAPI, Query, Schema
 from ninja.errors import ValidationError, ValidationErrorContext
-from pydantic import ConfigDict
+from pydantic import BeforeValidator, ConfigDict, JsonValue, field_validator
 
 from configurator.clients import rate_limited
 from configurator.deployments.api_docs import LocalSwagger
@@ -17,6 +17,7 @@ from configurator.deployments.services import bundle_build
 from configurator.modelhub.errors import HubLookupPending
 from configurator.planning.recommend import recommendation_create
 from configurator.planning.services import plan_create
+from sizing import catalog
 from sizing.engines.shared_tier import TierOptions
 from sizing.errors import SizingError
 from sizing.plan import (
@@ -59,16 +60,36 @@ Engine = Literal["vllm", "lmcache", "lmcache-server", "sglang", "dynamo", "all"]
 Shared = Literal["none", "nfs", "s3"]
 
 
+def _integral(value: Any) -> Any:
+    """A JSON number with no fraction (``11.0``) as the integer it is: JSON Schema's
+    ``integer`` accepts it, so the server does too; ``11.5`` and ``true`` stay refused."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+Whole = Annotated[int, BeforeValidator(_integral)]
+GPU_SLUGS: list[JsonValue] = [slug for slug in sorted(catalog.gpus())]
+"""The GPUs the sizing engine knows (``sizing/data/hardware.json``), as the schema's enum."""
+
+
 class SizingFields(Schema):
-    """The inputs of ``manage.py size``."""
+    """The inputs of ``manage.py size``; the schema says exactly what the server takes."""
 
     model: str = Field(..., min_length=3, max_length=200, examples=["Qwen/Qwen3-32B-FP8"])
-    context: int = Field(..., ge=1, le=MAX_CONTEXT_TOKENS, examples=[8192])
-    users: int = Field(..., ge=1, le=MAX_USERS, examples=[500])
-    gpu: str = Field("rtx-pro-6000-se", max_length=64)
-    gpus_per_node: int = Field(4, ge=1, le=MAX_GPUS_PER_NODE)
+    context: Whole = Field(..., ge=1, le=MAX_CONTEXT_TOKENS, examples=[8192])
+    users: Whole = Field(..., ge=1, le=MAX_USERS, examples=[500])
+    gpu: str = Field("rtx-pro-6000-se", max_length=64, json_schema_extra={"enum": GPU_SLUGS})
+    gpus_per_node: Whole = Field(4, ge=1, le=MAX_GPUS_PER_NODE)
     kv_dtype: KvDtype = "fp8"
-    new_conversations_per_day: int = Field(0, ge=0, le=MAX_NEW_CONVERSATIONS_PER_DAY)
+    new_conversations_per_day: Whole = Field(0, ge=0, le=MAX_NEW_CONVERSATIONS_PER_DAY)
+
+    @field_validator("gpu")
+    @classmethod
+    def _known_gpu(cls, value: str) -> str:
+        if value not in catalog.gpus():
+            raise ValueError(f"unknown GPU {value!r}: one of {', '.join(map(str, GPU_SLUGS))}")
+        return value
 
 
 class SizingRequest(SizingFields):
