@@ -28,12 +28,11 @@ Pruning rules (stated, safe for what is returned):
    the bytes: its plan is never cheaper and never faster.
 2. Branch and bound on price: each configuration's floor (:func:`node_floor`: the
    chassis, CPUs and GPUs of one node, which every BOM of it contains) is priced first,
-   and configurations are sized in the order of their floors. Once ``top`` meet the
-   workload, a configuration whose floor exceeds the reported range (the larger of
-   :data:`FRONT_PRICE_FACTOR` × the cheapest price and the ``top``-th cheapest) cannot
-   enter the cheapest or the front, and once the cheapest configuration without a CPU
-   tier is known, one whose floor exceeds its price cannot beat it: when both hold, the
-   search stops, since the floors only grow from there.
+   and configurations are sized in the order of their floors. The answer reports
+   configurations up to the larger of :data:`FRONT_PRICE_FACTOR` × the cheapest price
+   and the ``top``-th cheapest; once ``top`` meet the workload, the first configuration
+   whose floor exceeds that range stops the search, since its price and every later
+   one's exceed it too.
 
 The space has at most ``7 counts × 2 NVMe options`` configurations per GPU type, each
 priced once and sized at most once, so the cost grows linearly with the number of GPU
@@ -50,12 +49,14 @@ the GPUs (``active_share``).
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic
 
 from sizing import catalog
+from sizing.architecture import conversation_bytes, kv_bytes_per_token
 from sizing.bom import (
     BASEBOARD_CHASSIS,
     BASEBOARD_GPUS,
@@ -68,8 +69,10 @@ from sizing.bom import (
 )
 from sizing.configuration import Configuration, Miss, P, PriceFn, Rejection
 from sizing.errors import InfeasibleError, SizingError
+from sizing.gpu import MAX_PIPELINE_NODES
 from sizing.pareto import pareto_front
 from sizing.plan import Plan, PlanRequest, make_plan, validate
+from sizing.units import GIB
 from sizing.verdict import BINDING
 
 GPUS_PER_NODE = (2, 3, 4, 5, 6, 7, 8)
@@ -78,9 +81,9 @@ GPUS_PER_NODE = (2, 3, 4, 5, 6, 7, 8)
 DEFAULT_TOP = 3
 """How many of the cheapest configurations a recommendation lists."""
 
-FRONT_PRICE_FACTOR = 3
-"""The Pareto front is reported up to this many times the cheapest price (a buyer who
-asks for the cheapest configuration is not shown one at four times its price)."""
+FRONT_PRICE_FACTOR = 2
+"""The answer reports configurations up to this many times the cheapest price (a buyer
+who asks for the cheapest configuration is not shown one at three times its price)."""
 
 
 @dataclass(frozen=True)
@@ -91,12 +94,15 @@ class Recommendation(Generic[P]):
         cheapest: up to ``top`` configurations that meet every target, cheapest first.
         pareto: the configurations (meeting every target) that no other beats on both
             price and the second axis (:func:`pareto_axis`), cheapest first.
-        feasible: every configuration that breaks no hard constraint, cheapest first.
+        feasible: every configuration sized that breaks no hard constraint, up to the
+            reported price range (module docstring), cheapest first.
         rejected: the configurations that break a hard constraint.
         reference: the requested layout itself, sized and priced (``None`` if it breaks
             a hard constraint or is not priced).
         binding: when nothing meets the targets, the target or constraint that binds.
         nearest: when nothing meets the targets, the configuration that comes closest.
+        without_tier: the cheapest configuration that meets the targets without a CPU
+            tier, whatever its price (:func:`could_hold_everyone` bounds that search).
         evaluated: plans made (the reference included).
         considered: configurations in the space (the reference included); the others
             were priced out by :func:`node_floor`.
@@ -111,6 +117,7 @@ class Recommendation(Generic[P]):
     nearest: Configuration[P] | None = None
     evaluated: int = 0
     considered: int = 0
+    without_tier: Configuration[P] | None = None
     unpriced: tuple[str, ...] = field(default=())
 
     @property
@@ -118,8 +125,7 @@ class Recommendation(Generic[P]):
         """(cheapest meeting the targets with a CPU tier, cheapest without one)."""
         ok = [c for c in self.feasible if c.meets_targets]
         with_tier = next((c for c in ok if c.has_cpu_tier), None)
-        without = next((c for c in ok if not c.has_cpu_tier), None)
-        return with_tier, without
+        return with_tier, self.without_tier
 
 
 def kv_dtypes_for(request: PlanRequest, gpu_slug: str) -> tuple[str, ...]:
@@ -244,6 +250,60 @@ def _front_cap(meeting: Sequence[Configuration[P]], top: int) -> Any:
     return kth if cap < kth else cap
 
 
+def could_hold_everyone(request: PlanRequest) -> bool:
+    """Whether ``request``'s GPUs could hold every user's conversation, so that the plan
+    sells no CPU tier: an upper bound from the memory alone.
+
+    ``gpus × utilization × reported GiB`` (:mod:`sizing.gpu`'s budget before weights and
+    overhead) over one node, or over :data:`sizing.gpu.MAX_PIPELINE_NODES` nodes when the
+    weights need more than one, against ``users × (conversation − shared prompt)`` at
+    TP 1 (TP never stores fewer bytes per conversation over all ranks).
+    """
+    gpu = catalog.gpu(request.gpu_slug)
+    arch = request.model.architecture
+    node_gib = request.gpus_per_node * request.rule.utilization * gpu.reported_gib
+    nodes = 1 if request.model.weights_bytes / GIB <= node_gib else MAX_PIPELINE_NODES
+    per_token = kv_bytes_per_token(arch, request.kv_dtype)
+    unique = conversation_bytes(arch, request.kv_dtype, request.context_tokens)
+    unique -= per_token * request.shared_prompt_tokens
+    return nodes * node_gib * GIB >= request.users * unique
+
+
+def _cheapest_without_tier(
+    request: PlanRequest,
+    feasible: list[Configuration[P]],
+    rest: Sequence[tuple[P, PlanRequest]],
+    price: PriceFn[P],
+) -> tuple[Configuration[P] | None, int]:
+    """The cheapest configuration that meets the workload without a CPU tier, and the
+    plans it took beyond the main search.
+
+    Continues the branch and bound over the configurations the main search left, in the
+    order of their floors, sizing only those that :func:`could_hold_everyone`, until a
+    floor exceeds the best found.
+    """
+    best = min(
+        (c for c in feasible if c.meets_targets and not c.has_cpu_tier), key=_rank, default=None
+    )
+    sized = 0
+    for floor, candidate in rest:
+        if best is not None and best.price < floor:
+            break
+        if not could_hold_everyone(candidate):
+            continue
+        sized += 1
+        outcome = evaluate(candidate, price)
+        if (
+            isinstance(outcome, Configuration)
+            and outcome.meets_targets
+            and not outcome.has_cpu_tier
+            and (outcome.plan.nvme.drive is not None or not candidate.new_conversations_per_day)
+            and (best is None or outcome.price < best.price)
+        ):
+            best = outcome
+    return best, sized
+
+
 def _binding(rejected: Sequence[Rejection], feasible: Sequence[Configuration[Any]]) -> str:
     """The target missed by most near configurations, else the most common hard limit."""
     misses = Counter(m.target for c in feasible for m in c.misses)
@@ -293,12 +353,10 @@ def recommend(
             floors.append((floor, candidate))
     floors.sort(key=lambda pair: pair[0])
     meeting: list[Configuration[P]] = []
-    without_tier: Configuration[P] | None = None
     evaluated = 0
     for floor, candidate in floors:
         cap = _front_cap(meeting, top)
-        wanted = cap is None or not cap < floor
-        if not wanted and without_tier is not None and without_tier.price < floor:
+        if cap is not None and cap < floor:
             break  # floors only grow from here: nothing later can enter the answer
         evaluated += 1
         outcome = evaluate(candidate, price)
@@ -310,14 +368,11 @@ def recommend(
             # (a plan that sells no NVMe tier although asked is its twin without one)
             feasible.append(outcome)
             if outcome.meets_targets:
-                meeting.append(outcome)
-                meeting.sort(key=_rank)
-                if not outcome.has_cpu_tier and (
-                    without_tier is None or outcome.price < without_tier.price
-                ):
-                    without_tier = outcome
-    feasible.sort(key=_rank)
+                bisect.insort(meeting, outcome, key=_rank)
+    without_tier = _cheapest_without_tier(request, feasible, floors[evaluated:], price)
+    evaluated += without_tier[1]
     cap = _front_cap(meeting, top)
+    feasible = sorted((c for c in feasible if cap is None or not cap < c.price), key=_rank)
     reference = evaluate(request, price)
     binding = nearest = None
     if not meeting:
@@ -328,7 +383,7 @@ def recommend(
         )
     return Recommendation(
         cheapest=tuple(meeting[:top]),
-        pareto=pareto_front([c for c in meeting if cap is None or not cap < c.price]),
+        pareto=pareto_front([c for c in feasible if c.meets_targets]),
         feasible=tuple(feasible),
         rejected=tuple(rejected),
         reference=reference if isinstance(reference, Configuration) else None,
@@ -336,5 +391,6 @@ def recommend(
         nearest=nearest,
         evaluated=evaluated + 1,
         considered=len(tried) + 1,
+        without_tier=without_tier[0],
         unpriced=tuple(dict.fromkeys(unpriced)),
     )
