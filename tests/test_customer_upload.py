@@ -40,8 +40,8 @@ SEED_WEIGHTS_GIB = CATALOG["checkpoint_bytes"] / GIB  # 34.3 GB (seed document) 
 
 
 @pytest.fixture(autouse=True)
-def _isolated(settings: Any) -> None:
-    """An upload never needs the Hub; fresh rate limits."""
+def _isolated(settings: Any, eager_tasks: None) -> None:
+    """An upload never needs the Hub; fresh rate limits; the mail task in-process."""
     settings.HF_HUB_OFFLINE = True
     settings.PRESALES_EMAIL = "presales@example.com"
     cache.clear()

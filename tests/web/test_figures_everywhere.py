@@ -22,7 +22,7 @@ from django.test import Client
 from pypdf import PdfReader
 
 from configurator.deployments.services import bundle_files
-from configurator.inquiries.services import inquiry_notify
+from configurator.inquiries.services import inquiry_mail_send
 from configurator.planning.services import plan_create
 from configurator.quotes.document import document_from_quote
 from configurator.quotes.pdf import quote_pdf_render
@@ -127,7 +127,7 @@ def surfaces(client: Client, settings: Any) -> dict[str, str]:
     quote = quote_issue(quote=quote_create_from_inquiry(inquiry=inquiry, user=None))
     pdf = quote_pdf_render(document_from_quote(quote))
     pdf_text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages)
-    inquiry_notify(inquiry=inquiry)
+    inquiry_mail_send(inquiry_id=inquiry.pk, kind="customer")
     customer_mail = next(m for m in mail.outbox if inquiry.email in m.to)
     readme = bundle_files(plan=plan_create(**SEED_INPUTS))[0]
     assert readme.path == "README.md"
