@@ -52,6 +52,13 @@ SEED_ARGS = [  # the seed's worked example (DESIGN §3) as `size`/`verify` argum
 ]
 
 
+def counted_against(n: int) -> str:
+    """The summary's opening (verification/outcome.py), singular for one check: since the
+    FP8 seed plan is compared with the 16-bit case-082 only on its KV pool in GiB, the
+    verify command counts one check for it."""
+    return f"{n} check{'' if n == 1 else 's'} counted against"
+
+
 def worst(statuses: list[str]) -> str:
     return max(statuses, key=STATUS_ORDER.index)
 
@@ -81,7 +88,7 @@ def test_seed_quote_headline_follows_all_counted_checks(seed_report):
     assert all("Llama 3.1 8B" in c.note for c in informational)
     # Status, count and largest deviation all come from the counted checks only.
     assert seed_report.status == worst([c.status for c in counted])
-    assert seed_report.summary.startswith(f"{len(counted)} checks counted against")
+    assert seed_report.summary.startswith(counted_against(len(counted)))
     assert f"largest deviation {largest(counted)}" in seed_report.summary
     # The informational checks are named apart, with their own largest deviation.
     assert f"Not counted: {len(informational)} informational checks" in seed_report.summary
@@ -152,7 +159,7 @@ def test_verify_command_text_lists_counted_and_informational_apart(capsys):
     statuses = re.findall(r"\): (verified|within_tolerance|deviates)$", counted_part, re.M)
     assert len(statuses) == int(header.group(1))
     assert status == worst(statuses)
-    assert f"{header.group(1)} checks counted against" in out
+    assert counted_against(int(header.group(1))) in out
     assert "Reload vs. recompute" in informational_part
     assert "Reload vs. recompute" not in counted_part
     assert "not counted because the published range was measured for Llama 3.1 8B" in out
@@ -166,7 +173,7 @@ def test_verify_command_json_counts_only_counted_checks(capsys):
     assert data["counted_checks"] == len(counted)
     assert data["informational_checks"] == len(data["checks"]) - len(counted)
     assert data["status"] == worst([c["status"] for c in counted])
-    assert data["summary"].startswith(f"{len(counted)} checks counted against")
+    assert data["summary"].startswith(counted_against(len(counted)))
     ttft = next(c for c in data["checks"] if c["quantity"] == "ttft_speedup")
     assert ttft["counted"] is False and "Llama 3.1 8B" in ttft["note"]
 

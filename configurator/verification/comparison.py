@@ -266,6 +266,25 @@ def select_comparable(
     )[:limit]
 
 
+WIDTH_DEPENDENT = frozenset({"kv_cache_tokens", "max_concurrency"})
+"""Quantities that depend on the bytes per cached value: a pool in GiB holds twice the
+tokens at FP8 that it holds at 16 bits, so these compare only at the same width."""
+
+
+def kv_value_bytes(kv_cache_dtype: str, model_dtype: str = "") -> int:
+    """Bytes per cached value for an engine's ``--kv-cache-dtype`` or a plan's ``kv_dtype``.
+
+    ``fp8`` (and vLLM's ``fp8_e4m3``, ``fp8_e5m2``) is one byte; ``auto`` is the model's
+    dtype (vllm/config/cache.py), 16-bit unless ``model_dtype`` says float32.
+    """
+    text = (kv_cache_dtype or "auto").lower()
+    if text.startswith("fp8"):
+        return 1
+    if "32" in text or (text.startswith("auto") and "32" in (model_dtype or "")):
+        return 4
+    return 2
+
+
 def shorten(text: str, width: int) -> str:
     """``text`` cut at a word boundary to at most ``width`` characters, ending in ``…``."""
     return textwrap.shorten(text, width=width, placeholder=" …")

@@ -128,13 +128,22 @@ def plan_checks(
         gpu=gpu,
         class_of=_class_of,
     )
+    width = comparison.kv_value_bytes(plan.request.kv_dtype)
     checks: list[CheckResult] = []
     for record in chosen:
         prediction = predict(record)  # type: ignore[arg-type]  # chosen from pool
-        if prediction is not None:
-            checks += comparison.prediction_checks(
+        if prediction is None:
+            continue
+        same_width = comparison.kv_value_bytes(record.kv_cache_dtype, record.dtype) == width
+        # A record's tokens and concurrency verify only a plan that caches values of the
+        # same width; its KV pool in GiB verifies any (the pool does not depend on it).
+        checks += [
+            check
+            for check in comparison.prediction_checks(
                 record, _spec(record.model_id), prediction, plan_model_id=model_id, klass=klass
             )
+            if same_width or check.quantity not in comparison.WIDTH_DEPENDENT
+        ]
     same_model = [r for r in pool if r.gpu_class == gpu]
     checks += comparison.budget_checks(
         plan_kv_gib_per_gpu=plan.parallelism.kv_cache_gib_per_gpu,

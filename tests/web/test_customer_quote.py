@@ -1,5 +1,6 @@
 """What the customer reads in the quote and what presales can do with it: the verification
-in customer words, dates in the quote's
+in customer words, each alternative checked against measurements of its own
+cache width, dates in the quote's
 language, the example-price note only with marked lines, notes printed in full, a line's
 reason after a quantity change, and the demo presales login in the admin.
 
@@ -31,6 +32,7 @@ from configurator.quotes.services import (
     quote_issue,
     quote_line_set_quantity,
 )
+from configurator.verification.models import VerificationCheck
 from configurator.verification.services import benchmarks_load_initial, verification_run
 from tests.quote_factories import make_inquiry, make_presales
 
@@ -63,6 +65,28 @@ def test_customer_pdf_says_what_was_verified_without_internals(language: str) ->
     assert "anderen Modell" not in section
     expected = "compared with" if language == "en" else "verglichen"
     assert expected in section or "No measurements" in section or "Keine Messungen" in section
+
+
+def test_each_alternative_is_checked_against_measurements_of_its_own_cache_width() -> None:
+    benchmarks_load_initial()
+    quote = seed_quote()
+    verification_run(quote_id=quote.pk)
+    widths = {alt.label: alt.inputs["kv_dtype"] for alt in quote.alternatives.all()}
+    assert set(widths.values()) >= {"fp8", "auto"}  # the seed quote has a 16-bit alternative
+    checks = VerificationCheck.objects.filter(report__quote=quote, record__isnull=False)
+    by_alt: dict[str, set[str]] = {}
+    for check in checks:
+        by_alt.setdefault(check.alternative, set()).add(check.quantity)
+        if check.quantity in ("kv_cache_tokens", "max_concurrency"):
+            # Tokens and concurrency depend on the bytes per value: same width only.
+            record_fp8 = check.record.kv_cache_dtype.startswith("fp8")  # type: ignore[union-attr]
+            assert record_fp8 == (widths[check.alternative] == "fp8"), check.name
+    # case-082 (16-bit cache, sizing/data/ground_truth_cases.json) checks the 16-bit
+    # alternative fully and the FP8 seed configuration on its KV pool in GiB only.
+    fp8_seed = next(label for label, w in widths.items() if w == "fp8" and "RTX" in label)
+    sixteen = next(label for label, w in widths.items() if w == "auto")
+    assert by_alt[fp8_seed] == {"kv_cache_gib"}
+    assert {"kv_cache_gib", "kv_cache_tokens", "max_concurrency"} <= by_alt[sixteen]
 
 
 def test_dates_follow_the_quote_language() -> None:
