@@ -130,6 +130,7 @@ class RecordLike(Protocol):
     max_model_len: int | None
     block_size: int | None
     kv_cache_dtype: str
+    dtype: str
     quantization: str
     max_num_batched_tokens: int | None
     kv_cache_gib: float | None
