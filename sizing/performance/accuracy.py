@@ -27,9 +27,9 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
+from sizing.bundled import data_text
 from sizing.errors import SizingError
 from sizing.model import from_catalog
 from sizing.performance.calibration import ENGINES, TIERS
@@ -191,7 +191,7 @@ def percentile(values: Sequence[float], pct: float) -> float | None:
 @cache
 def calibration_ids() -> frozenset[str]:
     """Ids of the shipped cases the constants were fitted on."""
-    text = resources.files("sizing").joinpath("data/ttft_cases_calibration.json").read_text("utf-8")
+    text = data_text("ttft_cases_calibration.json")
     return frozenset(str(c["id"]) for c in json.loads(text)["cases"])
 
 
