@@ -14,16 +14,27 @@ from django.db import DatabaseError, connections
 from django.db.models import Model
 
 
+def missing_database_file(using: str = "default") -> str:
+    """The path of the SQLite file ``using`` names when it does not exist, else ``""``.
+
+    Opening such a database would create an empty file; callers that only read check
+    this first (no query, no connection).
+    """
+    connection = connections[using]
+    name = str(connection.settings_dict.get("NAME") or "")
+    on_disk = name and not name.startswith((":memory:", "file:"))
+    return name if connection.vendor == "sqlite" and on_disk and not Path(name).exists() else ""
+
+
 def database_problem(*models: type[Model], using: str = "default") -> str:
     """Why the tables of ``models`` cannot be used (``""`` when they can).
 
     An SQLite file that does not exist is not opened (opening would create it).
     """
+    missing_file = missing_database_file(using)
+    if missing_file:
+        return f"the database {missing_file} does not exist yet: run `manage.py migrate` first"
     connection = connections[using]
-    name = str(connection.settings_dict.get("NAME") or "")
-    on_disk = name and not name.startswith((":memory:", "file:"))
-    if connection.vendor == "sqlite" and on_disk and not Path(name).exists():
-        return f"the database {name} does not exist yet: run `manage.py migrate` first"
     try:
         tables = set(connection.introspection.table_names())
     except DatabaseError as exc:

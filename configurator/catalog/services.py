@@ -11,6 +11,7 @@ from pathlib import Path
 from django.db import DatabaseError, transaction
 
 from configurator.catalog.models import Price, PublicPricing
+from configurator.dbcheck import missing_database_file
 from sizing import catalog
 from sizing.bom import Bom, gpu_sku
 
@@ -77,8 +78,11 @@ def pricelist_load_demo(*, path: Path = DEMO_PRICES_CSV) -> int:
 def prices_on(day: dt.date) -> dict[str, Price]:
     """The price in force on ``day`` for each SKU (latest ``valid_from`` not after it).
 
-    Empty when the price list is empty or the database is not set up.
+    Empty when the price list is empty or the database is not set up (a database file
+    that does not exist is not created).
     """
+    if missing_database_file():
+        return {}
     try:
         return Price.objects.current_by_sku(day)
     except DatabaseError:

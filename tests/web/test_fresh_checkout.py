@@ -17,6 +17,20 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def manage(argv: list[str], database: Path) -> subprocess.CompletedProcess[str]:
+    """``manage.py argv`` in a fresh process whose SQLite database is ``database``."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL")}
+    return subprocess.run(
+        [sys.executable, "manage.py", *argv],
+        cwd=ROOT,
+        env={**env, "DATABASE_URL": f"sqlite:///{database}", "HF_HUB_OFFLINE": "true"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
 @pytest.mark.parametrize(
     "argv",
     [
@@ -28,18 +42,18 @@ def test_a_command_on_an_unmigrated_checkout_says_what_to_run(
     tmp_path: Path, argv: list[str]
 ) -> None:
     database = tmp_path / "db.sqlite3"
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL")}
-    result = subprocess.run(
-        [sys.executable, "manage.py", *argv],
-        cwd=ROOT,
-        env={**env, "DATABASE_URL": f"sqlite:///{database}"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = manage(argv, database)
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in result.stderr
     assert "run `manage.py migrate` first" in lines[0]
+    assert not database.exists()
+
+
+@pytest.mark.parametrize("command", ["size", "recommend"])
+def test_a_command_that_needs_no_database_creates_none(tmp_path: Path, command: str) -> None:
+    database = tmp_path / "db.sqlite3"
+    argv = [command, "--model", "Qwen/Qwen3-32B-FP8", "--context", "8192", "--users", "10"]
+    result = manage(argv, database)
+    assert result.returncode == 0, result.stderr
     assert not database.exists()
