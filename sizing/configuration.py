@@ -57,16 +57,36 @@ class Configuration(Generic[P]):
         bom: its bill of materials.
         price: the caller's price of ``bom``.
         misses: targets it misses (empty: it meets the workload).
-        ttft_p95_ms: TTFT p95 at the busiest hour, ms, when the performance model gives it.
-        cpu_hit_rate: share of returning users served from the CPU tier, when modelled.
     """
 
     plan: Plan
     bom: Bom
     price: P
     misses: tuple[Miss, ...] = ()
-    ttft_p95_ms: float | None = None
-    cpu_hit_rate: float | None = None
+
+    @property
+    def serving(self) -> Any:
+        """The plan under traffic (hit rates, TTFT p95, nodes, shared tier), or ``None``
+        where the plan has none (no measured basis for the GPU)."""
+        return getattr(self.plan, "serving", None)
+
+    @property
+    def ttft_p95_ms(self) -> float | None:
+        """TTFT p95 at the busiest hour, ms (``None`` without a serving model)."""
+        serving = self.serving
+        return None if serving is None else float(serving.final.load.ttft_p95_ms)
+
+    @property
+    def tpot_ms(self) -> float | None:
+        """Time per output token at the busiest hour, ms (``None`` without one)."""
+        serving = self.serving
+        return None if serving is None else float(serving.final.load.tpot_ms)
+
+    @property
+    def cpu_hit_rate(self) -> float | None:
+        """Share of returning users served from the CPU tier (``None`` without one)."""
+        serving = self.serving
+        return None if serving is None else float(serving.hits.cpu)
 
     @property
     def meets_targets(self) -> bool:
@@ -103,7 +123,9 @@ class Configuration(Generic[P]):
     @property
     def shared_tier_tb(self) -> float:
         """Shared (NFS/S3) tier capacity, TB (0: none planned)."""
-        return 0.0
+        serving = self.serving
+        shared = None if serving is None else serving.shared
+        return 0.0 if shared is None else float(shared.capacity_tb)
 
     @property
     def resident_conversations(self) -> int:

@@ -44,7 +44,10 @@ conversation do not fit, host memory beyond the largest DIMMs, TP divisibility);
 does not fit the chassis (GPU slots, DIMM slots, NVMe bays); the CPU tier would only
 mirror the GPU cache (verdict binding "mirror"). Targets (a configuration that misses
 one is kept as "nearest" but not recommended): the users active at once are resident on
-the GPUs (``active_share``).
+the GPUs (``active_share``), and TTFT p95 and TPOT at the busiest hour within the
+workload's targets (the plan under traffic, ``plan.serving``). A configuration whose GPU
+has no measured basis for the TTFT is not recommended either: whether it meets the
+target would be a guess (``sizing.performance``).
 """
 
 from __future__ import annotations
@@ -80,6 +83,13 @@ GPUS_PER_NODE = (2, 3, 4, 5, 6, 7, 8)
 
 DEFAULT_TOP = 3
 """How many of the cheapest configurations a recommendation lists."""
+
+TTFT_TARGET = "TTFT p95"
+TPOT_TARGET = "TPOT"
+NO_BASIS = "no measured basis for the TTFT"
+"""Names of the targets a plan under traffic can miss, and of the configurations whose
+GPU the performance model has no measurement for (never recommended: their TTFT would
+be a guess, ``sizing.performance``)."""
 
 FRONT_PRICE_FACTOR = 2
 """The answer reports configurations up to this many times the cheapest price (a buyer
@@ -175,11 +185,23 @@ def candidates(
 
 
 def _misses(plan: Plan) -> tuple[Miss, ...]:
+    """The targets ``plan`` misses: the users active at once resident on the GPUs, and
+    the TTFT p95 and TPOT targets at the busiest hour (``plan.serving``)."""
+    out = []
     active = plan.request.active_users
     on_gpus = plan.parallelism.conversations_on_gpus
     if active is not None and active > on_gpus:
-        return (Miss(BINDING["active"], on_gpus, active, (active - on_gpus) / active),)
-    return ()
+        out.append(Miss(BINDING["active"], on_gpus, active, (active - on_gpus) / active))
+    serving = getattr(plan, "serving", None)
+    if serving is not None:
+        load = serving.final.load
+        for target, value, limit in (
+            (TTFT_TARGET, load.ttft_p95_ms, serving.ttft_p95_target_ms),
+            (TPOT_TARGET, load.tpot_ms, serving.tpot_target_ms),
+        ):
+            if value > limit:
+                out.append(Miss(target, float(value), float(limit), (value - limit) / limit))
+    return tuple(out)
 
 
 def evaluate(request: PlanRequest, price: PriceFn[P]) -> Configuration[P] | Rejection | None:
@@ -198,6 +220,9 @@ def evaluate(request: PlanRequest, price: PriceFn[P]) -> Configuration[P] | Reje
         return _rejection(request, exc.field, exc.message)
     if plan.cpu_tier.total_gib > 0 and not plan.cpu_tier.exceeds_gpu_cache:
         return _rejection(request, BINDING["mirror"], plan.verdict.warnings[-1])
+    note = getattr(plan, "serving_note", "")
+    if note and getattr(plan, "serving", None) is None:
+        return _rejection(request, NO_BASIS, note)
     amount = price(bom)
     if amount is None:
         return None

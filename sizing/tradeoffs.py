@@ -32,9 +32,12 @@ ENGLISH = {
     "more_resident": "{more:,} more conversations resident on the GPUs than the cheapest: "
     "fewer returning users wait for a reload.",
     "faster": "TTFT p95 {ttft_ms:,.0f} ms against {cheapest_ms:,.0f} ms for the cheapest.",
-    "higher_hit_rate": "{rate_pct:.0f} % of returning users hit the CPU tier against "
-    "{cheapest_pct:.0f} % for the cheapest.",
     "misses": "Misses the target '{target}': {value:,.0f} against {limit:,.0f}.",
+    "serving": "TTFT p95 {ttft_ms:,.0f} ms at the busiest hour against a target of "
+    "{target_ms:,.0f} ms; {hit_pct:.0f} % of returning users hit the CPU tier.",
+    "no_tier_replicas": "Without the CPU tier the same TTFT p95 takes {without:,} "
+    "replicas instead of {with_tier:,}.",
+    "nodes": "{nodes} nodes behind a KV-aware router carry the load.",
 }
 """English wording of each reason code."""
 
@@ -115,8 +118,11 @@ def reasons(config: Configuration[Any], rec: Recommendation[Any]) -> tuple[Reaso
         out.append(Reason("nvme", (("nvme_tb", round(config.nvme_tb, 2)),)))
     elif _wants_nvme(config, rec):
         out.append(Reason("no_nvme"))
-    if plan.parallelism.nodes > 1:
+    if plan.parallelism.pipeline_parallel_size > 1:
         out.append(Reason("pipeline", (("nodes", plan.parallelism.nodes),)))
+    elif plan.parallelism.nodes > 1:
+        out.append(Reason("nodes", (("nodes", plan.parallelism.nodes),)))
+    out.extend(_serving(config))
     for miss in config.misses:
         out.append(
             Reason(
@@ -125,6 +131,29 @@ def reasons(config: Configuration[Any], rec: Recommendation[Any]) -> tuple[Reaso
             )
         )
     return tuple(out)
+
+
+def _serving(config: Configuration[Any]) -> list[Reason]:
+    """TTFT p95 and the CPU hit rate under traffic, and the replicas the same TTFT p95
+    takes without the tier (``plan.serving``; nothing without one)."""
+    serving = config.serving
+    if serving is None or config.ttft_p95_ms is None or config.cpu_hit_rate is None:
+        return []
+    out = [
+        Reason(
+            "serving",
+            (
+                ("ttft_ms", round(config.ttft_p95_ms)),
+                ("target_ms", round(float(serving.ttft_p95_target_ms))),
+                ("hit_pct", round(config.cpu_hit_rate * 100, 1)),
+            ),
+        )
+    ]
+    scale = serving.scale
+    without, final = scale.no_tier_replicas, scale.final.replicas
+    if config.has_cpu_tier and without is not None and without > final:
+        out.append(Reason("no_tier_replicas", (("without", without), ("with_tier", final))))
+    return out
 
 
 def _wants_nvme(config: Configuration[Any], rec: Recommendation[Any]) -> bool:
@@ -136,23 +165,17 @@ def _wants_nvme(config: Configuration[Any], rec: Recommendation[Any]) -> bool:
 
 
 def _against(config: Configuration[Any], cheapest: Configuration[Any]) -> list[Reason]:
+    """What ``config`` buys over the cheapest on the front's second axis (the TTFT itself
+    is in the ``serving`` reason when the plan has one)."""
     if config.ttft_p95_ms is not None and cheapest.ttft_p95_ms is not None:
+        if config.ttft_p95_ms >= cheapest.ttft_p95_ms:
+            return []
         return [
             Reason(
                 "faster",
                 (
                     ("ttft_ms", round(config.ttft_p95_ms)),
                     ("cheapest_ms", round(cheapest.ttft_p95_ms)),
-                ),
-            )
-        ]
-    if config.cpu_hit_rate is not None and cheapest.cpu_hit_rate is not None:
-        return [
-            Reason(
-                "higher_hit_rate",
-                (
-                    ("rate_pct", round(config.cpu_hit_rate * 100, 1)),
-                    ("cheapest_pct", round(cheapest.cpu_hit_rate * 100, 1)),
                 ),
             )
         ]

@@ -262,6 +262,7 @@ class ConfigurationOut(Schema):
     nvme_drive_count: int
     shared_tier_tb: float
     ttft_p95_ms: float | None
+    tpot_ms: float | None
     cpu_hit_rate: float | None
     price_net_eur: str = Field(..., description="net list price, EUR, two decimals")
     relative_cost: float = Field(..., description="price over the cheapest one's")

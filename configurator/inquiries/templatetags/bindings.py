@@ -21,6 +21,9 @@ LABELS: dict[str, Promise] = {
     "DIMM slots per chassis": _("DIMM slots per chassis"),
     "NVMe bays per chassis": _("NVMe bays per chassis"),
     "no GPU type on the price list": _("no GPU type on the price list"),
+    "TTFT p95": _("TTFT p95"),
+    "TPOT": _("TPOT"),
+    "no measured basis for the TTFT": _("no measured basis for the TTFT"),
 }
 """The names of ``sizing.verdict.BINDING``, ``InfeasibleError.binding`` and the search's
 own, by their English text."""
