@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +104,8 @@ def notes_of(plan: Plan, engine: str, shared: str = "none") -> list[str]:
 
 
 def parse_script(text: str) -> tuple[dict[str, str], list[str]]:
-    """``(exported variables, exec argv without the numactl prefix)`` of a script."""
+    """``(exported variables, exec argv without the numactl prefix)`` of a script; for
+    the router script, ``vllm-router`` and the arguments the container gets."""
     env: dict[str, str] = {}
     argv: list[str] = []
     for line in text.replace("\\\n", " ").splitlines():
@@ -112,6 +114,10 @@ def parse_script(text: str) -> tuple[dict[str, str], list[str]]:
             env[name] = shlex.split(value)[0]
         elif line.startswith("exec "):
             argv = shlex.split(line[len("exec ") :])
+        elif line.startswith("docker run "):
+            # The router container: the router's own arguments follow the image.
+            argv = shlex.split(line)
+            argv = ["vllm-router", *argv[argv.index("$ROUTER_IMAGE") + 1 :]]
     if argv and argv[0] == "numactl":
         argv = argv[1:]
         while argv and argv[0].startswith(("--cpunodebind", "--membind")):
@@ -147,3 +153,71 @@ def options(argv: list[str], flag: str) -> list[str]:
 
 def scripts(files: list[BundleFile], name: str) -> list[BundleFile]:
     return [f for f in files if f.path.endswith("/" + name)]
+
+
+STUB_PROGRAMS = (
+    "vllm",
+    "python",
+    "lmcache",
+    "numactl",
+    "docker",
+    "nvidia-smi",
+    "mount",
+    "findmnt",
+    "mkdir",
+    "aws",
+    "find",
+    "cat",
+)
+"""Programs the bundle's scripts start; each is replaced by a recorder on ``PATH``."""
+
+_RECORDER = """#!/bin/bash
+# Records its name and arguments, NUL-separated, one file per call.
+f="$STUB_LOG/$(date +%s%N)-$$-$RANDOM"
+printf '%s\\0' "$(basename "$0")" "$@" > "$f"
+case "$(basename "$0")" in
+  nvidia-smi) [ "${1:-}" = topo ] || printf '00000000:%02X:00.0\\n' "${!#}" ;;
+  cat) b="${1#/sys/bus/pci/devices/}"; cat_real="$STUB_NUMA/${b%%/*}"; /bin/cat "$cat_real" ;;
+esac
+"""
+
+
+def run_with_stubs(
+    text: str,
+    tmp_path: Path,
+    *,
+    env: dict[str, str] | None = None,
+    numa: dict[int, int] | None = None,
+) -> tuple[subprocess.CompletedProcess[str], list[list[str]]]:
+    """Run a bundle script with every program of :data:`STUB_PROGRAMS` replaced by a
+    recorder; returns the result and each recorded call (program name first) in order.
+
+    ``numa`` maps a GPU index to the NUMA node the stubbed ``/sys`` reports for it.
+    """
+    bin_dir, log, numa_dir = tmp_path / "bin", tmp_path / "log", tmp_path / "numa"
+    for folder in (bin_dir, log, numa_dir):
+        folder.mkdir(exist_ok=True)
+    for old in log.iterdir():
+        old.unlink()
+    for name in STUB_PROGRAMS:
+        stub = bin_dir / name
+        stub.write_text(_RECORDER)
+        stub.chmod(0o755)
+    for gpu, node in (numa or {}).items():
+        (numa_dir / f"0000:{gpu:02x}:00.0").write_text(f"{node}\n")
+    script = tmp_path / "script.sh"
+    script.write_text(text)
+    run_env = {
+        "PATH": f"{bin_dir}:/usr/bin:/bin",
+        "STUB_LOG": str(log),
+        "STUB_NUMA": str(numa_dir),
+        **(env or {}),
+    }
+    result = subprocess.run(
+        ["bash", str(script)], env=run_env, capture_output=True, text=True, timeout=60
+    )
+    calls = [
+        p.read_bytes().decode().split("\0")[:-1]
+        for p in sorted(log.iterdir(), key=lambda p: tuple(int(x) for x in p.name.split("-")))
+    ]
+    return result, calls

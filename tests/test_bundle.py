@@ -191,14 +191,14 @@ def step_numbers(readme: str) -> list[int]:
 @pytest.mark.parametrize(
     ("plan_name", "shared", "steps"),
     [
-        # Seed plan without new conversations: no NVMe tier; topology, engines, router
-        # (4 instances).
-        ("seed-cpu-only", "none", 3),
+        # Seed plan without new conversations: no NVMe tier; topology, API key, engines,
+        # router (4 instances).
+        ("seed-cpu-only", "none", 4),
         # seed_plan() sizes an NVMe tier (2,000 new conversations a day): + mount.
-        ("seed", "none", 4),
+        ("seed", "none", 5),
         # + the shared tier's S3 setup or NFS mount.
-        ("seed", "s3", 5),
-        ("seed", "nfs", 5),
+        ("seed", "s3", 6),
+        ("seed", "nfs", 6),
     ],
 )
 def test_readme_steps_are_numbered_consecutively(plan_name: str, shared: str, steps: int) -> None:
@@ -232,7 +232,8 @@ def test_uploaded_model_readme_lists_only_the_engines_in_the_zip(tmp_path: Path)
     for engine in ("lmcache", "lmcache-server", "sglang", "dynamo"):
         # Each left-out engine is named with its renderer's reason (sizing/engines/*.py).
         assert re.search(rf"^  - {re.escape(engine)}: The plan has no CPU tier", readme, re.M)
-    assert step_numbers(readme) == [1, 2, 3]  # topology, engines, router (4 instances)
+    # topology, API key, engines, router (4 instances)
+    assert step_numbers(readme) == [1, 2, 3, 4]
 
 
 @pytest.mark.parametrize(

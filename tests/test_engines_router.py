@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import yaml
 
+from sizing.engines.deployment import Deployment
 from sizing.engines.placement import numa_node_of_gpu, slots
 from sizing.engines.shared_tier import TierOptions
 from sizing.errors import SizingError
 from sizing.units import GIB
-from tests.engine_bundle import PLANS, files_of, notes_of, option, parse_script, scripts
+from tests.engine_bundle import PLANS, files_of, run_with_stubs, scripts
 
 
 @pytest.mark.parametrize("plan_name", ["seed", "llama70b-tp2"])
@@ -32,16 +35,51 @@ def test_helm_buffer_equals_plan(plan_name: str) -> None:
         assert {"name": "LMCACHE_LOCAL_DISK", "value": "file:///data/lmcache/"} in spec["env"]
 
 
-def test_router_lists_every_instance_with_session_routing() -> None:
-    d, files = files_of(PLANS["llama70b-tp2"](), "vllm")
-    argv = parse_script(scripts(files, "vllm-router.sh")[0].text)[1]
-    backends = (option(argv, "--static-backends") or "").split(",")
-    models = (option(argv, "--static-models") or "").split(",")
-    assert backends == [f"http://{s.host}:{s.port}" for s in d.slots]
-    assert models == [d.model_id] * len(d.slots)
-    assert option(argv, "--routing-logic") == "session"
-    assert option(argv, "--session-key") == "x-session-id"
-    assert any("session routing" in n for n in notes_of(PLANS["llama70b-tp2"](), "vllm"))
+def seed_router_argv(d: Deployment, key: str, logic: list[str]) -> list[str]:
+    """``docker`` as the NetApp seed's step 4 calls it, with this plan's backends."""
+    return [
+        "docker",
+        *("run", "-d", "--rm", "--name", "vllm-router", "--network", "host"),
+        *("-e", f"OPENAI_API_KEY={key}", "ghcr.io/vllm-project/production-stack/router:latest"),
+        *("--port", "8000", "--service-discovery", "static"),
+        *("--static-backends", ",".join(f"http://{s.host}:{s.port}" for s in d.slots)),
+        *("--static-models", ",".join([d.model_id] * len(d.slots))),
+        *("--routing-logic", *logic),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("shared", "logic"),
+    [
+        # Own tiers per instance: session affinity (sizing/engines/router.py).
+        ("none", ["session", "--session-key", "x-session-id"]),
+        # A shared tier: round robin, as the NetApp seed runs it.
+        ("nfs", ["roundrobin"]),
+    ],
+)
+def test_router_script_runs_the_seed_container(
+    shared: str, logic: list[str], tmp_path: Path
+) -> None:
+    d, files = files_of(PLANS["llama70b-tp2"](), "vllm", shared)
+    [router] = scripts(files, "vllm-router.sh")
+    result, calls = run_with_stubs(router.text, tmp_path, env={"VLLM_API_KEY": "s3cr3t key"})
+    assert result.returncode == 0, result.stderr
+    assert calls == [seed_router_argv(d, "s3cr3t key", logic)]
+    # The placeholder of api-key.env, or no key at all: the router does not start.
+    [key_file] = [f for f in files if f.path == "api-key.env"]
+    placeholder = key_file.text.rsplit("VLLM_API_KEY=", 1)[1].strip()
+    for env in ({"VLLM_API_KEY": placeholder}, {}):
+        result, calls = run_with_stubs(router.text, tmp_path, env=env)
+        assert result.returncode == 1 and calls == [] and "VLLM_API_KEY" in result.stderr
+
+
+def test_every_vllm_instance_requires_the_shared_key(tmp_path: Path) -> None:
+    _d, files = files_of(PLANS["seed"](), "lmcache")
+    for f in scripts(files, "serve.sh"):
+        result, calls = run_with_stubs(f.text, tmp_path)
+        assert result.returncode == 1 and calls == [], f.path
+        result, calls = run_with_stubs(f.text, tmp_path, env={"VLLM_API_KEY": "k"})
+        assert result.returncode == 0 and calls[0][0] == "numactl", f.path
 
 
 def test_numa_placement_follows_sockets() -> None:

@@ -59,6 +59,8 @@ def _steps(d: Deployment, engines: Sequence[str], paths: set[str]) -> list[str]:
         steps.append("shared-nfs")
     if "shared/s3-setup.sh" in paths:
         steps.append("shared-s3")
+    if "api-key.env" in paths:
+        steps.append("api-key")
     if engines:
         steps.append("engines")
     if "router/vllm-router.sh" in paths:

@@ -38,6 +38,7 @@ from sizing.engines.deployment import BundleFile, Deployment, Rendered
 from sizing.engines.placement import Slot
 from sizing.engines.vllm import (
     engine_env,
+    key_steps,
     not_launched,
     parallel_notes,
     role,
@@ -125,6 +126,7 @@ def render(d: Deployment) -> Rendered:
                     ),
                     env_here={"LMCACHE_CONFIG_FILE": "lmcache.yaml"},
                     env=env,
+                    steps=key_steps(slot),
                     exec_argv=[*slot.numactl, *argv],
                 ),
                 executable=True,

@@ -33,6 +33,7 @@ from sizing.engines.lmcache import CHUNK_TOKENS, gib_per_worker
 from sizing.engines.placement import Slot
 from sizing.engines.vllm import (
     engine_env,
+    key_steps,
     not_launched,
     parallel_notes,
     role,
@@ -156,6 +157,7 @@ def render(d: Deployment) -> Rendered:
                     title=f"vLLM {d.versions.vllm}, LMCacheMPConnector, {slot.host} {slot.name}",
                     comments=(f"Runs {role(d, slot)}.", "Start lmcache-server.sh first."),
                     env=engine_env(d, slot),
+                    steps=key_steps(slot),
                     exec_argv=[*slot.numactl, *argv],
                 ),
                 executable=True,

@@ -1,19 +1,29 @@
 """The router in front of several vLLM instances: production-stack router and Helm values.
 
 Sources: vllm-project/production-stack ``src/vllm_router/parsers/parser.py`` (router
-CLI) and chart ``vllm-stack-0.1.12`` ``helm/templates/deployment-vllm-multi.yaml``
-(engine_flags.md §5).
+CLI), its container image ``ghcr.io/vllm-project/production-stack/router`` whose entry
+point is the router (NetApp seed, step 4, runs it with ``docker run --network host``),
+and chart ``vllm-stack-0.1.12`` ``helm/templates/deployment-vllm-multi.yaml``
+(engine_flags.md §5). ``pip install vllm-router`` installs an unrelated router without
+these flags, so the bundle runs the image.
 
 Rules:
+
+- API key (NetApp seed, step 3 and 4): every instance runs with the same
+  ``VLLM_API_KEY`` (read by ``vllm/envs.py``; the OpenAI server then wants it as a bearer
+  token) and the router passes it on as ``OPENAI_API_KEY``. The bundle ships only a
+  placeholder (:mod:`sizing.engines.api_key`); every script refuses to start while the
+  key is unset or still the placeholder.
 
 - Static discovery lists every instance's URL with its model, index-aligned: the head
   of each pipeline-parallel instance, each data-parallel rank of an expert-parallel
   engine (each has its own API server and CPU tier).
 - The CPU (and NVMe) tier of each instance is its own: a returning conversation finds
-  its KV only on the instance that served it before. The router therefore uses
-  ``session`` routing on a header the client sends (``x-session-id``); ``kvaware``
-  would need LMCache's controller on every engine. With a shared tier another instance
-  can still load the prefix, but from slower storage.
+  its KV only on the instance that served it before. Without a shared tier the router
+  therefore uses ``session`` routing on a header the client sends (``x-session-id``);
+  ``kvaware`` would need LMCache's controller on every engine. With a shared tier every
+  instance can load what another wrote, and the router spreads requests round robin
+  as the seed does (``--routing-logic roundrobin``).
 - Helm ``lmcacheConfig.cpuOffloadingBufferSize`` is LMCache's ``max_local_cpu_size``:
   **GiB per worker**, and the chart drops values whose integer part is 0, so the
   bundle writes a whole number of GiB, rounded up: what the fullest worker keeps (for
@@ -33,20 +43,31 @@ from typing import Any
 import yaml
 
 from sizing.engines import flags, shell
+from sizing.engines.api_key import API_KEY_CHECK, API_KEY_FILE, api_key_file
 from sizing.engines.deployment import BundleFile, Deployment, Rendered
 from sizing.units import GIB
 
 ROUTER_PORT = 8000
 """The router's port, the clients' endpoint (engines listen from 8100)."""
 SESSION_HEADER = "x-session-id"
+ROUTER_IMAGE = "ghcr.io/vllm-project/production-stack/router:latest"
+"""The production-stack router image the NetApp seed runs (override with ``ROUTER_IMAGE``)."""
+
+
+def routing_logic(d: Deployment) -> str:
+    """``session`` when each instance keeps its own tiers, ``roundrobin`` with a shared
+    tier (module doc)."""
+    return "roundrobin" if d.shared != "none" else "session"
 
 
 def router_argv(d: Deployment) -> list[str]:
-    """``vllm-router`` with static backends and session routing."""
+    """The router's own arguments: static backends, their models, the routing logic."""
     backends = ",".join(f"http://{s.host}:{s.port}" for s in d.heads)
     models = ",".join(d.model_id for _ in d.heads)
+    logic = routing_logic(d)
     argv = [
-        "vllm-router",
+        "--port",
+        str(ROUTER_PORT),
         "--service-discovery",
         "static",
         "--static-backends",
@@ -54,16 +75,45 @@ def router_argv(d: Deployment) -> list[str]:
         "--static-models",
         models,
         "--routing-logic",
-        "session",
-        "--session-key",
-        SESSION_HEADER,
-        "--port",
-        str(ROUTER_PORT),
+        logic,
     ]
+    if logic == "session":
+        argv += ["--session-key", SESSION_HEADER]
     version = d.versions.production_stack
     flags.require("production-stack", version, "router_cli", flags.cli_flags(argv))
-    flags.require("production-stack", version, "routing_logic", ["session"])
+    flags.require("production-stack", version, "routing_logic", [logic])
     return argv
+
+
+DOCKER_RUN = ("docker", "run", "-d", "--rm", "--name", "vllm-router", "--network", "host")
+"""The container start of the NetApp seed, step 4 (host network: the router reaches the
+instances' ports and listens on the host's)."""
+
+
+def router_script(d: Deployment) -> str:
+    """``router/vllm-router.sh``: checks the key, then runs the router image as the seed
+    does, ``-e OPENAI_API_KEY="${VLLM_API_KEY}"`` and the router's arguments after the
+    image (``$ROUTER_IMAGE``, default :data:`ROUTER_IMAGE`)."""
+    comments = [
+        "Replace node1, node2… with the nodes' addresses. Needs Docker; the router",
+        f"listens on port {ROUTER_PORT} of this host (clients use http://<host>:{ROUTER_PORT}/v1).",
+    ]
+    if routing_logic(d) == "session":
+        comments.append(f"Clients send the header {SESSION_HEADER} (one value per conversation).")
+    run = " \\\n  ".join(
+        (
+            " ".join(DOCKER_RUN[:4]) + " " + shell.command(DOCKER_RUN[4:6]),
+            shell.command(DOCKER_RUN[6:]),
+            '-e OPENAI_API_KEY="${VLLM_API_KEY}"',
+            '"$ROUTER_IMAGE"',
+            shell.command(router_argv(d)),
+        )
+    )
+    return shell.script(
+        title=f"vLLM production-stack router in front of {len(d.heads)} instances",
+        comments=tuple(comments),
+        steps=(API_KEY_CHECK, f'ROUTER_IMAGE="${{ROUTER_IMAGE:-{ROUTER_IMAGE}}}"', run),
+    )
 
 
 def whole_gib_up(n_bytes: int) -> int:
@@ -97,7 +147,9 @@ def helm_values(d: Deployment) -> dict[str, Any]:
             whole_gib_up(math.ceil(d.nvme_bytes_per_instance / d.world_size))
         )
         spec["env"] = [{"name": "LMCACHE_LOCAL_DISK", "value": "file:///data/lmcache/"}]
-    router = {"routingLogic": "session", "sessionKey": SESSION_HEADER}
+    router: dict[str, Any] = {"routingLogic": routing_logic(d)}
+    if router["routingLogic"] == "session":
+        router["sessionKey"] = SESSION_HEADER
     version = d.versions.production_stack
     flags.require("production-stack", version, "helm_model_spec", spec)
     flags.require("production-stack", version, "helm_vllm_config", spec["vllmConfig"])
@@ -107,29 +159,31 @@ def helm_values(d: Deployment) -> dict[str, Any]:
 
 
 def render(d: Deployment, *, helm: bool) -> Rendered:
-    """``router/vllm-router.sh`` when there are several instances; Helm values if asked."""
-    files: list[BundleFile] = []
-    notes: list[str] = []
+    """``api-key.env``, ``router/vllm-router.sh`` when there are several instances, Helm
+    values if asked."""
+    files = [BundleFile(API_KEY_FILE, api_key_file())]
+    notes = [
+        f"{API_KEY_FILE} holds a placeholder API key: replace it with a secret of your own "
+        "before anything starts; every vLLM instance gets it as VLLM_API_KEY and the router "
+        "as OPENAI_API_KEY."
+    ]
     if len(d.heads) > 1:
-        files.append(
-            BundleFile(
-                "router/vllm-router.sh",
-                shell.script(
-                    title=f"vLLM production-stack router ({d.versions.production_stack}) "
-                    f"in front of {len(d.heads)} instances",
-                    comments=(
-                        "Replace node1, node2… with the nodes' addresses. Clients send the",
-                        f"header {SESSION_HEADER} (one value per conversation).",
-                    ),
-                    exec_argv=router_argv(d),
-                ),
-                executable=True,
+        files.append(BundleFile("router/vllm-router.sh", router_script(d), executable=True))
+        if routing_logic(d) == "session":
+            notes.append(
+                "Each instance has its own CPU tier: a returning conversation is fast only "
+                f"on the instance that served it, so the router uses session routing on "
+                f"{SESSION_HEADER} (KV-aware routing would need LMCache's controller)."
             )
-        )
+        else:
+            notes.append(
+                "Every instance reads the shared tier, so the router spreads requests round "
+                "robin; a returning conversation reloads from the shared tier on another "
+                "instance."
+            )
         notes.append(
-            "Each instance has its own CPU tier: a returning conversation is fast only on "
-            f"the instance that served it, so the router uses session routing on "
-            f"{SESSION_HEADER} (KV-aware routing would need LMCache's controller)."
+            f"The router runs the production-stack image {ROUTER_IMAGE} (set ROUTER_IMAGE "
+            "to pin another tag); pip's vllm-router package is a different router."
         )
     if helm and d.has_cpu_tier and (d.multi_node or d.data_parallel_size > 1):
         notes.append(

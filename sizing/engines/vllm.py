@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sizing.engines import flags, shell
+from sizing.engines.api_key import API_KEY_CHECK
 from sizing.engines.deployment import BundleFile, Deployment, Rendered
 from sizing.engines.placement import Slot
 from sizing.engines.shared_tier import dumps
@@ -176,6 +177,12 @@ def role(d: Deployment, slot: Slot) -> str:
     return "one engine instance"
 
 
+def key_steps(slot: Slot) -> tuple[str, ...]:
+    """The API-key check of a slot that serves the API (``sizing.engines.api_key``);
+    headless stages serve none."""
+    return (API_KEY_CHECK,) if slot.is_head else ()
+
+
 def engine_env(d: Deployment, slot: Slot) -> dict[str, str]:
     """``CUDA_VISIBLE_DEVICES`` of the instance and the shared ``PYTHONHASHSEED``."""
     return {
@@ -268,6 +275,7 @@ def render(d: Deployment) -> Rendered:
             text = shell.script(
                 title=f"vLLM {version}, {slot.host} {slot.name}: no CPU tier in this plan",
                 env=env,
+                steps=key_steps(slot),
                 exec_argv=[*slot.numactl, *argv],
             )
             files.append(BundleFile(f"{folder}/serve.sh", text, executable=True))
@@ -288,6 +296,7 @@ def render(d: Deployment) -> Rendered:
                         f"{len(slot.worker_ranks)} of them on this node).",
                     ),
                     env=env,
+                    steps=key_steps(slot),
                     exec_argv=[*slot.numactl, *full],
                 ),
                 executable=True,
@@ -306,6 +315,7 @@ def render(d: Deployment) -> Rendered:
                             "--kv-offloading-size is GiB, total over the instance's workers.",
                         ),
                         env=env,
+                        steps=key_steps(slot),
                         exec_argv=[*slot.numactl, *short],
                     ),
                     executable=True,
