@@ -43,6 +43,19 @@ ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = 20
 REQUESTS_PER_CLIENT = 50
 TYPED = {"model": "Qwen/Qwen3-32B-FP8", "context_tokens": "8192"}
+SEED = {
+    "model": "Qwen/Qwen3-32B-FP8",
+    "context_tokens": "8192",
+    "users": "500",
+    "active_share_percent": "100",
+    "system_prompt_tokens": "0",
+    "kv_dtype": "fp8",
+    "gpu": "rtx-pro-6000-se",
+    "gpus_per_node": "4",
+    "serving_engine": "",
+    "new_conversations_per_day": "2000",
+}
+"""The seed workload as the form's fields (the other page benchmarks post it)."""
 SETUP = """
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 from django.contrib.sessions.backends.db import SessionStore
