@@ -106,6 +106,14 @@ FIGURES: dict[str, Callable[[dict[str, Any]], Surfaces]] = {
         "email": None,
         "readme": f"about {n(s['ttft_speedup']['cpu'], 1)}× sooner",
     },
+    "time to first token, CPU-tier hit against a miss": lambda s: {
+        "page": f"{n(s['ttft_hit_ms']['cpu'])} ms from the CPU tier against "
+        f"{n(s['ttft_miss_ms'])} ms",
+        "pdf": f"{n(s['ttft_hit_ms']['cpu'])} ms to the first token from the CPU tier / "
+        f"{n(s['ttft_miss_ms'])} ms full prefill",
+        "email": None,
+        "readme": None,
+    },
 }
 
 
