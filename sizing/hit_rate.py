@@ -92,7 +92,10 @@ class ConversationShape:
     def cacheable_tokens_total(self) -> int:
         """Prompt tokens of all returns that a hit serves from a tier (turn k+1 reuses the
         prompt of turn k)."""
-        return sum(self.prompt_tokens(k) for k in range(1, self.turns))
+        k = self.turns
+        return (
+            k * (k - 1) // 2 * self.new_prompt_tokens + (k - 1) * (k - 2) // 2 * self.output_tokens
+        )
 
     @property
     def max_token_hit_rate(self) -> float:
@@ -137,7 +140,7 @@ def touched_tokens(stream: ReferenceStream, window_s: float) -> float:
     if window_s <= 0:
         return 0.0
     shape = stream.shape
-    returning = sum(shape.prompt_tokens(k) for k in range(1, shape.turns))
+    returning = shape.cacheable_tokens_total
     last = shape.prompt_tokens(shape.turns)
     return stream.conversations_per_s * (
         returning * stream.gaps.mean_truncated_s(window_s) + last * window_s
@@ -159,15 +162,23 @@ def window_s(stream: ReferenceStream, capacity_tokens: float) -> float:
         return 0.0
     if stream.new_tokens_per_s <= 0:
         return math.inf
-    hi = capacity_tokens / stream.new_tokens_per_s  # B(T) ≥ λ s_K T, so T ≤ this
-    lo = 0.0
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if touched_tokens(stream, mid) < capacity_tokens:
-            lo = mid
+    returning = stream.conversations_per_s * stream.shape.cacheable_tokens_total
+    last = stream.new_tokens_per_s
+    lo, hi = 0.0, capacity_tokens / last  # B(T) ≥ λ s_K T, so T ≤ hi
+    t = hi
+    for _ in range(100):  # Newton on B(T) − C, kept inside the bracket [lo, hi]
+        excess = touched_tokens(stream, t) - capacity_tokens
+        if abs(excess) <= 1e-9 * capacity_tokens:
+            return t
+        if excess > 0:
+            hi = t
         else:
-            hi = mid
-    return (lo + hi) / 2
+            lo = t
+        slope = returning * (1.0 - stream.gaps.cdf(t)) + last  # B'(T)
+        t = t - excess / slope
+        if not lo < t < hi:
+            t = (lo + hi) / 2
+    return t
 
 
 @dataclass(frozen=True)

@@ -64,21 +64,39 @@ class TurnTimes:
 
 @dataclass(frozen=True)
 class ServiceTable:
-    """Per-request times of one workload on one replica (see :func:`service_table`)."""
+    """Per-request times of one workload on one replica (see :func:`service_table`).
+
+    Attributes:
+        rows: one per evaluated turn.
+        outcomes: every (ms, share of requests of its turn, outcome) sorted by time;
+            the outcome indexes ``(gpu, cpu, nvme, shared, miss, first turn)``.
+    """
 
     rows: tuple[TurnTimes, ...]
+    outcomes: tuple[tuple[float, float, int], ...] = ()
+
+    def moments(self, hits: TierHits) -> tuple[float, float, float]:
+        """Mean service time (s), its second moment (s²) and its 95th percentile (ms)
+        when returns hit as ``hits`` says."""
+        shares = (hits.gpu, hits.cpu, hits.nvme, hits.shared, hits.miss, 1.0)
+        mean = second = acc = 0.0
+        p95 = 0.0
+        for ms, weight, outcome in self.outcomes:
+            p = weight * shares[outcome]
+            if p <= 0:
+                continue
+            seconds = ms / 1e3
+            mean += p * seconds
+            second += p * seconds * seconds
+            if acc < 0.95 - 1e-12:
+                p95 = ms
+            acc += p
+        return mean, second, p95
 
     def mixture(self, hits: TierHits) -> list[tuple[float, float]]:
         """(probability, ms) of every outcome of a request under ``hits``."""
-        shares = (hits.gpu, hits.cpu, hits.nvme, hits.shared)
-        out: list[tuple[float, float]] = []
-        for row in self.rows:
-            if row.reload_tokens == 0:
-                out.append((row.weight, row.miss_ms))
-                continue
-            out.append((row.weight * hits.miss, row.miss_ms))
-            out.extend((row.weight * s, ms) for s, ms in zip(shares, row.hit_ms, strict=True))
-        return out
+        shares = (hits.gpu, hits.cpu, hits.nvme, hits.shared, hits.miss, 1.0)
+        return [(w * shares[o], ms) for ms, w, o in self.outcomes if w * shares[o] > 0]
 
 
 def _turns(turns: int) -> list[tuple[int, float]]:
@@ -118,7 +136,14 @@ def service_table(
         new = prefill_ms(step, shared_prefix_tokens + history)
         hit = tuple(reload_ms(tier, history) + new for tier in TIERS)
         rows.append(TurnTimes(weight, miss, hit, history))  # type: ignore[arg-type]
-    return ServiceTable(tuple(rows))
+    outcomes = []
+    for row in rows:
+        if row.reload_tokens == 0:
+            outcomes.append((row.miss_ms, row.weight, 5))
+            continue
+        outcomes.append((row.miss_ms, row.weight, 4))
+        outcomes.extend((ms, row.weight, i) for i, ms in enumerate(row.hit_ms))
+    return ServiceTable(tuple(rows), tuple(sorted(outcomes)))
 
 
 @dataclass(frozen=True)
@@ -145,15 +170,6 @@ class ReplicaLoad:
     def overloaded(self) -> bool:
         """True when the replica cannot keep up (prefill or decode)."""
         return math.isinf(self.ttft_p95_ms) or math.isinf(self.tpot_ms)
-
-
-def _percentile(mixture: list[tuple[float, float]], q: float) -> float:
-    acc = 0.0
-    for p, ms in sorted(mixture, key=lambda item: item[1]):
-        acc += p
-        if acc >= q - 1e-12:
-            return ms
-    return max(ms for _, ms in mixture)
 
 
 def replica_load(
@@ -183,11 +199,8 @@ def replica_load(
     """
     if not math.isfinite(requests_per_s) or requests_per_s < 0:
         raise ValueError(f"requests_per_s must be a finite number >= 0, got {requests_per_s}")
-    mixture = table.mixture(hits)
-    mean_s = sum(p * ms for p, ms in mixture) / 1e3
-    second_s2 = sum(p * (ms / 1e3) ** 2 for p, ms in mixture)
+    mean_s, second_s2, service_p95 = table.moments(hits)
     rho = requests_per_s * mean_s
-    service_p95 = _percentile(mixture, 0.95)
     inf = math.inf
     if rho >= MAX_PREFILL_UTILIZATION:
         return ReplicaLoad(requests_per_s, rho, inf, inf, inf, inf)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 Z_P90 = 1.2815515655446004
 """The standard normal's 90th percentile."""
@@ -73,17 +74,17 @@ class GapDistribution:
                 f"({self.median_s:g} s)"
             )
 
-    @property
+    @cached_property
     def mu(self) -> float:
         """Log-normal μ (of ln seconds)."""
         return math.log(self.median_s)
 
-    @property
+    @cached_property
     def sigma(self) -> float:
         """Log-normal σ."""
         return math.log(self.p90_s / self.median_s) / Z_P90
 
-    @property
+    @cached_property
     def mean_s(self) -> float:
         """Mean gap, s: ``exp(μ + σ²/2)``."""
         return math.exp(self.mu + self.sigma**2 / 2)

@@ -1,0 +1,251 @@
+"""GPUs for the load: replicas = the larger of what memory needs and what compute needs,
+with and without an offload tier, on whole nodes.
+
+Procedure (sources of each rule in the modules it calls):
+
+1. **Compute.** The smallest number of replicas ``R`` at which one replica, serving
+   ``1/R`` of the busiest hour's requests (a KV-aware router spreads the users evenly and
+   keeps each conversation on its replica), meets the TTFT p95 and TPOT targets
+   (:mod:`sizing.load`). More replicas lower each one's load and give each the same
+   GPU cache for fewer conversations, so the check is monotone in ``R`` and a binary
+   search finds it.
+2. **Memory.** Each replica's KV pool must hold its decode batch (requests generating
+   at once, at their mean length) and, when given, the users active at the same moment;
+   the weights and one max-length request fix the replica's GPUs (:mod:`sizing.gpu`).
+3. **Nodes.** ``max(memory, compute)`` replicas on whole nodes (:mod:`sizing.cluster`);
+   the plan is evaluated again at that count for its TTFT p95 and TPOT.
+4. **Without a tier.** The same search with only the GPU prefix cache, for the
+   replicas that reach the tiered plan's TTFT p95: the GPUs the tier saves.
+
+Hit rates per replica come from :mod:`sizing.hit_rate`: the GPU cache is the pool less
+the decode batch, the CPU tier is the plan's tier split over the replicas (capped by
+each node's slots), NVMe per replica, and the shared tier is pooled over all replicas.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sizing.cluster import MAX_NODES
+from sizing.hit_rate import ReferenceStream, TierHits, hit_rates
+from sizing.load import ReplicaLoad, ServiceTable, replica_load
+
+
+@dataclass(frozen=True)
+class Capacities:
+    """What the tiers hold, tokens of KV.
+
+    Attributes:
+        pool_tokens_per_replica: one replica's GPU KV pool (without the shared prompt).
+        cpu_tokens_total: the CPU tier over all replicas, before any cap per node.
+        cpu_tokens_max_per_replica: what one replica's share of a node's slots holds.
+        nvme_tokens_per_replica: one replica's NVMe tier.
+        shared_tokens: the shared tier over all replicas (0: none).
+        active_users: users active at the same moment that must be resident, or 0.
+        full_conversation_tokens: one max-length conversation (the pool's unit).
+    """
+
+    pool_tokens_per_replica: float
+    cpu_tokens_total: float
+    cpu_tokens_max_per_replica: float
+    nvme_tokens_per_replica: float
+    shared_tokens: float
+    active_users: int
+    full_conversation_tokens: float
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One replica count: where returns hit and how one replica copes."""
+
+    replicas: int
+    hits: TierHits
+    load: ReplicaLoad
+
+    def meets(self, ttft_p95_ms: float, tpot_ms: float) -> bool:
+        """Both targets met (an overloaded replica meets neither)."""
+        return self.load.ttft_p95_ms <= ttft_p95_ms and self.load.tpot_ms <= tpot_ms
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Replicas for the load, and what the plan needs without a tier.
+
+    Attributes:
+        replicas_for_memory: replicas the KV pools need.
+        replicas_for_compute: replicas the targets need (``None``: not reachable).
+        binding: ``memory``, ``ttft_p95`` or ``tpot``: what sets the replicas.
+        final: the plan at its replicas on whole nodes.
+        no_tier_same_gpus: the same replicas with only the GPU prefix cache.
+        no_tier_replicas: replicas that reach ``final``'s TTFT p95 without a tier
+            (``None``: not within :data:`~sizing.cluster.MAX_NODES` nodes).
+    """
+
+    replicas_for_memory: int
+    replicas_for_compute: int | None
+    binding: str
+    final: Evaluation
+    no_tier_same_gpus: Evaluation
+    no_tier_replicas: int | None
+
+
+class Evaluator:
+    """Evaluates a replica count for one workload (the performance model's times are in
+    the :class:`~sizing.load.ServiceTable`, evaluated once)."""
+
+    def __init__(
+        self,
+        *,
+        stream: ReferenceStream,
+        table: ServiceTable,
+        capacities: Capacities,
+        tpot_ms: Callable[[float], float],
+        mean_request_tokens: float,
+    ) -> None:
+        self.stream = stream
+        self.table = table
+        self.cap = capacities
+        self.tpot_ms = tpot_ms
+        self.mean_request_tokens = mean_request_tokens
+
+    def __call__(self, replicas: int, *, tiers: bool = True, memory: bool = True) -> Evaluation:
+        """Hit rates and load of one of ``replicas`` replicas; ``memory=False`` lets the
+        decode batch exceed the pool (the compute need alone)."""
+        cap = self.cap
+        per = ReferenceStream(
+            self.stream.conversations_per_s / replicas, self.stream.shape, self.stream.gaps
+        )
+        rate = self.stream.turns_per_s / replicas
+        resident = math.ceil(cap.active_users / replicas) * cap.full_conversation_tokens
+        max_batch = max(0.0, cap.pool_tokens_per_replica - resident) / self.mean_request_tokens
+        cpu = min(cap.cpu_tokens_total / replicas, cap.cpu_tokens_max_per_replica)
+        free = cap.pool_tokens_per_replica
+        load = None
+        for _ in range(2):  # the GPU cache is what the decode batch leaves free
+            hits = hit_rates(
+                per,
+                gpu_tokens=free,
+                cpu_tokens=cpu if tiers else 0.0,
+                nvme_tokens=cap.nvme_tokens_per_replica if tiers else 0.0,
+                shared_tokens=cap.shared_tokens if tiers else 0.0,
+                shared_instances=replicas,
+            )
+            load = replica_load(
+                requests_per_s=rate,
+                table=self.table,
+                hits=hits,
+                output_tokens=self.stream.shape.output_tokens,
+                tpot_ms=self.tpot_ms,
+                max_batch=max_batch if memory else math.inf,
+            )
+            if load.overloaded:
+                break
+            free = max(
+                0.0, cap.pool_tokens_per_replica - load.decode_batch * self.mean_request_tokens
+            )
+        assert load is not None
+        return Evaluation(replicas, hits, load)
+
+    def smallest(
+        self,
+        ok: Callable[[Evaluation], bool],
+        *,
+        low: int,
+        high: int,
+        start: int | None = None,
+        tiers: bool = True,
+        memory: bool = True,
+    ) -> int | None:
+        """The smallest replica count in ``[low, high]`` whose evaluation is ``ok``
+        (monotone in the count), or ``None``; ``start`` is a first guess."""
+
+        def check(replicas: int) -> bool:
+            return ok(self(replicas, tiers=tiers, memory=memory))
+
+        probe = min(high, max(low, start or low))
+        bad = low - 1  # below the range: taken as not ok
+        step = 1
+        while not check(probe):
+            if probe == high:
+                return None
+            bad, probe = probe, min(high, probe + step)
+            step *= 2
+        good = probe
+        while good - bad > 1:
+            mid = (good + bad) // 2
+            if check(mid):
+                good = mid
+            else:
+                bad = mid
+        return good
+
+
+def replicas_for_memory(capacities: Capacities, total_batch: float, mean_tokens: float) -> int:
+    """Replicas whose pools hold the active users and the decode batch of the whole plan."""
+    cap = capacities
+    need = cap.active_users * cap.full_conversation_tokens + total_batch * mean_tokens
+    return max(1, math.ceil(need / cap.pool_tokens_per_replica - 1e-9))
+
+
+def scale(
+    evaluate: Evaluator,
+    *,
+    ttft_p95_ms: float,
+    tpot_ms: float,
+    replicas_per_node: int,
+    min_nodes: int = 1,
+) -> Scale:
+    """Replicas, on whole nodes, for the targets; and the no-tier alternative.
+
+    Args:
+        evaluate: the workload's :class:`Evaluator`.
+        ttft_p95_ms: TTFT p95 target, ms.
+        tpot_ms: TPOT target, ms.
+        replicas_per_node: replicas one node carries.
+        min_nodes: nodes the plan has at least (1; more for pipeline-parallel replicas).
+
+    Source: module docstring.
+    """
+    high = MAX_NODES * replicas_per_node
+    low = min_nodes * replicas_per_node
+    one = evaluate(1, memory=False)
+    guess = math.ceil(one.load.prefill_utilization / 0.6)  # about 60 % busy each
+    compute = evaluate.smallest(
+        lambda e: e.meets(ttft_p95_ms, tpot_ms), low=1, high=high, start=guess, memory=False
+    )
+    first = evaluate(compute or high, memory=False)
+    memory = replicas_for_memory(
+        evaluate.cap, first.load.decode_batch * first.replicas, evaluate.mean_request_tokens
+    )
+    needed = max(memory, compute or high)
+    nodes = max(min_nodes, math.ceil(needed / replicas_per_node))
+    final = evaluate(nodes * replicas_per_node)
+    if compute is None:
+        binding = "ttft_p95" if first.load.ttft_p95_ms > ttft_p95_ms else "tpot"
+    elif memory >= compute:
+        binding = "memory"
+    else:
+        below = evaluate(compute - 1, memory=False) if compute > 1 else first
+        binding = "tpot" if below.load.tpot_ms > tpot_ms else "ttft_p95"
+    same = evaluate(final.replicas, tiers=False)
+    target = max(final.load.ttft_p95_ms, 1.0) * (1 + 1e-9)
+    no_tier = evaluate.smallest(
+        lambda e: (
+            e.load.ttft_p95_ms <= target and e.load.tpot_ms <= max(tpot_ms, final.load.tpot_ms)
+        ),
+        low=max(low, final.replicas),
+        high=high,
+        tiers=False,
+    )
+    if no_tier is not None:
+        no_tier = math.ceil(no_tier / replicas_per_node) * replicas_per_node
+    return Scale(
+        replicas_for_memory=memory,
+        replicas_for_compute=compute,
+        binding=binding,
+        final=final,
+        no_tier_same_gpus=same,
+        no_tier_replicas=no_tier,
+    )

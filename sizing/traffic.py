@@ -1,0 +1,217 @@
+"""The traffic a customer's users make: turns, gaps, tokens per turn, the busy hour, targets.
+
+Every input has a default a customer can leave alone; each default is stated as an
+assumption on the page and in the summary (:func:`assumptions`):
+
+- **Turns per conversation** 8: a planning assumption that lets the seed's conversation
+  of up to 8K tokens grow 1K tokens a turn.
+- **Time between turns**: the ``chat`` profile of :mod:`sizing.return_gaps` (Mooncake
+  conversation trace: median 123 s, p90 483 s), or a named profile, or a median and p90.
+- **Output tokens per turn** 343: the Mooncake conversation trace's average output
+  (FAST'25 paper, Table 2), at most half of a turn's tokens.
+- **New prompt tokens per turn**: the rest of the conversation's context spread evenly
+  over its turns: ``(context − shared prompt) ÷ turns − output``.
+- **Active share in the busiest hour** 1.0: every user holds a conversation in that
+  hour (the seed keeps every user warm); in it, a user sends a turn on average every
+  mean gap, so the hour's requests are ``active users ÷ mean gap`` per second.
+- **Targets**: TTFT p95 2,000 ms and TPOT 200 ms, the latency bounds of MLPerf
+  Inference's Llama 2 70B server scenario (mlcommons/inference ``loadgen/mlperf.conf``:
+  ``ttft_latency = 2000``, ``tpot_latency = 200``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from sizing.errors import SizingError
+from sizing.hit_rate import MAX_TURNS, ConversationShape, ReferenceStream
+from sizing.return_gaps import DEFAULT_PROFILE, MAX_GAP_S, PROFILES, GapDistribution
+
+DEFAULT_TURNS = 8
+DEFAULT_OUTPUT_TOKENS = 343
+DEFAULT_BUSY_HOUR_SHARE = 1.0
+DEFAULT_TTFT_P95_MS = 2000.0
+DEFAULT_TPOT_MS = 200.0
+MAX_TARGET_MS = 600_000.0
+"""Longest target accepted, ms (ten minutes)."""
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """How the users use the model (``None``: the default, see the module docstring).
+
+    Attributes:
+        turns: turns per conversation, 1 to 1,000.
+        gap_profile: ``chat``, ``agent`` or ``document_qa`` (:data:`~sizing.return_gaps.PROFILES`).
+        gap_median_s, gap_p90_s: the customer's own gaps, s; both or neither; they
+            override the profile.
+        new_prompt_tokens: tokens a user adds per turn.
+        output_tokens: tokens the model answers per turn.
+        busy_hour_active_share: share of users with a conversation in the busiest hour,
+            above 0 and at most 1.
+        ttft_p95_ms: target time to first token at the 95th percentile, ms.
+        tpot_ms: target time per output token, ms.
+    """
+
+    turns: int = DEFAULT_TURNS
+    gap_profile: str = DEFAULT_PROFILE
+    gap_median_s: float | None = None
+    gap_p90_s: float | None = None
+    new_prompt_tokens: int | None = None
+    output_tokens: int | None = None
+    busy_hour_active_share: float = DEFAULT_BUSY_HOUR_SHARE
+    ttft_p95_ms: float = DEFAULT_TTFT_P95_MS
+    tpot_ms: float = DEFAULT_TPOT_MS
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def gaps(traffic: Traffic) -> GapDistribution:
+    """The gap distribution the traffic names.
+
+    Raises:
+        SizingError: on ``gap_profile``, ``gap_median_s`` or ``gap_p90_s``.
+    """
+    median, p90 = traffic.gap_median_s, traffic.gap_p90_s
+    if median is None and p90 is None:
+        if traffic.gap_profile not in PROFILES:
+            raise SizingError(
+                "gap_profile",
+                f"the time between turns must be one of {', '.join(PROFILES)}, "
+                f"got {traffic.gap_profile!r}",
+                code="gap_profile_unknown",
+                values={"known": ", ".join(PROFILES), "got": str(traffic.gap_profile)},
+            )
+        return PROFILES[traffic.gap_profile]
+    for field, value in (("gap_median_s", median), ("gap_p90_s", p90)):
+        if value is None or not _number(value) or not 0 < value <= MAX_GAP_S:
+            raise SizingError(
+                field,
+                f"give both the median and the p90 time between turns, each above 0 and at "
+                f"most {MAX_GAP_S:,.0f} s, got {value!r}",
+                code="gap_range",
+                values={"max": MAX_GAP_S, "got": str(value)},
+            )
+    assert median is not None and p90 is not None
+    if p90 <= median:
+        raise SizingError(
+            "gap_p90_s",
+            f"the p90 time between turns ({p90:g} s) must be longer than the median ({median:g} s)",
+            code="gap_p90_not_above_median",
+            values={"p90": p90, "median": median},
+        )
+    return GapDistribution(float(median), float(p90))
+
+
+def conversation_shape(traffic: Traffic, unique_context_tokens: int) -> ConversationShape:
+    """Tokens per turn, with the defaults derived from the context.
+
+    Args:
+        traffic: the inputs.
+        unique_context_tokens: the context without the shared system prompt, tokens.
+
+    Raises:
+        SizingError: on ``turns``, ``new_prompt_tokens`` or ``output_tokens`` when out of
+            range or when the conversation would outgrow the context.
+    """
+    turns = traffic.turns
+    if not isinstance(turns, int) or not 1 <= turns <= MAX_TURNS:
+        raise SizingError(
+            "turns",
+            f"turns per conversation must be between 1 and {MAX_TURNS:,}, got {turns!r}",
+            code="turns_range",
+            values={"max": MAX_TURNS, "got": str(turns)},
+        )
+    per_turn = unique_context_tokens // turns
+    output = traffic.output_tokens
+    if output is None:
+        output = min(DEFAULT_OUTPUT_TOKENS, per_turn // 2)
+    prompt = traffic.new_prompt_tokens
+    if prompt is None:
+        prompt = per_turn - output
+    for field, value, low in (("output_tokens", output, 0), ("new_prompt_tokens", prompt, 1)):
+        if not isinstance(value, int) or value < low:
+            raise SizingError(
+                field,
+                f"{field.replace('_', ' ')} per turn must be a whole number of at least {low}; "
+                f"with {turns:,} turns in a context of {unique_context_tokens:,} tokens "
+                f"it would be {value!r}",
+                code="tokens_per_turn_range",
+                values={"field": field, "min": low, "got": str(value)},
+            )
+    shape = ConversationShape(turns, prompt, output)
+    if shape.final_tokens > unique_context_tokens:
+        raise SizingError(
+            "turns",
+            f"{turns:,} turns of {prompt:,} prompt and {output:,} output tokens make "
+            f"{shape.final_tokens:,} tokens, more than the context of "
+            f"{unique_context_tokens:,} tokens: fewer turns, fewer tokens per turn or a "
+            "longer context would fix it",
+            code="conversation_exceeds_context",
+            values={"tokens": shape.final_tokens, "context": unique_context_tokens},
+        )
+    return shape
+
+
+def validate_targets(traffic: Traffic) -> None:
+    """Check the share and the targets.
+
+    Raises:
+        SizingError: on ``busy_hour_active_share``, ``ttft_p95_ms`` or ``tpot_ms``.
+    """
+    share = traffic.busy_hour_active_share
+    if not (_number(share) and 0 < share <= 1):
+        raise SizingError(
+            "busy_hour_active_share",
+            f"the share of users active in the busiest hour must be above 0 and at most 1, "
+            f"got {share!r}",
+            code="busy_share_range",
+            values={"got": str(share)},
+        )
+    for field, value in (("ttft_p95_ms", traffic.ttft_p95_ms), ("tpot_ms", traffic.tpot_ms)):
+        if not (_number(value) and 0 < value <= MAX_TARGET_MS):
+            raise SizingError(
+                field,
+                f"the {field[:-3].replace('_', ' ').upper()} target must be above 0 and at most "
+                f"{MAX_TARGET_MS:,.0f} ms, got {value!r}",
+                code="target_range",
+                values={"field": field, "max": MAX_TARGET_MS, "got": str(value)},
+            )
+
+
+def busy_hour_stream(
+    traffic: Traffic, *, users: int, shape: ConversationShape, gap: GapDistribution
+) -> ReferenceStream:
+    """All conversations of the busiest hour as one stream: ``users × share`` users, each
+    sending a turn every mean gap, so conversations start at ``active ÷ (turns × mean
+    gap)`` per second (module docstring)."""
+    active = users * traffic.busy_hour_active_share
+    return ReferenceStream(active / (shape.turns * gap.mean_s), shape, gap)
+
+
+def assumptions(traffic: Traffic, shape: ConversationShape, gap: GapDistribution) -> list[str]:
+    """The defaults this traffic relied on, in English sentences (empty when none)."""
+    out = []
+    if traffic.turns == DEFAULT_TURNS:
+        out.append(f"{DEFAULT_TURNS} turns per conversation")
+    if traffic.gap_median_s is None:
+        out.append(
+            f"time between turns of the {gap.name} profile: median {gap.median_s:g} s, "
+            f"p90 {gap.p90_s:g} s ({gap.source})"
+        )
+    if traffic.new_prompt_tokens is None or traffic.output_tokens is None:
+        out.append(
+            f"{shape.new_prompt_tokens:,} new prompt and {shape.output_tokens:,} output "
+            "tokens per turn"
+        )
+    if traffic.busy_hour_active_share == DEFAULT_BUSY_HOUR_SHARE:
+        out.append("every user is active in the busiest hour")
+    if traffic.ttft_p95_ms == DEFAULT_TTFT_P95_MS and traffic.tpot_ms == DEFAULT_TPOT_MS:
+        out.append(
+            f"targets TTFT p95 {DEFAULT_TTFT_P95_MS:,.0f} ms and TPOT {DEFAULT_TPOT_MS:,.0f} ms "
+            "(MLPerf Inference server scenario)"
+        )
+    return out

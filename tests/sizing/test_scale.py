@@ -1,0 +1,105 @@
+"""Replicas for the load, with and without a tier, on whole nodes.
+
+The performance model is replaced here by linear stand-ins with round numbers (so that
+the expected replica counts can be checked by hand); the plan wires in the real one.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sizing.hit_rate import ConversationShape, ReferenceStream
+from sizing.load import service_table
+from sizing.return_gaps import PROFILES
+from sizing.scale import Capacities, Evaluator, scale
+
+SHAPE = ConversationShape(8, 681, 343)  # 8 turns filling 8,192 tokens
+
+
+def _prefill(new: int, cached: int) -> float:
+    """6,000 new tokens per s (the order of rtx6kpro issue 81's 5,877 tok/s at 64K)."""
+    return new / 6.0
+
+
+def _reload(tier: str, tokens: int) -> float:
+    """10 ms fixed + 3 µs per token from CPU (vllm-blog-ttft-sweep fit), slower below."""
+    return {"gpu": 0.0, "cpu": 10.0, "nvme": 40.0, "shared": 60.0}[tier] + tokens * 3e-3
+
+
+def _evaluator(users: int, *, cpu_per_user: float = 8192.0) -> Evaluator:
+    gaps = PROFILES["chat"]
+    stream = ReferenceStream(users / (SHAPE.turns * gaps.mean_s), SHAPE, gaps)
+    table = service_table(
+        shape=SHAPE, shared_prefix_tokens=0, prefill_ms=_prefill, reload_ms=_reload
+    )
+    return Evaluator(
+        stream=stream,
+        table=table,
+        capacities=Capacities(
+            pool_tokens_per_replica=51 * 8192,  # seed: 51 conversations of 8K per card
+            cpu_tokens_total=users * cpu_per_user,
+            cpu_tokens_max_per_replica=1440 * 8192,  # 5,760 GB / 4 replicas at 1 GiB each
+            nvme_tokens_per_replica=0.0,
+            shared_tokens=0.0,
+            active_users=0,
+            full_conversation_tokens=8192,
+        ),
+        tpot_ms=lambda batch: 20.0 + 0.3 * batch,
+        mean_request_tokens=4500,
+    )
+
+
+def test_seed_load_fits_one_node() -> None:
+    # 500 users, a turn every 217 s each: 2.3 requests/s over four replicas is light.
+    s = scale(_evaluator(500), ttft_p95_ms=2000, tpot_ms=200, replicas_per_node=4)
+    assert s.final.replicas == 4
+    assert s.replicas_for_compute is not None and s.replicas_for_compute <= 4
+    # Every user's conversation has a place on the GPUs or in the tier: few misses.
+    assert s.final.hits.any_tier > 0.95 and s.final.hits.cpu > 0.2
+    assert s.final.load.ttft_p95_ms < 2000
+    # Without the tier the returns miss more and TTFT p95 is longer at the same GPUs.
+    assert s.no_tier_same_gpus.hits.offload_tiers == 0.0
+    assert s.no_tier_same_gpus.load.ttft_p95_ms > s.final.load.ttft_p95_ms
+
+
+def test_compute_binds_for_many_users_and_is_the_smallest_count() -> None:
+    ev = _evaluator(50_000)
+    s = scale(ev, ttft_p95_ms=2000, tpot_ms=200, replicas_per_node=4)
+    r = s.replicas_for_compute
+    assert r is not None and r > 4
+    assert ev(r, memory=False).meets(2000, 200)
+    assert not ev(r - 1, memory=False).meets(2000, 200)
+    # The decode batch of 50,000 users (about 113 requests of 4,500 tokens per replica)
+    # outgrows a 51-conversation pool before the targets bind: memory sets the count.
+    assert s.replicas_for_memory > r
+    assert s.binding == "memory"
+    assert s.final.replicas % 4 == 0 and s.final.replicas >= s.replicas_for_memory
+    assert s.final.meets(2000, 200)
+    # Without a tier the same TTFT p95 takes more GPUs.
+    assert s.no_tier_replicas is None or s.no_tier_replicas > s.final.replicas
+
+
+def test_memory_binds_when_active_users_must_be_resident() -> None:
+    ev = _evaluator(2000)
+    cap = ev.cap
+    ev.cap = Capacities(**{**cap.__dict__, "active_users": 600})
+    s = scale(ev, ttft_p95_ms=2000, tpot_ms=200, replicas_per_node=4)
+    # 600 resident conversations of 8K fill 11.8 pools of 51; the decode batch needs room
+    # beside them, so more than 12 replicas: 4 nodes of 4.
+    assert s.replicas_for_memory > 12
+    assert s.binding == "memory"
+    assert s.final.replicas == 16 and s.final.meets(2000, 200)
+
+
+def test_unreachable_target_is_reported() -> None:
+    # A 10 ms TTFT p95 is below a single 681-token prefill (113 ms): no count reaches it.
+    s = scale(_evaluator(500), ttft_p95_ms=10, tpot_ms=200, replicas_per_node=4)
+    assert s.replicas_for_compute is None
+    assert s.binding == "ttft_p95"
+
+
+@pytest.mark.parametrize("users", [5_000, 50_000])
+def test_more_replicas_never_worse(users: int) -> None:
+    ev = _evaluator(users)
+    ttft = [ev(r).load.ttft_p95_ms for r in (8, 16, 32, 64)]
+    assert ttft == sorted(ttft, reverse=True)
