@@ -55,6 +55,24 @@ ENGLISH = {
     "of the day. A shared NAS or S3 tier would hold the rest.",
     "nvme": "The NVMe drives reach their rated endurance in about {months:.0f} months at this "
     "write volume: choose mixed-use (3 DWPD) drives or more capacity.",
+    "single_turn": "Every conversation has one turn: nobody returns, so a tier has nothing "
+    "to reload.",
+    "recompute_cheap": "A returning prompt reloads from the CPU tier in about {hit_ms:,} ms "
+    "against {miss_ms:,} ms to recompute it: prompts this short are about as cheap to "
+    "recompute.",
+    "pool_one_request": "A replica's GPU pool holds {per_replica:,} max-length "
+    "conversation(s) at this load: reloads cannot raise the batch.",
+    "few_tier_hits": "Only {tier_pct:g} % of returns would hit a tier beside the GPU "
+    "({gpu_pct:g} % already hit the GPU): a tier would rarely be read.",
+    "tier_hits": "{cpu_pct:g} % of returns hit the CPU tier ({gpu_pct:g} % the GPU, "
+    "{miss_pct:g} % miss); TTFT p95 {ttft_s:g} s instead of {ttft_no_tier_s:g} s on the same "
+    "GPUs without the tier.",
+    "tier_hits_overloaded": "{cpu_pct:g} % of returns hit the CPU tier ({gpu_pct:g} % the "
+    "GPU, {miss_pct:g} % miss); TTFT p95 {ttft_s:g} s, where the same GPUs without the tier "
+    "could not keep up.",
+    "gpus_saved": "Without the tier the same TTFT p95 would take {gpus:,} more GPUs.",
+    "no_tier_unreachable": "Without the tier no plan within the node limit reaches the same "
+    "TTFT p95.",
 }
 """English wording of each note code."""
 

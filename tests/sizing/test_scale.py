@@ -103,3 +103,61 @@ def test_more_replicas_never_worse(users: int) -> None:
     ev = _evaluator(users)
     ttft = [ev(r).load.ttft_p95_ms for r in (8, 16, 32, 64)]
     assert ttft == sorted(ttft, reverse=True)
+
+
+def test_benefit_names_the_figures() -> None:
+    # Seed-sized workload: the tier serves returns the GPUs would miss.
+    from sizing.benefit import judge
+
+    ev = _evaluator(500)
+    s = scale(ev, ttft_p95_ms=2000, tpot_ms=200, replicas_per_node=4)
+    b = judge(
+        scale=s,
+        table=ev.table,
+        users=500,
+        conversations_per_replica=51,
+        gpus_per_replica=1,
+        turns=8,
+    )
+    assert b.offload_pays
+    codes = [n.code for n in b.notes]
+    assert codes[0] == "tier_hits"
+    assert "gpus_saved" in codes
+    assert b.gpus_saved == (s.no_tier_replicas or 0) - s.final.replicas
+    assert "% of returns hit the CPU tier" in b.notes[0].text
+    # Everyone fits on the GPUs: no tier.
+    few = judge(
+        scale=s,
+        table=ev.table,
+        users=150,
+        conversations_per_replica=51,
+        gpus_per_replica=1,
+        turns=8,
+    )
+    assert not few.offload_pays and few.notes[0].code == "all_fit"
+
+
+def test_short_prompts_do_not_pay() -> None:
+    # 128-token conversations: a CPU hit (10 ms fixed + the new 32 tokens) saves little
+    # against recomputing 48 to 112 tokens at 6,000 tokens/s (8 to 19 ms).
+    from sizing.benefit import judge
+
+    table = service_table(
+        shape=ConversationShape(4, 16, 16),
+        shared_prefix_tokens=0,
+        prefill_ms=_prefill,
+        reload_ms=_reload,
+    )
+    ev = _evaluator(5000)
+    ev.table = table
+    s = scale(ev, ttft_p95_ms=2000, tpot_ms=200, replicas_per_node=4)
+    b = judge(
+        scale=s,
+        table=table,
+        users=5000,
+        conversations_per_replica=800,
+        gpus_per_replica=1,
+        turns=4,
+    )
+    assert not b.offload_pays
+    assert "recompute_cheap" in [n.code for n in b.notes]

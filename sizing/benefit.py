@@ -1,0 +1,147 @@
+"""What the offload tier buys under the customer's traffic, and whether it pays.
+
+The verdict comes from hit rates and TTFT, not from a count of conversations (DESIGN
+§3.7; the published points in ``offload_benefit_points.jsonl``). Offloading does not pay:
+
+- when every conversation fits on the GPUs (seed; NVIDIA's KVBM overview: offloading
+  is "most effective when the KV cache exceeds GPU memory");
+- when prompts are so short that recompute costs about as much as a reload: a CPU hit
+  that saves less than :data:`MIN_TTFT_SAVING` of a miss's TTFT, on the mean return
+  (the vLLM connector blog's 1K-token point: ~30 ms recompute against ~15 ms reload,
+  id ``vllm-blog-ttft-sweep``, is about the break-even of a tier's price);
+- when the GPU pool holds about one max-length request at the offered concurrency:
+  reloads cannot raise the batch (``agentic-kvc-h20-capacity-knee``: beyond the active
+  working set extra tiers bought about nothing);
+- when the tier is slower than recompute (``sglang-26305-minimax-m27``: a file tier
+  slower than recompute; ``sglang-eic-dsv4-h20``: a remote store at 0.57 GB/s per rank);
+- when almost no return would hit the tier: fewer than :data:`MIN_TIER_HITS` of the
+  returns (all of them hit the GPU already, or their gaps outlast the tier).
+
+It pays when returning users would otherwise miss. The answer names the figures: the
+share of returns each tier serves, TTFT p95 with the tier against the same GPUs
+without it, and the GPUs a plan without a tier needs for the same TTFT p95.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sizing.load import ServiceTable
+from sizing.scale import Scale
+from sizing.verdict import Note
+
+MIN_TTFT_SAVING = 0.2
+"""Least share of a miss's TTFT a CPU hit must save to be worth its DIMMs (planning
+rule; see the module docstring)."""
+
+MIN_TIER_HITS = 0.05
+"""Least share of returns the offload tiers must serve (planning rule)."""
+
+MIN_POOL_CONVERSATIONS = 2
+"""A replica's pool must hold at least this many max-length conversations for a reload
+to raise the batch (module docstring)."""
+
+
+@dataclass(frozen=True)
+class Benefit:
+    """The offload tier's worth for this traffic.
+
+    Attributes:
+        offload_pays: True when the tier should be sold.
+        notes: why, as codes with their figures (worded in :data:`sizing.verdict.ENGLISH`).
+        gpus_saved: GPUs a plan without a tier needs beyond this one for the same TTFT
+            p95 (``None``: not reachable without a tier within the node limit).
+        mean_return_miss_ms: TTFT of the mean return on a miss, one request, ms.
+        mean_return_cpu_hit_ms: the same return hitting the CPU tier, ms.
+    """
+
+    offload_pays: bool
+    notes: tuple[Note, ...]
+    gpus_saved: int | None
+    mean_return_miss_ms: float
+    mean_return_cpu_hit_ms: float
+
+
+def _mean_return_ms(table: ServiceTable) -> tuple[float, float]:
+    """(miss, CPU hit) TTFT of the mean returning turn, one request, ms."""
+    returns = [row for row in table.rows if row.reload_tokens]
+    if not returns:
+        return 0.0, 0.0
+    weight = sum(r.weight for r in returns)
+    miss = sum(r.weight * r.miss_ms for r in returns) / weight
+    cpu = sum(r.weight * r.hit_ms[1] for r in returns) / weight
+    return miss, cpu
+
+
+def judge(
+    *,
+    scale: Scale,
+    table: ServiceTable,
+    users: int,
+    conversations_per_replica: int,
+    gpus_per_replica: int,
+    turns: int,
+) -> Benefit:
+    """Decide whether the tier pays under this traffic, with the figures.
+
+    Args:
+        scale: the plan's replicas with and without a tier (:func:`sizing.scale.scale`).
+        table: the workload's per-request times (:func:`sizing.load.service_table`).
+        users: all users.
+        conversations_per_replica: max-length conversations one replica's pool holds.
+        gpus_per_replica: GPUs of one replica.
+        turns: turns per conversation (1: nobody returns).
+
+    Source: module docstring.
+    """
+    final, same = scale.final, scale.no_tier_same_gpus
+    hits = final.hits
+    miss_ms, cpu_ms = _mean_return_ms(table)
+    notes: list[Note] = []
+    pays = True
+    on_gpus = conversations_per_replica * final.replicas
+    if turns == 1:
+        pays = False
+        notes.append(Note("single_turn"))
+    if users <= on_gpus:
+        pays = False
+        notes.append(Note("all_fit", (("users", users), ("on_gpus", on_gpus))))
+    if turns > 1 and cpu_ms >= (1 - MIN_TTFT_SAVING) * miss_ms:
+        pays = False
+        notes.append(
+            Note("recompute_cheap", (("hit_ms", round(cpu_ms)), ("miss_ms", round(miss_ms))))
+        )
+    if conversations_per_replica < MIN_POOL_CONVERSATIONS:
+        pays = False
+        notes.append(Note("pool_one_request", (("per_replica", conversations_per_replica),)))
+    if pays and hits.offload_tiers < MIN_TIER_HITS:
+        pays = False
+        notes.append(
+            Note(
+                "few_tier_hits",
+                (
+                    ("tier_pct", round(100 * hits.offload_tiers, 1)),
+                    ("gpu_pct", round(100 * hits.gpu)),
+                ),
+            )
+        )
+    saved = None
+    if scale.no_tier_replicas is not None:
+        saved = max(0, scale.no_tier_replicas - final.replicas) * gpus_per_replica
+    if pays:
+        figures: tuple[tuple[str, int | float | str], ...] = (
+            ("cpu_pct", round(100 * hits.cpu)),
+            ("gpu_pct", round(100 * hits.gpu)),
+            ("miss_pct", round(100 * hits.miss)),
+            ("ttft_s", round(final.load.ttft_p95_ms / 1e3, 2)),
+        )
+        if same.load.overloaded:
+            notes.append(Note("tier_hits_overloaded", figures))
+        else:
+            no_tier_s = round(same.load.ttft_p95_ms / 1e3, 2)
+            notes.append(Note("tier_hits", (*figures, ("ttft_no_tier_s", no_tier_s))))
+        if saved is not None:
+            notes.append(Note("gpus_saved", (("gpus", saved),)))
+        else:
+            notes.append(Note("no_tier_unreachable"))
+    return Benefit(pays, tuple(notes), saved, miss_ms, cpu_ms)
