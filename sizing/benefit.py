@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from sizing.load import ServiceTable
 from sizing.scale import Scale
-from sizing.verdict import Note
+from sizing.verdict import Note, Verdict
 
 MIN_TTFT_SAVING = 0.2
 """Least share of a miss's TTFT a CPU hit must save to be worth its DIMMs (planning
@@ -145,3 +145,17 @@ def judge(
         else:
             notes.append(Note("no_tier_unreachable"))
     return Benefit(pays, tuple(notes), saved, miss_ms, cpu_ms)
+
+
+def with_benefit(verdict: Verdict, benefit: Benefit, warnings: tuple[Note, ...] = ()) -> Verdict:
+    """The plan's verdict with the traffic's figures: it pays only when both say so; the
+    reasons gain the benefit's notes (a note the verdict already gives is not repeated)
+    and the warnings gain ``warnings``."""
+    codes = {n.code for n in verdict.reason_notes}
+    extra = tuple(n for n in benefit.notes if n.code not in codes)
+    return Verdict(
+        verdict.offload_pays and benefit.offload_pays,
+        verdict.reason_notes + extra,
+        verdict.warning_notes + warnings,
+        verdict.binding,
+    )

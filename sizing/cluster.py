@@ -128,7 +128,8 @@ class Cluster:
 
     Attributes:
         nodes: identical nodes.
-        replicas_per_node: engine replicas on each node.
+        pipeline_nodes: nodes one replica spans (1 without pipeline parallel).
+        replicas_per_node: engine replicas with a share on each node.
         replicas_needed: what memory and compute need together.
         cpu_tier_gb_per_node: pinned CPU tier on each node, GB (capped by the slots).
         cpu_tier_capped: True when the nodes' slots hold less than every user's tier.
@@ -136,6 +137,7 @@ class Cluster:
     """
 
     nodes: int
+    pipeline_nodes: int
     replicas_per_node: int
     replicas_needed: int
     cpu_tier_gb_per_node: float
@@ -145,7 +147,7 @@ class Cluster:
     @property
     def replicas(self) -> int:
         """Replicas over all nodes (every GPU is used)."""
-        return self.nodes * self.replicas_per_node
+        return self.nodes // self.pipeline_nodes * self.replicas_per_node
 
     @property
     def needs_router(self) -> bool:
@@ -166,35 +168,39 @@ def plan_cluster(
     users: int,
     cpu_tier_gb_total: float,
     max_buffer_gb_per_node: float,
+    pipeline_nodes: int = 1,
 ) -> Cluster:
     """How many nodes carry ``replicas_needed`` replicas, and the CPU tier per node.
 
     Args:
         replicas_needed: replicas that memory and compute need (≥ 1).
-        gpus_per_replica: TP × PP of one replica, within one node here (≥ 1).
+        gpus_per_replica: GPUs of one replica on one node: its TP size (≥ 1).
         gpus_per_node: GPUs in a node.
         users: all users; a router spreads them evenly over the nodes.
         cpu_tier_gb_total: the CPU tier every user's conversation would need, GB.
         max_buffer_gb_per_node: :func:`max_buffer_gb_per_node`.
+        pipeline_nodes: nodes one replica spans (its pipeline-parallel stages, one per
+            node); the nodes come in groups of this many.
 
     Raises:
         ValueError: if a count is not positive, a replica does not fit in a node, or
             more than :data:`MAX_NODES` nodes would be needed.
     """
-    if min(replicas_needed, gpus_per_replica, gpus_per_node, users) < 1:
+    if min(replicas_needed, gpus_per_replica, gpus_per_node, users, pipeline_nodes) < 1:
         raise ValueError("replicas, GPUs and users must be positive")
     if gpus_per_replica > gpus_per_node or gpus_per_node % gpus_per_replica:
         raise ValueError(
             f"replicas of {gpus_per_replica} GPUs do not fill nodes of {gpus_per_node} GPUs"
         )
     per_node = gpus_per_node // gpus_per_replica
-    nodes = max(1, math.ceil(replicas_needed / per_node))
+    nodes = max(1, math.ceil(replicas_needed / per_node)) * pipeline_nodes
     if nodes > MAX_NODES:
         raise ValueError(f"{nodes:,} nodes needed, more than {MAX_NODES}")
     wanted = cpu_tier_gb_total / nodes
     capped = wanted > max_buffer_gb_per_node + 1e-9
     return Cluster(
         nodes=nodes,
+        pipeline_nodes=pipeline_nodes,
         replicas_per_node=per_node,
         replicas_needed=replicas_needed,
         cpu_tier_gb_per_node=min(wanted, max_buffer_gb_per_node),

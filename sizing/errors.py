@@ -80,6 +80,7 @@ FIX_ENGLISH = {
     "fewer_gpus": "fewer GPUs per node",
     "more_nodes": "more nodes",
     "fewer_new_conversations": "fewer new conversations per day",
+    "longer_target": "a longer latency target",
 }
 """English wording of each fix code."""
 
@@ -100,6 +101,7 @@ FIX_INPUTS = {
     "fewer_gpus": "gpus_per_node",
     "more_nodes": "users",
     "fewer_new_conversations": "new_conversations_per_day",
+    "longer_target": "ttft_p95_ms",
 }
 """The request input each fix changes (a field name of :class:`SizingError`)."""
 

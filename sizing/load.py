@@ -40,6 +40,11 @@ MAX_PREFILL_UTILIZATION = 0.9
 """Highest prefill utilisation planned for: beyond it the M/G/1 wait grows without bound
 for a small rise in load."""
 
+MAX_DECODE_BATCH = 1024
+"""Most requests one replica generates for at once: vLLM's default ``max_num_seqs`` on
+cards of 70 GiB and more (``vllm/engine/arg_utils.py`` ``get_batch_defaults``; 256 on
+smaller cards). A decode batch beyond it queues: the replica is overloaded."""
+
 MAX_ROWS = 12
 """Turns evaluated per conversation; longer conversations are sampled evenly."""
 
@@ -111,8 +116,8 @@ def service_table(
     *,
     shape: ConversationShape,
     shared_prefix_tokens: int,
-    prefill_ms: Callable[[int, int], float],
-    reload_ms: Callable[[str, int], float],
+    miss_ms: Callable[[int], float],
+    hit_ms: Callable[[str, int, int], float | None],
 ) -> ServiceTable:
     """Evaluate the performance model once for every turn and outcome.
 
@@ -120,22 +125,34 @@ def service_table(
         shape: the conversation's tokens per turn.
         shared_prefix_tokens: a system prompt every conversation starts with (always
             cached on the GPU).
-        prefill_ms: ``(new_tokens, cached_tokens) → ms`` on one replica.
-        reload_ms: ``(tier, tokens) → ms`` to bring ``tokens`` of KV from ``tier``
-            (one of :data:`TIERS`; ``gpu`` is a prefix-cache hit, typically 0).
+        miss_ms: ``prompt_tokens → ms``, TTFT of one request prefilled whole.
+        hit_ms: ``(tier, prompt_tokens, cached_tokens) → ms``, TTFT of one request whose
+            first ``cached_tokens`` come from ``tier`` (one of :data:`TIERS`); ``None``
+            when the engine has no such tier (then a "hit" there costs a miss).
+
+    Source: :mod:`sizing.performance` (``ttft_miss_ms``, ``ttft_hit_ms``) in the plan.
     """
+    prefix = shared_prefix_tokens
+
+    def fresh(prompt: int) -> float:
+        """The prompt with only the shared prefix cached (on the GPU)."""
+        if prefix == 0:
+            return miss_ms(prompt)
+        return hit_ms("gpu", prefix + prompt, prefix) or miss_ms(prefix + prompt)
+
     rows = []
-    step = shape.new_prompt_tokens + shape.output_tokens
     for k, weight in _turns(shape.turns):
         prompt = shape.prompt_tokens(k)
-        miss = prefill_ms(prompt, shared_prefix_tokens)
+        miss = fresh(prompt)
         if k == 1:
             rows.append(TurnTimes(weight, miss, (miss,) * 4, 0))
             continue
         history = shape.prompt_tokens(k - 1)
-        new = prefill_ms(step, shared_prefix_tokens + history)
-        hit = tuple(reload_ms(tier, history) + new for tier in TIERS)
-        rows.append(TurnTimes(weight, miss, hit, history))  # type: ignore[arg-type]
+        hits = []
+        for tier in TIERS:
+            ms = hit_ms(tier, prefix + prompt, prefix + history)
+            hits.append(miss if ms is None else ms)
+        rows.append(TurnTimes(weight, miss, tuple(hits), history))  # type: ignore[arg-type]
     outcomes = []
     for row in rows:
         if row.reload_tokens == 0:
@@ -190,7 +207,7 @@ def replica_load(
         output_tokens: tokens generated per request.
         tpot_ms: ``batch → ms`` per decode step of a batch of that many requests.
         max_batch: most requests the replica's KV cache holds at once; a decode batch
-            beyond it is an overload.
+            beyond it (or beyond :data:`MAX_DECODE_BATCH`) is an overload.
 
     Raises:
         ValueError: if ``requests_per_s`` is negative or not finite.
@@ -207,9 +224,10 @@ def replica_load(
     wait_mean = requests_per_s * second_s2 / (2 * (1 - rho)) * 1e3
     wait_p95 = wait_mean / rho * math.log(rho / 0.05) if rho > 0.05 else 0.0
     batch, step = 1.0, tpot_ms(1.0) / (1 - rho)
+    limit = min(max_batch, MAX_DECODE_BATCH)
     for _ in range(100):
         new_batch = max(1.0, requests_per_s * output_tokens * step / 1e3)
-        if new_batch > max_batch:
+        if new_batch > limit:
             return ReplicaLoad(requests_per_s, rho, inf, inf, inf, new_batch)
         new_step = tpot_ms(new_batch) / (1 - rho)
         settled = abs(new_batch - batch) <= 1e-3 * batch

@@ -10,13 +10,15 @@ is in the docstring of the module that applies it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sizing import catalog
 from sizing.architecture import ASSUMPTIONS, conversation_bytes, kv_bytes_per_token
+from sizing.benefit import with_benefit
 from sizing.catalog import Gpu, Platform
 from sizing.checkpoint import WEIGHT_BITS
+from sizing.cluster import max_buffer_gb_per_node
 from sizing.engines import vllm
 from sizing.errors import SizingError
 from sizing.experts import expert_weights_bytes
@@ -24,10 +26,13 @@ from sizing.gpu import BudgetRule, Parallelism, Workload, choose_parallelism
 from sizing.host_memory import CpuTier, HostMemory, cpu_tier, host_memory
 from sizing.model import ModelSpec
 from sizing.nvme import NvmeTier, nvme_tier
+from sizing.performance import NoMeasuredBasis
 from sizing.placement import Placement, placement
 from sizing.rank_bytes import RankBytes, stage_bytes
+from sizing.serving import Replica, Serving, serve
+from sizing.traffic import Traffic
 from sizing.transfer import TransferEstimate, estimate
-from sizing.units import GB, GIB
+from sizing.units import GB, GIB, TB
 from sizing.verdict import Verdict, decide
 
 KV_DTYPES = ("auto", "bf16", "fp16", "fp32", "fp8")
@@ -61,6 +66,8 @@ class PlanRequest:
             ``context_tokens − 1``; prefix caching stores it once per replica.
         expert_parallel: spread a MoE model's routed experts over the node's GPUs
             (vLLM ``--enable-expert-parallel``); ignored for dense models.
+        traffic: turns, time between turns, tokens per turn, the busy hour and the
+            latency targets (:class:`~sizing.traffic.Traffic`; defaults stated there).
     """
 
     model: ModelSpec
@@ -75,6 +82,7 @@ class PlanRequest:
     active_share: float | None = None
     shared_prompt_tokens: int = 0
     expert_parallel: bool = False
+    traffic: Traffic = field(default_factory=Traffic)
 
     @property
     def active_users(self) -> int | None:
@@ -86,7 +94,13 @@ class PlanRequest:
 
 @dataclass(frozen=True)
 class Plan:
-    """The sizing plan for one request. All figures are for one node."""
+    """The sizing plan for one request. Memory figures are for one node; the plan has
+    :attr:`Parallelism.nodes` identical nodes.
+
+    ``serving`` holds the plan under traffic (hit rates, TTFT p95, TPOT, nodes, shared
+    tier); ``None`` when the performance model has no measured basis for the GPU, and
+    then the plan is sized for memory only (``serving_note`` says why).
+    """
 
     request: PlanRequest
     gpu: Gpu
@@ -101,6 +115,8 @@ class Plan:
     verdict: Verdict
     vllm_offload: vllm.VllmOffload | None
     shared_prompt_bytes: int = 0
+    serving: Serving | None = None
+    serving_note: str = ""
 
     @property
     def conversation_gib(self) -> float:
@@ -297,6 +313,27 @@ def validate(request: PlanRequest) -> None:
         )
 
 
+def _pool_tokens(par: Parallelism, unique_tokens: int) -> float:
+    """One replica's KV pool in tokens of conversation (the shared prompt aside): the
+    conversations its binding card holds, each of ``unique_tokens``."""
+    if par.conversation_gib_per_gpu <= 0:  # a fixed state only: length costs nothing
+        return float(par.conversations_per_replica * unique_tokens)
+    free = max(0.0, par.kv_cache_gib_per_gpu - par.shared_prefix_gib_per_gpu)
+    return free / par.conversation_gib_per_gpu * unique_tokens
+
+
+def _capped(tier: CpuTier, bytes_per_node: float, par: Parallelism) -> CpuTier:
+    """The tier cut to what each node's slots hold; the rest rests in the shared tier."""
+    per_instance = bytes_per_node * par.nodes / par.total_replicas
+    kept = int(per_instance // max(1, tier.ranks.stored_conversation_bytes))
+    return replace(
+        tier,
+        total_gib=per_instance * par.total_replicas / GIB,
+        per_instance_gib=per_instance / GIB,
+        conversations_per_instance=min(tier.conversations_per_instance, kept),
+    )
+
+
 def make_plan(request: PlanRequest) -> Plan:
     """Size one node for ``request``.
 
@@ -332,7 +369,6 @@ def make_plan(request: PlanRequest) -> Plan:
         expert_parallel=request.expert_parallel,
         weight_bits=WEIGHT_BITS[model.weight_format],
     )
-    resting = max(0, request.users - par.conversations_on_gpus)
     ranks = RankBytes(
         stage_bytes(
             arch,
@@ -345,6 +381,28 @@ def make_plan(request: PlanRequest) -> Plan:
         par.tensor_parallel_size,
         arch.uses_mla,
     )
+    node_gpu_gb = gpu.marketed_memory_gb * request.gpus_per_node
+    nvme = nvme_tier(
+        new_conversations_per_day=request.new_conversations_per_day,
+        conversation_bytes=ranks.stored_conversation_bytes,
+        max_drives=platform.nvme_bays,
+    )
+    unique_tokens = ctx - request.shared_prompt_tokens
+    replica = Replica(
+        gpu=gpu.slug,
+        tensor_parallel_size=par.tensor_parallel_size,
+        gpus_per_replica=par.gpus_per_replica,
+        replicas_per_node=par.replicas,
+        nodes_per_group=par.pipeline_parallel_size,
+        pool_tokens=_pool_tokens(par, unique_tokens),
+        conversations=par.conversations_per_replica,
+        kv_bytes_per_token=max(1, round(ranks.stored_conversation_bytes / unique_tokens)),
+        gpu_memory_gb_per_node=node_gpu_gb,
+    )
+    serving, serving_note = _serve(request, replica, platform, nvme)
+    if serving is not None:
+        par = replace(par, nodes=serving.cluster.nodes)
+    resting = max(0, request.users - par.conversations_on_gpus)
     # Distinct conversations the binding card's cache has room for (each rank holds its
     # share of every resident conversation, so this is the instance's figure).
     gpu_room = (
@@ -359,17 +417,13 @@ def make_plan(request: PlanRequest) -> Plan:
         ranks=ranks,
         gpu_conversation_capacity=gpu_room,
     )
-    node_gpu_gb = gpu.marketed_memory_gb * request.gpus_per_node
+    if serving is not None and serving.cluster.cpu_tier_capped and tier.total_gib > 0:
+        tier = _capped(tier, serving.cluster.cpu_tier_gb_per_node * GB, par)
     host = host_memory(
         platform=platform,
         gpu_memory_gb_total=node_gpu_gb,
         buffer_gb=tier.total_gib * GIB / GB / par.nodes,
         kv_cache_is_fp8=kv_dtype == "fp8",
-    )
-    nvme = nvme_tier(
-        new_conversations_per_day=request.new_conversations_per_day,
-        conversation_bytes=ranks.stored_conversation_bytes,
-        max_drives=platform.nvme_bays,
     )
     transfer = estimate(
         model=model,
@@ -393,8 +447,16 @@ def make_plan(request: PlanRequest) -> Plan:
         active_users=request.active_users,
         kv_cache_is_fp8=kv_dtype == "fp8",
     )
+    if serving is not None:
+        verdict = with_benefit(verdict, serving.benefit, serving.target_notes)
     if not verdict.offload_pays:
-        # Sell no memory the customer does not need: no tier, no buffer, no NVMe.
+        # Sell no memory the customer does not need: no tier, no buffer, no NVMe; the
+        # GPUs are those the targets need without a tier.
+        if serving is not None:
+            plain, _ = _serve(request, replica, platform, nvme, tiers=False)
+            if plain is not None:
+                serving = replace(plain, benefit=serving.benefit)
+                par = replace(par, nodes=serving.cluster.nodes)
         tier = cpu_tier(
             users=request.users,
             resting_conversations=0,
@@ -422,4 +484,33 @@ def make_plan(request: PlanRequest) -> Plan:
         verdict=verdict,
         vllm_offload=offload,
         shared_prompt_bytes=prompt_bytes,
+        serving=serving,
+        serving_note=serving_note,
     )
+
+
+def _serve(
+    request: PlanRequest,
+    replica: Replica,
+    platform: Platform,
+    nvme: NvmeTier,
+    *,
+    tiers: bool = True,
+) -> tuple[Serving | None, str]:
+    """The plan under traffic, or ``None`` and why when the GPU has no measured basis."""
+    try:
+        serving = serve(
+            model=request.model,
+            kv_dtype=request.kv_dtype,
+            replica=replica,
+            traffic=request.traffic,
+            users=request.users,
+            context_tokens=request.context_tokens,
+            shared_prefix_tokens=request.shared_prompt_tokens,
+            nvme_bytes_per_node=nvme.capacity_tb * TB,
+            max_buffer_gb_per_node=max_buffer_gb_per_node(platform, replica.gpu_memory_gb_per_node),
+            tiers=tiers,
+        )
+    except NoMeasuredBasis as exc:
+        return None, exc.message
+    return serving, ""

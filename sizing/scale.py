@@ -10,8 +10,9 @@ Procedure (sources of each rule in the modules it calls):
    GPU cache for fewer conversations, so the check is monotone in ``R`` and a binary
    search finds it.
 2. **Memory.** Each replica's KV pool must hold its decode batch (requests generating
-   at once, at their mean length) and, when given, the users active at the same moment;
-   the weights and one max-length request fix the replica's GPUs (:mod:`sizing.gpu`).
+   at once, at their mean length); the weights and one max-length request fix the
+   replica's GPUs (:mod:`sizing.gpu`). The users a customer says are active at the same
+   moment stay a check of the memory plan (:mod:`sizing.verdict`).
 3. **Nodes.** ``max(memory, compute)`` replicas on whole nodes (:mod:`sizing.cluster`);
    the plan is evaluated again at that count for its TTFT p95 and TPOT.
 4. **Without a tier.** The same search with only the GPU prefix cache, for the
@@ -43,8 +44,6 @@ class Capacities:
         cpu_tokens_max_per_replica: what one replica's share of a node's slots holds.
         nvme_tokens_per_replica: one replica's NVMe tier.
         shared_tokens: the shared tier over all replicas (0: none).
-        active_users: users active at the same moment that must be resident, or 0.
-        full_conversation_tokens: one max-length conversation (the pool's unit).
     """
 
     pool_tokens_per_replica: float
@@ -52,8 +51,6 @@ class Capacities:
     cpu_tokens_max_per_replica: float
     nvme_tokens_per_replica: float
     shared_tokens: float
-    active_users: int
-    full_conversation_tokens: float
 
 
 @dataclass(frozen=True)
@@ -118,8 +115,7 @@ class Evaluator:
             self.stream.conversations_per_s / replicas, self.stream.shape, self.stream.gaps
         )
         rate = self.stream.turns_per_s / replicas
-        resident = math.ceil(cap.active_users / replicas) * cap.full_conversation_tokens
-        max_batch = max(0.0, cap.pool_tokens_per_replica - resident) / self.mean_request_tokens
+        max_batch = cap.pool_tokens_per_replica / self.mean_request_tokens
         cpu = min(cap.cpu_tokens_total / replicas, cap.cpu_tokens_max_per_replica)
         free = cap.pool_tokens_per_replica
         load = None
@@ -183,10 +179,9 @@ class Evaluator:
 
 
 def replicas_for_memory(capacities: Capacities, total_batch: float, mean_tokens: float) -> int:
-    """Replicas whose pools hold the active users and the decode batch of the whole plan."""
-    cap = capacities
-    need = cap.active_users * cap.full_conversation_tokens + total_batch * mean_tokens
-    return max(1, math.ceil(need / cap.pool_tokens_per_replica - 1e-9))
+    """Replicas whose pools hold the decode batch of the whole plan."""
+    need = total_batch * mean_tokens
+    return max(1, math.ceil(need / capacities.pool_tokens_per_replica - 1e-9))
 
 
 def scale(
@@ -196,6 +191,8 @@ def scale(
     tpot_ms: float,
     replicas_per_node: int,
     min_nodes: int = 1,
+    tiers: bool = True,
+    max_nodes: int = MAX_NODES,
 ) -> Scale:
     """Replicas, on whole nodes, for the targets; and the no-tier alternative.
 
@@ -205,29 +202,37 @@ def scale(
         tpot_ms: TPOT target, ms.
         replicas_per_node: replicas one node carries.
         min_nodes: nodes the plan has at least (1; more for pipeline-parallel replicas).
+        tiers: False to size a plan that sells no offload tier (GPU prefix cache only).
+        max_nodes: most nodes (node groups with pipeline parallel) to search.
 
     Source: module docstring.
     """
-    high = MAX_NODES * replicas_per_node
+    high = max_nodes * replicas_per_node
     low = min_nodes * replicas_per_node
-    one = evaluate(1, memory=False)
-    guess = math.ceil(one.load.prefill_utilization / 0.6)  # about 60 % busy each
-    compute = evaluate.smallest(
-        lambda e: e.meets(ttft_p95_ms, tpot_ms), low=1, high=high, start=guess, memory=False
-    )
-    first = evaluate(compute or high, memory=False)
+    one = evaluate(1, tiers=tiers, memory=False)
+    guess = max(1, math.ceil(one.load.prefill_utilization / 0.6))  # about 60 % busy each
+
+    def meets(e: Evaluation) -> bool:
+        return e.meets(ttft_p95_ms, tpot_ms)
+
+    compute = evaluate.smallest(meets, low=1, high=high, start=guess, tiers=tiers, memory=False)
+    needed = None
+    if compute is not None:
+        needed = evaluate.smallest(meets, low=compute, high=high, tiers=tiers)
+    nodes = max(min_nodes, math.ceil((needed or high) / replicas_per_node))
+    final = evaluate(nodes * replicas_per_node, tiers=tiers)
     memory = replicas_for_memory(
-        evaluate.cap, first.load.decode_batch * first.replicas, evaluate.mean_request_tokens
+        evaluate.cap, final.load.decode_batch * final.replicas, evaluate.mean_request_tokens
     )
-    needed = max(memory, compute or high)
-    nodes = max(min_nodes, math.ceil(needed / replicas_per_node))
-    final = evaluate(nodes * replicas_per_node)
-    if compute is None:
-        binding = "ttft_p95" if first.load.ttft_p95_ms > ttft_p95_ms else "tpot"
-    elif memory >= compute:
+    if compute is None or needed is None:
+        at_most = evaluate(high, tiers=tiers, memory=False)
+        binding = "ttft_p95" if at_most.load.ttft_p95_ms > ttft_p95_ms else "tpot"
+        compute = None
+    elif needed > compute:
         binding = "memory"
+        memory = max(memory, needed)
     else:
-        below = evaluate(compute - 1, memory=False) if compute > 1 else first
+        below = evaluate(compute - 1, tiers=tiers, memory=False) if compute > 1 else one
         binding = "tpot" if below.load.tpot_ms > tpot_ms else "ttft_p95"
     same = evaluate(final.replicas, tiers=False)
     target = max(final.load.ttft_p95_ms, 1.0) * (1 + 1e-9)

@@ -70,6 +70,9 @@ ENGLISH = {
     "tier_hits_overloaded": "{cpu_pct:g} % of returns hit the CPU tier ({gpu_pct:g} % the "
     "GPU, {miss_pct:g} % miss); TTFT p95 {ttft_s:g} s, where the same GPUs without the tier "
     "could not keep up.",
+    "target_relaxed": "One request takes {floor_ms:,} ms at this context without any load, "
+    "more than the default {target} target of {default_ms:,} ms: the plan is sized for "
+    "{used_ms:,} ms instead. Name your own target to size for it.",
     "gpus_saved": "Without the tier the same TTFT p95 would take {gpus:,} more GPUs.",
     "no_tier_unreachable": "Without the tier no plan within the node limit reaches the same "
     "TTFT p95.",

@@ -149,3 +149,18 @@ def test_router_per_engine_and_bad_input() -> None:
             cpu_tier_gb_total=0,
             max_buffer_gb_per_node=1,
         )
+
+
+def test_pipeline_replicas_come_in_node_groups() -> None:
+    # A replica of TP 8 × PP 2 spans two 8-GPU nodes: 3 replicas need 6 nodes, and the
+    # CPU tier is spread over all six.
+    c = _cluster(
+        replicas_needed=3,
+        gpus_per_replica=8,
+        gpus_per_node=8,
+        users=600,
+        cpu_tier_gb_total=600,
+        pipeline_nodes=2,
+    )
+    assert (c.nodes, c.replicas) == (6, 3)
+    assert c.cpu_tier_gb_per_node == pytest.approx(100)

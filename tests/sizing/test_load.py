@@ -25,10 +25,16 @@ def _reload(tier: str, tokens: int) -> float:
     return {"gpu": 0.0, "cpu": 5.0, "nvme": 20.0, "shared": 40.0}[tier]
 
 
+def _miss(prompt: int) -> float:
+    return _linear_prefill(prompt, 0)
+
+
+def _hit(tier: str, prompt: int, cached: int) -> float:
+    return _reload(tier, cached) + _linear_prefill(prompt - cached, cached)
+
+
 def _table(shape: ConversationShape) -> ServiceTable:
-    return service_table(
-        shape=shape, shared_prefix_tokens=0, prefill_ms=_linear_prefill, reload_ms=_reload
-    )
+    return service_table(shape=shape, shared_prefix_tokens=0, miss_ms=_miss, hit_ms=_hit)
 
 
 def test_single_turn_is_an_md1_queue() -> None:
@@ -50,8 +56,8 @@ def test_decode_batch_is_littles_law_fixed_point() -> None:
     table = service_table(
         shape=ConversationShape(1, 1, 200),
         shared_prefix_tokens=0,
-        prefill_ms=lambda new, cached: 0.0,
-        reload_ms=_reload,
+        miss_ms=lambda prompt: 0.0,
+        hit_ms=lambda tier, prompt, cached: 0.0,
     )
     load = replica_load(
         requests_per_s=5.0,

@@ -26,12 +26,18 @@ def _reload(tier: str, tokens: int) -> float:
     return {"gpu": 0.0, "cpu": 10.0, "nvme": 40.0, "shared": 60.0}[tier] + tokens * 3e-3
 
 
+def _miss(prompt: int) -> float:
+    return _prefill(prompt, 0)
+
+
+def _hit(tier: str, prompt: int, cached: int) -> float:
+    return _reload(tier, cached) + _prefill(prompt - cached, cached)
+
+
 def _evaluator(users: int, *, cpu_per_user: float = 8192.0) -> Evaluator:
     gaps = PROFILES["chat"]
     stream = ReferenceStream(users / (SHAPE.turns * gaps.mean_s), SHAPE, gaps)
-    table = service_table(
-        shape=SHAPE, shared_prefix_tokens=0, prefill_ms=_prefill, reload_ms=_reload
-    )
+    table = service_table(shape=SHAPE, shared_prefix_tokens=0, miss_ms=_miss, hit_ms=_hit)
     return Evaluator(
         stream=stream,
         table=table,
@@ -41,8 +47,6 @@ def _evaluator(users: int, *, cpu_per_user: float = 8192.0) -> Evaluator:
             cpu_tokens_max_per_replica=1440 * 8192,  # 5,760 GB / 4 replicas at 1 GiB each
             nvme_tokens_per_replica=0.0,
             shared_tokens=0.0,
-            active_users=0,
-            full_conversation_tokens=8192,
         ),
         tpot_ms=lambda batch: 20.0 + 0.3 * batch,
         mean_request_tokens=4500,
@@ -77,18 +81,6 @@ def test_compute_binds_for_many_users_and_is_the_smallest_count() -> None:
     assert s.final.meets(2000, 200)
     # Without a tier the same TTFT p95 takes more GPUs.
     assert s.no_tier_replicas is None or s.no_tier_replicas > s.final.replicas
-
-
-def test_memory_binds_when_active_users_must_be_resident() -> None:
-    ev = _evaluator(2000)
-    cap = ev.cap
-    ev.cap = Capacities(**{**cap.__dict__, "active_users": 600})
-    s = scale(ev, ttft_p95_ms=2000, tpot_ms=200, replicas_per_node=4)
-    # 600 resident conversations of 8K fill 11.8 pools of 51; the decode batch needs room
-    # beside them, so more than 12 replicas: 4 nodes of 4.
-    assert s.replicas_for_memory > 12
-    assert s.binding == "memory"
-    assert s.final.replicas == 16 and s.final.meets(2000, 200)
 
 
 def test_unreachable_target_is_reported() -> None:
@@ -145,8 +137,8 @@ def test_short_prompts_do_not_pay() -> None:
     table = service_table(
         shape=ConversationShape(4, 16, 16),
         shared_prefix_tokens=0,
-        prefill_ms=_prefill,
-        reload_ms=_reload,
+        miss_ms=_miss,
+        hit_ms=_hit,
     )
     ev = _evaluator(5000)
     ev.table = table
