@@ -29,11 +29,11 @@ from sizing.nvme import NvmeTier, nvme_tier
 from sizing.performance import NoMeasuredBasis
 from sizing.placement import Placement, placement
 from sizing.rank_bytes import RankBytes, stage_bytes
-from sizing.serving import Replica, Serving, serve
+from sizing.serving import Replica, Serving, serve, summary_keys
 from sizing.traffic import Traffic
 from sizing.transfer import TransferEstimate, estimate
 from sizing.units import GB, GIB, TB
-from sizing.verdict import Verdict, decide
+from sizing.verdict import Note, Verdict, decide
 
 KV_DTYPES = ("auto", "bf16", "fp16", "fp32", "fp8")
 """Accepted ``kv_dtype`` values (vLLM ``--kv-cache-dtype``; ``auto`` = model dtype)."""
@@ -214,6 +214,7 @@ class Plan:
             "vllm_cpu_bytes_to_use": (
                 self.vllm_offload.cpu_bytes_to_use if self.vllm_offload else None
             ),
+            **summary_keys(self.serving, gpus_per_replica=p.gpus_per_replica),
             "offload_pays": self.verdict.offload_pays,
             "verdict_reasons": list(self.verdict.reasons),
             "warnings": list(self.verdict.warnings),
@@ -449,6 +450,14 @@ def make_plan(request: PlanRequest) -> Plan:
     )
     if serving is not None:
         verdict = with_benefit(verdict, serving.benefit, serving.target_notes)
+    else:
+        verdict = replace(
+            verdict,
+            warning_notes=(
+                *verdict.warning_notes,
+                Note("traffic_unmeasured", (("what", serving_note),)),
+            ),
+        )
     if not verdict.offload_pays:
         # Sell no memory the customer does not need: no tier, no buffer, no NVMe; the
         # GPUs are those the targets need without a tier.

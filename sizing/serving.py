@@ -418,3 +418,78 @@ def _targets(
             )
         )
     return out[0], out[1], tuple(notes)
+
+
+BINDINGS = ("memory", "ttft_p95", "tpot")
+"""What sets the replica count (``Scale.binding``)."""
+
+SUMMARY_KEYS = (
+    "gpu_hit_rate",
+    "cpu_hit_rate",
+    "nvme_hit_rate",
+    "shared_tier_hit_rate",
+    "miss_rate",
+    "shared_tier_tb",
+    "shared_tier_gbps",
+    "shared_tier_read_gbps",
+    "shared_tier_write_gbps",
+    "ttft_p95_ms",
+    "ttft_p95_without_tier_ms",
+    "tpot_ms",
+    "ttft_p95_target_ms",
+    "tpot_target_ms",
+    "gpus_for_compute",
+    "gpus_for_memory",
+    "gpus_without_tier",
+    "gpus_saved",
+    "binding",
+    "requests_per_s",
+    "router",
+    "traffic_assumptions",
+)
+"""The keys :func:`summary_keys` adds to the ``size`` JSON summary."""
+
+
+def summary_keys(serving: Serving | None, *, gpus_per_replica: int) -> dict[str, object]:
+    """The traffic keys of the ``size`` JSON summary (``docs/cli.md``).
+
+    Hit rates are shares of returning turns (0 to 1); times in ms; ``shared_tier_tb`` in
+    TB (10^12 B) and ``shared_tier_gbps`` in GB/s per node (0 when there is no shared
+    tier). Every key is ``None`` when the plan has no traffic figures (no measured basis
+    for the GPU).
+    """
+    if serving is None:
+        return dict.fromkeys(SUMMARY_KEYS)
+    final, sc, shared = serving.final, serving.scale, serving.shared
+    hits, load = final.hits, final.load
+
+    def ms(value: float) -> float | None:
+        return round(value, 1) if math.isfinite(value) else None
+
+    compute = sc.replicas_for_compute
+    return {
+        "gpu_hit_rate": round(hits.gpu, 4),
+        "cpu_hit_rate": round(hits.cpu, 4),
+        "nvme_hit_rate": round(hits.nvme, 4),
+        "shared_tier_hit_rate": round(hits.shared, 4),
+        "miss_rate": round(hits.miss, 4),
+        "shared_tier_tb": round(shared.capacity_tb, 2) if shared else 0.0,
+        "shared_tier_gbps": round(shared.gbps_per_node, 3) if shared else 0.0,
+        "shared_tier_read_gbps": round(shared.read_gbps_per_node, 3) if shared else 0.0,
+        "shared_tier_write_gbps": round(shared.write_gbps_per_node, 3) if shared else 0.0,
+        "ttft_p95_ms": ms(load.ttft_p95_ms),
+        "ttft_p95_without_tier_ms": ms(sc.no_tier_same_gpus.load.ttft_p95_ms),
+        "tpot_ms": ms(load.tpot_ms),
+        "ttft_p95_target_ms": round(serving.ttft_p95_target_ms, 1),
+        "tpot_target_ms": round(serving.tpot_target_ms, 1),
+        "gpus_for_compute": compute * gpus_per_replica if compute else None,
+        "gpus_for_memory": sc.replicas_for_memory * gpus_per_replica,
+        "gpus_without_tier": (
+            sc.no_tier_replicas * gpus_per_replica if sc.no_tier_replicas else None
+        ),
+        "gpus_saved": serving.benefit.gpus_saved,
+        "binding": sc.binding,
+        "requests_per_s": round(serving.requests_per_s, 3),
+        "router": serving.router.command if serving.router else None,
+        "traffic_assumptions": list(serving.assumptions),
+    }

@@ -73,6 +73,8 @@ ENGLISH = {
     "target_relaxed": "One request takes {floor_ms:,} ms at this context without any load, "
     "more than the default {target} target of {default_ms:,} ms: the plan is sized for "
     "{used_ms:,} ms instead. Name your own target to size for it.",
+    "traffic_unmeasured": "{what}: the GPUs are sized for memory only, without TTFT, TPOT "
+    "or hit rates under load.",
     "gpus_saved": "Without the tier the same TTFT p95 would take {gpus:,} more GPUs.",
     "no_tier_unreachable": "Without the tier no plan within the node limit reaches the same "
     "TTFT p95.",

@@ -12,7 +12,6 @@ from sizing.bom import (
     check_chassis,
     psu_count,
 )
-from sizing.errors import InfeasibleError
 from sizing.model import from_catalog
 from sizing.plan import PlanRequest, make_plan
 
@@ -116,19 +115,21 @@ def test_qa_case_48_dimms_names_the_dimm_slots() -> None:
     with pytest.raises(ChassisLimitError, match=r"48 DIMMs per node.*24 DIMM slots") as err:
         check_chassis(PCIE_CHASSIS, gpus=2, dimm_count=48, nvme_drive_count=0)
     assert err.value.binding == "DIMM slots per chassis" and err.value.field == "users"
-    # The plan itself now stops at the slots; either way no BOM with 48 DIMMs is made.
-    with pytest.raises(InfeasibleError):
-        bill_of_materials(
-            _plan(  # type: ignore[arg-type]
-                model=from_catalog("meta-llama/Llama-3.1-8B-Instruct"),
-                context_tokens=32768,
-                users=2000,
-                gpu_slug="h200-nvl",
-                gpus_per_node=2,
-                kv_dtype="auto",
-                new_conversations_per_day=0,
-            )
+    # The plan itself now spreads the users over nodes (sizing.cluster), each within its
+    # slots; either way no BOM with 48 DIMMs per node is made.
+    bom = bill_of_materials(
+        _plan(  # type: ignore[arg-type]
+            model=from_catalog("meta-llama/Llama-3.1-8B-Instruct"),
+            context_tokens=32768,
+            users=2000,
+            gpu_slug="h200-nvl",
+            gpus_per_node=2,
+            kv_dtype="auto",
+            new_conversations_per_day=0,
         )
+    )
+    dimms = bom.line("dimm")
+    assert bom.nodes > 1 and dimms is not None and dimms.quantity_per_node <= 24
 
 
 def test_more_nvme_drives_than_bays_names_the_bays() -> None:

@@ -205,14 +205,35 @@ def test_nvme_tier_is_capped_at_the_chassis_bays() -> None:
 def test_host_memory_never_exceeds_the_chassis_slots() -> None:
     # Llama-3.1-8B, 32,768 tokens, 16-bit cache: 32 layers × 8 KV heads × 128 × 2 × 2 B
     # = 128 KiB per token, 4 GiB per conversation; 2,000 users need about 8,590 GB of
-    # buffer, more than 24 slots × 256 GB = 6,144 GB: infeasible, naming the slots.
+    # buffer, more than one node's 24 slots × 256 GB = 6,144 GB. The plan spreads them
+    # over identical nodes, each within its slots, and the shared tier holds every
+    # conversation once: 2,000 × 4 GiB = 8.59 TB.
+    s = make_plan(
+        PlanRequest(
+            model=from_catalog("meta-llama/Llama-3.1-8B-Instruct"),
+            context_tokens=32_768,
+            users=2_000,
+            gpu_slug="h200-nvl",
+            gpus_per_node=2,
+            kv_dtype="auto",
+        )
+    ).summary()
+    assert s["nodes"] > 1
+    assert s["dimm_count"] <= 24 and s["host_memory_gb"] <= 6144
+    assert s["cpu_tier_total_gib"] * 2**30 / 1e9 / s["nodes"] <= 6144
+    assert s["shared_tier_tb"] == pytest.approx(8.59, abs=0.01)
+
+
+def test_host_memory_beyond_the_slots_without_a_load_model_is_refused() -> None:
+    # The same workload on a GPU without a measured prefill (L40S) is sized for memory
+    # on one node only: infeasible, naming the slots.
     with pytest.raises(InfeasibleError) as err:
         make_plan(
             PlanRequest(
                 model=from_catalog("meta-llama/Llama-3.1-8B-Instruct"),
                 context_tokens=32_768,
                 users=2_000,
-                gpu_slug="h200-nvl",
+                gpu_slug="l40s",
                 gpus_per_node=2,
                 kv_dtype="auto",
             )

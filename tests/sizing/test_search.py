@@ -109,11 +109,12 @@ def test_unpriced_parts_are_left_out() -> None:
 
 
 def test_nothing_fits_names_the_binding_limit() -> None:
-    # 1,000,000 users × 1 GiB needs about 1 PB of host memory: more than 24 × 256 GB.
-    big = PlanRequest(model=QWEN, context_tokens=8192, users=1_000_000)
+    # 1,000,000 users at 32K: their busy hour needs more than 512 nodes of any size
+    # (at 8K it already takes 244 nodes of 8 × RTX PRO 6000 SE; sizing.serving).
+    big = PlanRequest(model=QWEN, context_tokens=32768, users=1_000_000)
     rec = recommend(big, gpu_slugs=["rtx-pro-6000-se"], price=table_price(TOY))  # type: ignore[arg-type]
     assert rec.cheapest == () and rec.pareto == () and rec.feasible == ()
-    assert rec.binding == "host memory per node"
+    assert rec.binding == "nodes"
     assert rec.nearest is None
 
 

@@ -1,0 +1,83 @@
+"""The plan under traffic, with the real performance model: the seed example, many users,
+short prompts, and a GPU without a measured basis."""
+
+from __future__ import annotations
+
+import pytest
+
+from sizing.model import from_catalog
+from sizing.plan import PlanRequest, make_plan
+from sizing.serving import SUMMARY_KEYS
+from sizing.traffic import Traffic
+
+QWEN = from_catalog("Qwen/Qwen3-32B-FP8")
+
+
+def _plan(users: int, context: int = 8192, **kw: object) -> dict[str, object]:
+    request = PlanRequest(
+        model=QWEN, context_tokens=context, users=users, new_conversations_per_day=2000, **kw
+    )  # type: ignore[arg-type]
+    return make_plan(request).summary()
+
+
+def test_seed_example_keeps_its_tier_and_names_the_figures() -> None:
+    # Seed: 500 users, one node of 4 × RTX PRO 6000 SE, 500 GiB tier, 24 × 48 GB.
+    s = _plan(500)
+    assert (s["nodes"], s["replicas"], s["cpu_tier_total_gib"], s["host_memory_gb"]) == (
+        1,
+        4,
+        500.0,
+        1152,
+    )
+    assert s["offload_pays"] is True
+    # Every user's conversation has a place on the GPUs or in the tier: returns hit.
+    assert s["gpu_hit_rate"] + s["cpu_hit_rate"] > 0.95  # type: ignore[operator]
+    assert s["ttft_p95_ms"] < s["ttft_p95_without_tier_ms"] < 2000  # type: ignore[operator]
+    assert s["shared_tier_tb"] == 0.0 and s["shared_tier_gbps"] == 0.0
+    assert s["gpus_saved"] > 0  # type: ignore[operator]
+    assert any("% of returns hit the CPU tier" in r for r in s["verdict_reasons"])  # type: ignore[attr-defined]
+    assert set(SUMMARY_KEYS) <= set(s)
+
+
+def test_fifty_thousand_users_get_nodes_a_router_and_a_shared_tier() -> None:
+    # The traffic issue: 50,000 users were refused ("54,071 GB of host memory … more
+    # than the 6,144 GB one node can hold"); now N identical nodes.
+    s = _plan(50_000)
+    assert s["nodes"] > 1  # type: ignore[operator]
+    assert s["host_memory_gb"] <= 6144  # type: ignore[operator]
+    # Every user's 1 GiB conversation once in the shared tier: 50,000 × 2^30 B = 53.69 TB.
+    assert s["shared_tier_tb"] == pytest.approx(53.69, abs=0.01)
+    assert s["shared_tier_gbps"] > 0  # type: ignore[operator]
+    assert "--routing-logic session" in s["router"]  # type: ignore[operator]
+    assert s["binding"] in ("memory", "ttft_p95", "tpot")
+    assert s["ttft_p95_ms"] <= s["ttft_p95_target_ms"]  # type: ignore[operator]
+    assert s["tpot_ms"] <= s["tpot_target_ms"]  # type: ignore[operator]
+    assert s["gpus_total"] >= max(s["gpus_for_compute"], s["gpus_for_memory"])  # type: ignore[type-var]
+
+
+def test_short_prompts_are_not_sold_a_tier() -> None:
+    # The traffic issue: 5,000 users at a 512-token context were sold a 312 GiB tier.
+    s = _plan(5000, context=512)
+    assert s["offload_pays"] is False
+    assert s["cpu_tier_total_gib"] == 0.0
+    assert any("about as cheap to recompute" in r for r in s["verdict_reasons"])  # type: ignore[attr-defined]
+
+
+def test_more_users_need_more_gpus() -> None:
+    # 5,000 users of the seed model do not fit the compute of four cards.
+    small, big = _plan(500), _plan(5000)
+    assert big["gpus_total"] > small["gpus_total"]  # type: ignore[operator]
+
+
+def test_customer_target_below_one_request_is_a_field_error() -> None:
+    from sizing.errors import InfeasibleError
+
+    with pytest.raises(InfeasibleError) as err:
+        _plan(500, traffic=Traffic(ttft_p95_ms=5))
+    assert err.value.field == "ttft_p95_ms"
+
+
+def test_gpu_without_measured_basis_is_sized_for_memory_only() -> None:
+    s = _plan(500, gpu_slug="l40s")
+    assert s["ttft_p95_ms"] is None and s["cpu_hit_rate"] is None
+    assert any("no measured basis" in w for w in s["warnings"])  # type: ignore[attr-defined]
