@@ -36,6 +36,7 @@ from sizing.engines.deployment import BundleFile
 from sizing.layout import pipeline_stages
 from sizing.model import from_catalog
 from sizing.plan import Plan, PlanRequest, make_plan
+from sizing.traffic import Traffic
 from sizing.units import GB, GIB
 from tests.engine_bundle import PLANS, SHARED, files_of, notes_of, option, parse_script, scripts
 
@@ -63,6 +64,9 @@ LAYOUTS: dict[str, Callable[[], Plan]] = {
         gpu_slug="b200",
         gpus_per_node=8,
         kv_dtype="auto",
+        # Four turns a conversation: with the default eight the GPUs' 145 full-length
+        # slots hold 95 % of the returns at their busy-hour length and no tier pays.
+        traffic=Traffic(turns=4),
     ),
     "hybrid-linear": _plan(
         model=from_catalog("Qwen/Qwen3-Next-80B-A3B-Instruct"),
