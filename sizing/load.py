@@ -14,9 +14,10 @@ Rules and sources:
   (Pollaczek-Khinchine; Kleinrock, *Queueing Systems* I, 1975, §5.7), and a wait tail
   taken as exponential beyond the probability ``ρ`` of waiting at all,
   ``P(W > t) ≈ ρ exp(−ρ t / E[W])`` (Kingman's heavy-traffic approximation), so
-  ``W₉₅ = E[W]/ρ × ln(ρ / 0.05)`` when ``ρ > 0.05``, else 0. TTFT p95 ≈ the 95th
-  percentile of the service time + ``W₉₅`` + one decode step (the step a new request
-  waits for): a sum of percentiles, which errs on the long side.
+  ``W₉₅ = E[W]/ρ × ln(ρ / 0.05)`` when ``ρ > 0.05``, else 0. TTFT p95 is the 95th
+  percentile of wait + service (the wait of an FCFS queue does not depend on the
+  request's own service, so the two combine as a convolution) + one decode step (the
+  step a new request waits for).
 - **Decode.** Requests that are generating form the decode batch ``B``; by Little's law
   ``B = λ × output tokens × TPOT``. Prefills take the share ``ρ`` of the replica's time
   (chunked prefill interleaves them with decode steps), so a step of the batch lasts
@@ -97,6 +98,34 @@ class ServiceTable:
                 p95 = ms
             acc += p
         return mean, second, p95
+
+    def p95_with_wait(
+        self, hits: TierHits, rho: float, wait_mean_ms: float, service_p95: float, wait_p95: float
+    ) -> float:
+        """95th percentile of wait + service, ms: ``P(W + S > t) = Σ pᵢ P(W > t − sᵢ)`` with
+        ``P(W > x) = ρ exp(−ρ x / E[W])`` for ``x ≥ 0`` (the wait of an M/G/1 FCFS queue does
+        not depend on the request's own service), solved between ``max(S₉₅, W₉₅)`` and
+        ``S₉₅ + W₉₅``."""
+        if rho <= 0 or wait_mean_ms <= 0:
+            return service_p95
+        shares = (hits.gpu, hits.cpu, hits.nvme, hits.shared, hits.miss, 1.0)
+        outcomes = [(ms, w * shares[o]) for ms, w, o in self.outcomes if w * shares[o] > 0]
+        rate = rho / wait_mean_ms
+
+        def tail(t: float) -> float:
+            total = 0.0
+            for ms, p in outcomes:
+                total += p if ms >= t else p * rho * math.exp(-(t - ms) * rate)
+            return total
+
+        lo, hi = max(service_p95, wait_p95), service_p95 + wait_p95
+        for _ in range(16):
+            mid = (lo + hi) / 2
+            if tail(mid) > 0.05:
+                lo = mid
+            else:
+                hi = mid
+        return hi
 
     def mixture(self, hits: TierHits) -> list[tuple[float, float]]:
         """(probability, ms) of every outcome of a request under ``hits``."""
@@ -241,7 +270,7 @@ def replica_load(
         requests_per_s=requests_per_s,
         prefill_utilization=rho,
         ttft_mean_ms=mean_ms,
-        ttft_p95_ms=service_p95 + wait_p95 + step,
+        ttft_p95_ms=table.p95_with_wait(hits, rho, wait_mean, service_p95, wait_p95) + step,
         tpot_ms=step,
         decode_batch=batch,
     )

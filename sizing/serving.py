@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from sizing import performance
 from sizing.benefit import Benefit, judge
@@ -122,6 +122,8 @@ class Serving:
         ttft_p95_target_ms, tpot_target_ms: the targets the plan is sized for.
         target_notes: a default target one request cannot meet at this context, and
             the target used instead.
+        evaluator: evaluates other replica counts and tier sizes of this workload
+            (the charts use it).
     """
 
     shape: ConversationShape
@@ -138,6 +140,7 @@ class Serving:
     ttft_p95_target_ms: float = DEFAULT_TTFT_P95_MS
     tpot_target_ms: float = DEFAULT_TPOT_MS
     target_notes: tuple[Note, ...] = ()
+    evaluator: Evaluator | None = field(default=None, compare=False, repr=False)
 
     @property
     def hits(self) -> TierHits:
@@ -336,6 +339,7 @@ def serve(
         ttft_p95_target_ms=ttft_target,
         tpot_target_ms=tpot_target,
         target_notes=notes,
+        evaluator=evaluator,
     )
 
 
@@ -370,7 +374,7 @@ def _targets(
     """
     out = []
     notes = []
-    for field, name, target, default, floor, usual in (
+    for key, name, target, default, floor, usual in (
         (
             "ttft_p95_ms",
             "TTFT p95",
@@ -395,7 +399,7 @@ def _targets(
             continue
         if target != default:
             raise InfeasibleError(
-                field,
+                key,
                 f"the {name} target of {target:,.0f} ms is below what one request takes "
                 f"without any load ({floor:,.0f} ms): a longer target, a shorter context "
                 "or a faster GPU would fix it",

@@ -18,6 +18,7 @@ from sizing.engines.deployment import BundleFile, Deployment
 from sizing.engines.shared_tier import TierOptions
 from sizing.model import from_catalog
 from sizing.plan import Plan, PlanRequest, make_plan
+from sizing.traffic import Traffic
 
 ROOT = Path(__file__).resolve().parent.parent
 FLAGS: dict[str, Any] = json.loads((ROOT / "sizing/data/engine_flags.json").read_text())
@@ -45,6 +46,8 @@ def tp2_plan() -> Plan:
             gpus_per_node=8,
             kv_dtype="auto",
             new_conversations_per_day=1000,
+            # A fifth of the users in the busiest hour: one node carries their load.
+            traffic=Traffic(busy_hour_active_share=0.2),
         )
     )
 

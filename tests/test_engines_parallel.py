@@ -15,6 +15,7 @@ import pytest
 from sizing.engines import deployment
 from sizing.model import from_catalog
 from sizing.plan import PlanRequest, make_plan
+from sizing.traffic import Traffic
 from sizing.units import GB, GIB
 from tests.engine_bundle import (
     FLAGS,
@@ -163,8 +164,9 @@ def test_dynamo_ep_runs_one_worker_per_rank() -> None:
 
 def test_ep_with_pp_is_not_launched_but_explained() -> None:
     # DeepSeek-V3 with expert parallel on 8 × H100: EP 8 × PP 2, DP ranks spanning
-    # nodes (sizing/gpu.py), which no confirmed launch places on their GPUs. 1,000
-    # users exceed the 208 conversations on the GPUs, so the plan has a CPU tier.
+    # nodes (sizing/gpu.py), which no confirmed launch places on their GPUs. The 300
+    # users of 1,000 active in the busiest hour exceed the 208 conversations on the GPUs
+    # of two nodes, so the plan has a CPU tier.
     plan = make_plan(
         PlanRequest(
             model=from_catalog("deepseek-ai/DeepSeek-V3"),
@@ -173,6 +175,7 @@ def test_ep_with_pp_is_not_launched_but_explained() -> None:
             gpu_slug="h100-sxm",
             gpus_per_node=8,
             expert_parallel=True,
+            traffic=Traffic(busy_hour_active_share=0.3),
         )
     )
     par = plan.parallelism

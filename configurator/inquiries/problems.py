@@ -48,6 +48,35 @@ MESSAGES: dict[str, Promise] = {
         "The shared system prompt must be 0 or more tokens and shorter than the context of "
         "%(context)s tokens, got %(got)s."
     ),
+    # traffic (sizing.traffic, sizing.serving)
+    "gap_profile_unknown": gettext_lazy(
+        "The time between turns must be one of %(known)s, got %(got)s."
+    ),
+    "gap_range": gettext_lazy(
+        "Give both the median and the p90 time between turns, each above 0 and at most %(max)s s."
+    ),
+    "gap_p90_not_above_median": gettext_lazy(
+        "The p90 time between turns (%(p90)s s) must be longer than the median (%(median)s s)."
+    ),
+    "turns_range": gettext_lazy("Turns per conversation must be between 1 and %(max)s."),
+    "tokens_per_turn_range": gettext_lazy(
+        "The tokens per turn must be a whole number of at least %(min)s."
+    ),
+    "conversation_exceeds_context": gettext_lazy(
+        "The turns make %(tokens)s tokens, more than the context of %(context)s tokens: fewer "
+        "turns, fewer tokens per turn or a longer context would fix it."
+    ),
+    "busy_share_range": gettext_lazy(
+        "The share of users active in the busiest hour must be above 0 and at most 100 %%."
+    ),
+    "target_range": gettext_lazy("A latency target must be above 0 and at most %(max)s ms."),
+    "target_below_unloaded": gettext_lazy(
+        "The %(target)s target of %(target_ms)s ms is below what one request takes without "
+        "any load (%(floor_ms)s ms)."
+    ),
+    "nodes_above_limit": gettext_lazy(
+        "The load of %(users)s users needs more than %(max_nodes)s nodes to meet the targets."
+    ),
     # catalog
     "gpu_unknown": gettext_lazy("Unknown GPU %(gpu)s; known GPUs: %(known)s."),
     "platform_unknown": gettext_lazy("Unknown server platform %(platform)s."),
@@ -224,6 +253,7 @@ FIXES: dict[str, Promise] = {
     "fewer_gpus": gettext_lazy("fewer GPUs per node"),
     "more_nodes": gettext_lazy("more nodes"),
     "fewer_new_conversations": gettext_lazy("fewer new conversations per day"),
+    "longer_target": gettext_lazy("a longer latency target"),
 }
 """The wording of each fix code of :data:`sizing.errors.FIX_ENGLISH`."""
 
