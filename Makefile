@@ -39,6 +39,8 @@ accuracy: setup
 	$(PY) manage.py accuracy --cases sizing/data/ground_truth_cases.json --format markdown > docs/accuracy.md
 	$(PY) manage.py accuracy --kind ttft --cases sizing/data/ttft_cases_calibration.json --format markdown >> docs/accuracy.md
 	$(PY) manage.py accuracy --kind ttft --cases sizing/data/ttft_cases_held_out.json --format markdown >> docs/accuracy.md
+	echo >> docs/accuracy.md
+	$(PY) manage.py accuracy --kind traffic --cases sizing/data/traffic_cases.json --format markdown >> docs/accuracy.md
 
 worker: setup
 	$(VENV)/bin/celery -A configurator worker --loglevel=info

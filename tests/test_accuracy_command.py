@@ -117,3 +117,17 @@ def test_misses_of_another_cases_file_are_its_own(
     assert "- mine-1 (vllm 0.19.0, meta-llama/Llama-3.1-8B-Instruct, +100." in misses
     assert "no explanation recorded" in misses
     assert "case-072" not in misses and "case-093" not in misses
+
+
+def test_traffic_report_on_the_bundled_cases(capsys: pytest.CaptureFixture[str]) -> None:
+    # sizing/data/traffic_cases.json: Mooncake trace hit rates and the vLLM connector
+    # blog's throughput against the hit rate; held-out median within the ±25 % target.
+    cases = Path(__file__).resolve().parent.parent / "sizing" / "data" / "traffic_cases.json"
+    call_command("accuracy", "--kind", "traffic", "--cases", str(cases), "--format", "json")
+    report = json.loads(capsys.readouterr().out)
+    assert report["skipped"] == []
+    assert report["summary"]["by_split"]["held_out"]["median_abs_error_pct"] <= 25
+    assert {c["metric"] for c in report["cases"]} == {
+        "cpu_hit_rate",
+        "throughput_ratio_offload_vs_base",
+    }

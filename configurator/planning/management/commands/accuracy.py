@@ -1,5 +1,7 @@
-"""``manage.py accuracy``: predict measured KV pools (``--kind kv``, the default) or
-measured TTFTs (``--kind ttft``, :mod:`configurator.planning.ttft_accuracy`) and compare.
+"""``manage.py accuracy``: predict measured KV pools (``--kind kv``, the default),
+measured TTFTs (``--kind ttft``, :mod:`configurator.planning.ttft_accuracy`) or published
+multi-turn hit rates and throughput ratios (``--kind traffic``,
+:mod:`configurator.planning.traffic_accuracy`) and compare.
 
 The cases file follows the schema of the bundled ``sizing/data/ground_truth_cases.json``
 (a list of cases, or an object with a ``cases`` list). Only inputs known before the
@@ -14,7 +16,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from configurator.planning import ttft_accuracy
+from configurator.planning import traffic_accuracy, ttft_accuracy
 from configurator.planning.cli import SizingCommand
 from sizing.calibrated.accuracy import MISS_PCT, CaseResult, evaluate, misses
 
@@ -216,14 +218,19 @@ class Command(SizingCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "--kind",
-            choices=("kv", "ttft"),
+            choices=("kv", "ttft", "traffic"),
             default="kv",
-            help="kv: KV pools from engine start-up logs; ttft: time to first token",
+            help="kv: KV pools from engine start-up logs; ttft: time to first token; "
+            "traffic: hit rates and throughput of multi-turn workloads",
         )
         parser.add_argument("--cases", required=True, help="JSON file of ground-truth cases")
         parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["kind"] == "traffic":
+            cases = _load_cases(options["cases"])
+            self.stdout.write(traffic_accuracy.report(cases, options["format"], options["cases"]))
+            return
         if options["kind"] == "ttft":
             cases = _load_cases(options["cases"])
             self.stdout.write(ttft_accuracy.report(cases, options["format"], options["cases"]))
