@@ -119,7 +119,9 @@ class ServiceTable:
             return total
 
         lo, hi = max(service_p95, wait_p95), service_p95 + wait_p95
-        for _ in range(16):
+        for _ in range(12):
+            if hi - lo <= 0.5:  # half a millisecond is as exact as the inputs
+                break
             mid = (lo + hi) / 2
             if tail(mid) > 0.05:
                 lo = mid

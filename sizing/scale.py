@@ -106,10 +106,18 @@ class Evaluator:
         self.cap = capacities
         self.tpot_ms = tpot_ms
         self.mean_request_tokens = mean_request_tokens
+        self._memo: dict[tuple[int, bool, bool, Capacities], Evaluation] = {}
 
     def __call__(self, replicas: int, *, tiers: bool = True, memory: bool = True) -> Evaluation:
         """Hit rates and load of one of ``replicas`` replicas; ``memory=False`` lets the
-        decode batch exceed the pool (the compute need alone)."""
+        decode batch exceed the pool (the compute need alone). Results are kept per
+        count, switches and capacities: a search asks for the same count more than once."""
+        key = (replicas, tiers, memory, self.cap)
+        if key not in self._memo:
+            self._memo[key] = self._evaluate(replicas, tiers=tiers, memory=memory)
+        return self._memo[key]
+
+    def _evaluate(self, replicas: int, *, tiers: bool, memory: bool) -> Evaluation:
         cap = self.cap
         per = ReferenceStream(
             self.stream.conversations_per_s / replicas, self.stream.shape, self.stream.gaps
@@ -138,9 +146,12 @@ class Evaluator:
             )
             if load.overloaded:
                 break
-            free = max(
+            left = max(
                 0.0, cap.pool_tokens_per_replica - load.decode_batch * self.mean_request_tokens
             )
+            if free - left <= 0.01 * cap.pool_tokens_per_replica:
+                break  # the batch takes under 1 % of the pool: the GPU cache is as assumed
+            free = left
         assert load is not None
         return Evaluation(replicas, hits, load)
 

@@ -1,0 +1,30 @@
+"""How much CPU a plan under traffic takes: 50,000 users of the seed model on many nodes
+with a router and a shared tier (target: 20 ms)."""
+
+from __future__ import annotations
+
+from benchmarks.run import Result
+from benchmarks.timing import cpu_samples
+from sizing.model import from_catalog
+from sizing.plan import PlanRequest, make_plan
+
+
+def run() -> list[Result]:
+    model = from_catalog("Qwen/Qwen3-32B-FP8")
+    request = PlanRequest(
+        model=model, context_tokens=8192, users=50_000, new_conversations_per_day=2000
+    )
+    plan = make_plan(request)
+    assert plan.parallelism.nodes > 1 and plan.serving is not None
+    assert plan.serving.shared is not None and plan.serving.router is not None
+    samples = cpu_samples(lambda: make_plan(request), 200)
+    return [
+        Result(
+            "traffic",
+            f"50,000 users of the seed model: {plan.parallelism.nodes} nodes, router and "
+            "shared tier, CPU (median / p95)",
+            samples.text(),
+            "<= 20 ms",
+            samples.p95 <= 20,
+        )
+    ]
