@@ -8,17 +8,11 @@ from configurator.deployments.services import bundle_build
 from sizing.engines.shared_tier import TierOptions
 from sizing.model import from_catalog
 from sizing.plan import PlanRequest, make_plan
+from sizing.workload import SEED_WORKLOAD
 
 
 def run() -> list[Result]:
-    plan = make_plan(
-        PlanRequest(
-            model=from_catalog("Qwen/Qwen3-32B-FP8"),
-            context_tokens=8192,
-            users=500,
-            new_conversations_per_day=2000,
-        )
-    )
+    plan = make_plan(PlanRequest(model=from_catalog(SEED_WORKLOAD.model), workload=SEED_WORKLOAD))
     tiers = TierOptions(shared="nfs")
     samples = cpu_samples(lambda: bundle_build(plan=plan, tiers=tiers), 50)
     return [

@@ -9,12 +9,14 @@ parallel with a shared system prompt (Qwen3-30B-A3B on 4 × L40S).
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 
 from benchmarks.run import Result
 from benchmarks.timing import Samples, cpu_samples
 from sizing.errors import InfeasibleError
-from sizing.model import from_catalog
+from sizing.model import ModelSpec, from_catalog
 from sizing.plan import PlanRequest, make_plan
+from sizing.workload import Workload
 
 
 def _time(request: PlanRequest) -> Samples:
@@ -25,36 +27,40 @@ def _time(request: PlanRequest) -> Samples:
     return cpu_samples(once, 200)
 
 
+def _request(model: ModelSpec, **fields: Any) -> PlanRequest:
+    return PlanRequest(model=model, workload=Workload(model=model.repo_id, **fields))
+
+
 def run() -> list[Result]:
     deepseek = from_catalog("deepseek-ai/DeepSeek-V3")
     cases = {
-        "PP over 6 nodes, Llama-3.1-405B on 4 × L40S": PlanRequest(
-            model=from_catalog("meta-llama/Llama-3.1-405B-Instruct"),
+        "PP over 6 nodes, Llama-3.1-405B on 4 × L40S": _request(
+            from_catalog("meta-llama/Llama-3.1-405B-Instruct"),
             context_tokens=8192,
             users=100,
-            gpu_slug="l40s",
+            gpu="l40s",
             gpus_per_node=4,
         ),
-        "PP over 2 nodes, DeepSeek-V3 on 8 × H100": PlanRequest(
-            model=deepseek,
+        "PP over 2 nodes, DeepSeek-V3 on 8 × H100": _request(
+            deepseek,
             context_tokens=8192,
             users=1000,
-            gpu_slug="h100-sxm",
+            gpu="h100-sxm",
             gpus_per_node=8,
             kv_dtype="auto",
         ),
-        "no layout over 8 nodes, DeepSeek-V3 on 1 × L4": PlanRequest(
-            model=deepseek,
+        "no layout over 8 nodes, DeepSeek-V3 on 1 × L4": _request(
+            deepseek,
             context_tokens=8192,
             users=10,
-            gpu_slug="l4",
+            gpu="l4",
             gpus_per_node=1,
         ),
-        "EP 4 and a shared prompt, Qwen3-30B-A3B on 4 × L40S": PlanRequest(
-            model=from_catalog("Qwen/Qwen3-30B-A3B"),
+        "EP 4 and a shared prompt, Qwen3-30B-A3B on 4 × L40S": _request(
+            from_catalog("Qwen/Qwen3-30B-A3B"),
             context_tokens=8192,
             users=1000,
-            gpu_slug="l40s",
+            gpu="l40s",
             gpus_per_node=4,
             expert_parallel=True,
             shared_prompt_tokens=2048,

@@ -19,10 +19,11 @@ from benchmarks.run import Result
 from benchmarks.seed import SEED_INPUTS
 from benchmarks.timing import cpu_samples
 from configurator.catalog.services import prices_from_demo_file
-from configurator.planning.services import plan_create
+from configurator.planning.services import plan_stored
 from configurator.quotes.document import document_from_plans
 from configurator.quotes.pdf import quote_pdf_render
-from configurator.quotes.pricing import alternative_label, price_bom, variant_inputs
+from configurator.quotes.pricing import alternative_label, price_bom, variant_workloads
+from sizing.workload import Workload
 
 SEED = SEED_INPUTS
 
@@ -30,10 +31,11 @@ SEED = SEED_INPUTS
 def _document(alternatives: int) -> dict[str, object]:
     prices = prices_from_demo_file()
     alts = []
-    for inputs in variant_inputs(SEED)[:alternatives]:
-        plan = plan_create(**inputs)
+    for workload in variant_workloads(Workload.from_json(SEED))[:alternatives]:
+        inputs = workload.to_json()
+        plan = plan_stored(inputs)
         lines = price_bom(plan, prices=prices, language="en")
-        alts.append((alternative_label(inputs), inputs, plan.summary(), lines))
+        alts.append((alternative_label(workload), inputs, plan.summary(), lines))
     return document_from_plans(
         customer="Beispiel AG", language="en", alternatives=alts, today=timezone.localdate()
     )

@@ -26,6 +26,7 @@ from sizing.bom import Bom
 from sizing.model import from_catalog
 from sizing.plan import PlanRequest
 from sizing.search import recommend
+from sizing.workload import SEED_WORKLOAD
 
 CLIENTS = 5
 REQUESTS_PER_CLIENT = 12
@@ -33,8 +34,8 @@ FORM = {
     "model": "Qwen/Qwen3-32B-FP8",
     "context_tokens": "8192",
     "users": "500",
-    "active_share_percent": "",
-    "system_prompt_tokens": "0",
+    "active_share": "",
+    "shared_prompt_tokens": "0",
     "kv_dtype": "fp8",
     "gpu": "rtx-pro-6000-se",
     "gpus_per_node": "4",
@@ -46,12 +47,7 @@ FORM = {
 def _in_process() -> list[Result]:
     prices = prices_from_demo_file()
     slugs = priced_gpu_slugs(prices)
-    request = PlanRequest(
-        model=from_catalog("Qwen/Qwen3-32B-FP8"),
-        context_tokens=8192,
-        users=500,
-        new_conversations_per_day=2000,
-    )
+    request = PlanRequest(model=from_catalog(SEED_WORKLOAD.model), workload=SEED_WORKLOAD)
 
     def price(bom: Bom) -> Decimal | None:
         return bom_net_eur(bom, prices)

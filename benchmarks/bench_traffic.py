@@ -7,13 +7,12 @@ from benchmarks.run import Result
 from benchmarks.timing import cpu_samples
 from sizing.model import from_catalog
 from sizing.plan import PlanRequest, make_plan
+from sizing.workload import SEED_WORKLOAD
 
 
 def run() -> list[Result]:
     model = from_catalog("Qwen/Qwen3-32B-FP8")
-    request = PlanRequest(
-        model=model, context_tokens=8192, users=50_000, new_conversations_per_day=2000
-    )
+    request = PlanRequest(model=model, workload=SEED_WORKLOAD.replace(users=50_000))
     plan = make_plan(request)
     assert plan.parallelism.nodes > 1 and plan.serving is not None
     assert plan.serving.shared is not None and plan.serving.router is not None

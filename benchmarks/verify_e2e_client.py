@@ -19,7 +19,7 @@ def main() -> int:
 
     django.setup()
     from benchmarks.seed import SEED_INPUTS
-    from configurator.planning.services import plan_create
+    from configurator.planning.services import plan_stored
     from configurator.quotes.models import Quote, QuoteAlternative
     from configurator.verification.models import DONE_STATUSES, VerificationReport
     from configurator.verification.services import benchmarks_load_initial, verification_start
@@ -28,7 +28,7 @@ def main() -> int:
     inputs = SEED_INPUTS
     quote = Quote.objects.create(customer_name="Benchmark")
     QuoteAlternative.objects.create(
-        quote=quote, label="A", inputs=inputs, plan_summary=plan_create(**inputs).summary()
+        quote=quote, label="A", inputs=inputs, plan_summary=plan_stored(inputs).summary()
     )
     runs = []
     for _ in range(int(sys.argv[1]) if len(sys.argv) > 1 else 5):

@@ -278,7 +278,7 @@ def bill_of_materials(plan: Plan) -> Bom:
     """
     req = plan.request
     nodes = plan.parallelism.nodes
-    gpus = req.gpus_per_node
+    gpus = req.workload.gpus_per_node
     on_baseboard = plan.gpu.slug in BASEBOARD_GPUS
     chassis = BASEBOARD_CHASSIS if on_baseboard else PCIE_CHASSIS
     check_chassis(

@@ -8,7 +8,7 @@ Rules (each names the figure of the plan it compares with):
 - Chassis: one per node (``plan.parallelism.nodes``; ``sizing.bom`` sells one chassis
   per node).
 - CPUs: one per socket of every node (``plan.platform.sockets`` × nodes; ``sizing.bom``).
-- GPUs: the request's GPUs per node × nodes (``plan.request.gpus_per_node``).
+- GPUs: the request's GPUs per node × nodes (``plan.request.workload.gpus_per_node``).
 - DIMMs: the host-memory planning rule's minimum per node × nodes, in GB
   (``plan.host.need_gb``, ``sizing.host_memory``); the capacity of a line is its
   quantity × the size in its SKU (``DIMM-DDR5-<n>GB``, :func:`sizing.bom.dimm_sku`).
@@ -85,7 +85,7 @@ def bom_deviations(plan: Plan, lines: Iterable[tuple[str, str, int]]) -> list[De
     needs = {
         "chassis": nodes,
         "cpu": plan.platform.sockets * nodes,
-        "gpu": plan.request.gpus_per_node * nodes,
+        "gpu": plan.request.workload.gpus_per_node * nodes,
         "nvme": plan.nvme.drive_count * nodes if plan.nvme.drive is not None else 0,
     }
     out: list[Deviation] = []

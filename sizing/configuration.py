@@ -98,17 +98,17 @@ class Configuration(Generic[P]):
         """Identity: GPU, GPUs per node, nodes, KV dtype, new conversations per day."""
         r = self.plan.request
         return (
-            r.gpu_slug,
-            r.gpus_per_node,
+            r.workload.gpu,
+            r.workload.gpus_per_node,
             self.plan.parallelism.nodes,
-            r.kv_dtype,
-            r.new_conversations_per_day,
+            r.workload.kv_dtype,
+            r.workload.new_conversations_per_day,
         )
 
     @property
     def gpus(self) -> int:
         """GPUs over all nodes."""
-        return self.plan.request.gpus_per_node * self.plan.parallelism.nodes
+        return self.plan.request.workload.gpus_per_node * self.plan.parallelism.nodes
 
     @property
     def has_cpu_tier(self) -> bool:

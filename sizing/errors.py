@@ -24,7 +24,8 @@ def _pairs(values: Mapping[str, Value] | None) -> tuple[tuple[str, Value], ...]:
 class SizingError(ValueError):
     """Base class: an input that the engine cannot size, with a message for the user.
 
-    ``field`` names the input (``"context_tokens"``, ``"config.num_key_value_heads"``)
+    ``field`` names the input: a :class:`sizing.workload.Workload` field
+    (``"context_tokens"``) or a model input (``"config.num_key_value_heads"``),
     so that a form can show the message at that field and a CLI can name the flag.
     ``code`` (``""`` when none) names the case and ``values`` its numbers by name.
     """
@@ -81,11 +82,12 @@ FIX_ENGLISH = {
     "more_nodes": "more nodes",
     "fewer_new_conversations": "fewer new conversations per day",
     "longer_target": "a longer latency target",
+    "plan_chooses_tp": "let the plan choose the tensor parallel size",
 }
 """English wording of each fix code."""
 
 FIX_INPUTS = {
-    "context_at_most": "context",
+    "context_at_most": "context_tokens",
     "fp8_kv_cache": "kv_dtype",
     "fp8_kv_cache_short": "kv_dtype",
     "fp8_or_4bit_weights": "model",
@@ -97,11 +99,12 @@ FIX_INPUTS = {
     "two_nodes_pp": "gpus_per_node",
     "gpus_divide_heads": "gpus_per_node",
     "fewer_users": "users",
-    "shorter_context": "context",
+    "shorter_context": "context_tokens",
     "fewer_gpus": "gpus_per_node",
     "more_nodes": "users",
     "fewer_new_conversations": "new_conversations_per_day",
     "longer_target": "ttft_p95_ms",
+    "plan_chooses_tp": "tensor_parallel_size",
 }
 """The request input each fix changes (a field name of :class:`SizingError`)."""
 

@@ -39,6 +39,11 @@ Choice (the seed's layout, in order):
 3. never a layout whose pool cannot hold one max-length request (vLLM refuses to
    start); otherwise :class:`~sizing.errors.InfeasibleError` names the binding
    constraint and what would fix it.
+
+A tensor parallel size the customer gives replaces the search over TP sizes: it must
+be valid (vLLM's rule above), pipeline parallel is used with it only where the weights
+fit no single node at all, and a given TP that cannot hold one request is an error on
+``tensor_parallel_size``.
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ from dataclasses import dataclass, replace
 
 from sizing.architecture import Architecture, conversation_bytes, kv_bytes_per_token
 from sizing.catalog import Gpu
-from sizing.errors import Fix, InfeasibleError
+from sizing.errors import Fix, InfeasibleError, SizingError
 from sizing.layout import Parallelism as Parallelism
 from sizing.layout import pipeline_stages
 from sizing.units import GIB
@@ -115,7 +120,7 @@ def valid_tp_sizes(arch: Architecture, gpus_per_node: int) -> list[int]:
 
 
 @dataclass(frozen=True)
-class Workload:
+class ConversationShape:
     """What one conversation asks of the GPUs.
 
     Attributes:
@@ -151,7 +156,7 @@ class _LayerSums:
     prefix: tuple[int, ...]
 
 
-def _layer_sums(arch: Architecture, work: Workload, tp: int) -> _LayerSums:
+def _layer_sums(arch: Architecture, work: ConversationShape, tp: int) -> _LayerSums:
     """The running totals of :class:`_LayerSums`; both sums add up layer by layer
     (:func:`conversation_bytes`, :func:`kv_bytes_per_token`), and identical layers (most
     of a model) are computed once (``Architecture.layer_groups``)."""
@@ -186,7 +191,7 @@ def _evaluate(
     *,
     arch: Architecture,
     gpu: Gpu,
-    work: Workload,
+    work: ConversationShape,
     weights_gib: float,
     expert_weights_gib: float,
     rule: BudgetRule,
@@ -233,11 +238,12 @@ def choose_parallelism(
     gpu: Gpu,
     gpus_per_node: int,
     weights_gib: float,
-    work: Workload,
+    work: ConversationShape,
     rule: BudgetRule,
     expert_weights_gib: float = 0.0,
     expert_parallel: bool = False,
     weight_bits: float = 16.0,
+    tensor_parallel_size: int | None = None,
 ) -> Parallelism:
     """Pick the layout by the rule of the module docstring.
 
@@ -252,9 +258,15 @@ def choose_parallelism(
         expert_parallel: spread the experts over all GPUs of the node (vLLM
             ``--enable-expert-parallel``); only for MoE models.
         weight_bits: bits per weight of the checkpoint (to suggest FP8 or 4-bit).
+        tensor_parallel_size: the TP the customer gave (``None``: the rule chooses);
+            only this size is tried, and pipeline parallel only where the weights fit
+            no single node at any valid TP.
 
     Raises:
-        InfeasibleError: naming the binding constraint and what would fix it.
+        SizingError: on field ``tensor_parallel_size`` when the given TP is not valid for
+            the model and node (vLLM's divisibility rule).
+        InfeasibleError: naming the binding constraint and what would fix it; on field
+            ``tensor_parallel_size`` when the given TP cannot hold one request.
     """
     sizes = valid_tp_sizes(arch, gpus_per_node)
     if not sizes:
@@ -271,6 +283,16 @@ def choose_parallelism(
                 "heads": arch.num_attention_heads,
                 "kv_heads": arch.num_kv_heads,
             },
+        )
+    if tensor_parallel_size is not None and tensor_parallel_size not in sizes:
+        valid = ", ".join(str(s) for s in sizes)
+        raise SizingError(
+            "tensor_parallel_size",
+            f"tensor parallel {tensor_parallel_size} does not fit {gpus_per_node} GPUs "
+            f"and the model's {arch.num_attention_heads} attention heads and "
+            f"{arch.num_kv_heads} KV heads; valid sizes: {valid}",
+            code="tp_invalid",
+            values={"tp": tensor_parallel_size, "gpus": gpus_per_node, "valid": valid},
         )
     ep = gpus_per_node if expert_parallel and expert_weights_gib > 0 else 1
     sums_by_tp: dict[int, _LayerSums] = {}
@@ -292,26 +314,49 @@ def choose_parallelism(
             sums=sums,
         )
 
-    for tp in sizes:
+    tps = sizes if tensor_parallel_size is None else [tensor_parallel_size]
+    for tp in tps:
         cand = evaluate(tp, 1)
         if cand.per_replica >= 1:
             return _parallelism(cand, gpus_per_node)
     widest = evaluate(sizes[-1], 1)
     if widest.budget_gib > 0:
-        raise _conversation_infeasible(widest, gpu, gpus_per_node, work, weight_bits, evaluate)
+        # One node holds the weights: the widest valid TP, or the given one, is too small.
+        failed = widest if tensor_parallel_size is None else evaluate(tps[0], 1)
+        if failed.budget_gib <= 0:
+            error = _weights_infeasible(failed, gpu, gpus_per_node, weights_gib, weight_bits, rule)
+        else:
+            error = _conversation_infeasible(
+                failed, gpu, gpus_per_node, work, weight_bits, evaluate
+            )
+        raise _given_tp(error) if tensor_parallel_size is not None else error
     for pp in range(2, min(MAX_PIPELINE_NODES, arch.num_layers) + 1):
-        for tp in sizes:
+        for tp in tps:
             cand = evaluate(tp, pp)
             if cand.per_replica >= 1:
                 return _parallelism(cand, gpus_per_node)
-    raise _weights_infeasible(widest, gpu, gpus_per_node, weights_gib, weight_bits, rule)
+    error = _weights_infeasible(widest, gpu, gpus_per_node, weights_gib, weight_bits, rule)
+    raise _given_tp(error) if tensor_parallel_size is not None else error
+
+
+def _given_tp(error: InfeasibleError) -> InfeasibleError:
+    """``error`` on the field ``tensor_parallel_size``, first suggesting to let the plan
+    choose the size."""
+    return InfeasibleError(
+        "tensor_parallel_size",
+        error.message,
+        binding=error.binding,
+        fixes=(Fix("plan_chooses_tp"), *error.fix_notes),
+        code=error.code,
+        values=dict(error.values),
+    )
 
 
 def _conversation_infeasible(
     c: _Candidate,
     gpu: Gpu,
     gpus_per_node: int,
-    work: Workload,
+    work: ConversationShape,
     weight_bits: float,
     evaluate: Callable[[int, int], _Candidate],
 ) -> InfeasibleError:
@@ -331,7 +376,7 @@ def _conversation_infeasible(
     if two_nodes:
         fixes.append(Fix("two_nodes_pp"))
     return InfeasibleError(
-        "context",
+        "context_tokens",
         f"one conversation needs {need:.2f} GiB per GPU at tensor parallel {c.tp}, but only "
         f"{c.budget_gib:.2f} GiB per {gpu.name} is left for the KV cache after "
         f"{c.weights_gib:.1f} GiB of weights on each of {gpus_per_node} GPUs",

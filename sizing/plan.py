@@ -9,7 +9,6 @@ is in the docstring of the module that applies it.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -20,9 +19,8 @@ from sizing.catalog import Gpu, Platform
 from sizing.checkpoint import WEIGHT_BITS
 from sizing.cluster import max_buffer_gb_per_node
 from sizing.engines import vllm
-from sizing.errors import SizingError
 from sizing.experts import expert_weights_bytes
-from sizing.gpu import BudgetRule, Parallelism, Workload, choose_parallelism
+from sizing.gpu import BudgetRule, ConversationShape, Parallelism, choose_parallelism
 from sizing.host_memory import CpuTier, HostMemory, cpu_tier, host_memory
 from sizing.model import ModelSpec
 from sizing.nvme import NvmeTier, nvme_tier
@@ -34,62 +32,27 @@ from sizing.traffic import Traffic
 from sizing.transfer import TransferEstimate, estimate
 from sizing.units import GB, GIB, TB
 from sizing.verdict import Note, Verdict, decide
-
-KV_DTYPES = ("auto", "bf16", "fp16", "fp32", "fp8")
-"""Accepted ``kv_dtype`` values (vLLM ``--kv-cache-dtype``; ``auto`` = model dtype)."""
-
-MAX_CONTEXT_TOKENS = 10_000_000
-MAX_USERS = 1_000_000
-MAX_GPUS_PER_NODE = 16
-MAX_NEW_CONVERSATIONS_PER_DAY = 10_000_000
+from sizing.workload import Workload
 
 
 @dataclass(frozen=True)
 class PlanRequest:
-    """What the customer asks for.
+    """A workload with its model resolved: what :func:`make_plan` sizes.
 
     Attributes:
-        model: the model to serve.
-        context_tokens: tokens per conversation (prompt and history), 1 to 10,000,000
-            and at most the model's ``max_position_embeddings``.
-        users: conversations to keep, one per user, 1 to 1,000,000.
-        gpu_slug: GPU model (``rtx-pro-6000-se``, ``h200-nvl``…).
-        gpus_per_node: GPUs in one node, 1 to 16.
-        kv_dtype: KV-cache dtype, one of :data:`KV_DTYPES`.
-        new_conversations_per_day: new conversations a day (sizes the NVMe tier).
-        platform_slug: the server platform.
-        rule: the GPU budget rule (seed defaults).
-        active_share: share of the users active at the same moment, 0 < x ≤ 1; their
-            conversations must be resident on the GPUs. ``None`` (not given): the
-            seed's assumption that users take turns, so no check is made.
-        shared_prompt_tokens: a system prompt every conversation starts with, 0 to
-            ``context_tokens − 1``; prefix caching stores it once per replica.
-        expert_parallel: spread a MoE model's routed experts over the node's GPUs
-            (vLLM ``--enable-expert-parallel``); ignored for dense models.
+        model: the model to serve (resolved from ``workload.model`` or a private config).
+        workload: the customer's inputs (:class:`sizing.workload.Workload`).
         traffic: turns, time between turns, tokens per turn, the busy hour and the
             latency targets (:class:`~sizing.traffic.Traffic`; defaults stated there).
+        platform_slug: the server platform.
+        rule: the GPU budget rule (seed defaults).
     """
 
     model: ModelSpec
-    context_tokens: int
-    users: int
-    gpu_slug: str = "rtx-pro-6000-se"
-    gpus_per_node: int = 4
-    kv_dtype: str = "fp8"
-    new_conversations_per_day: int = 0
+    workload: Workload
+    traffic: Traffic = field(default_factory=Traffic)
     platform_slug: str = "epyc-9005-2s"
     rule: BudgetRule = field(default_factory=BudgetRule)
-    active_share: float | None = None
-    shared_prompt_tokens: int = 0
-    expert_parallel: bool = False
-    traffic: Traffic = field(default_factory=Traffic)
-
-    @property
-    def active_users(self) -> int | None:
-        """Users active at the same moment: ``⌈users × active_share⌉`` (``None``: not given)."""
-        if self.active_share is None:
-            return None
-        return max(1, math.ceil(self.users * self.active_share - 1e-9))
 
 
 @dataclass(frozen=True)
@@ -131,7 +94,7 @@ class Plan:
     @property
     def active_users_fit(self) -> bool:
         """Whether the users active at once are all resident on the GPUs (True if not given)."""
-        active = self.request.active_users
+        active = self.request.workload.active_users
         return active is None or active <= self.parallelism.conversations_on_gpus
 
     @property
@@ -142,17 +105,17 @@ class Plan:
     @property
     def resting_conversations(self) -> int:
         """Users beyond what the GPUs hold (never negative)."""
-        return max(0, self.request.users - self.parallelism.conversations_on_gpus)
+        return max(0, self.request.workload.users - self.parallelism.conversations_on_gpus)
 
     @property
     def placement(self) -> Placement:
         """Where the users' conversations rest (:func:`sizing.placement.placement`)."""
         return placement(
-            users=self.request.users,
+            users=self.request.workload.users,
             conversations_on_gpus=self.parallelism.conversations_on_gpus,
             cpu_tier_gib=self.cpu_tier.total_gib,
             nvme_sized=self.nvme.drive is not None,
-            new_conversations_per_day=self.request.new_conversations_per_day,
+            new_conversations_per_day=self.request.workload.new_conversations_per_day,
         )
 
     def summary(self) -> dict[str, Any]:
@@ -166,10 +129,10 @@ class Plan:
         return {
             "model": self.request.model.repo_id,
             "gpu": self.gpu.slug,
-            "gpus_per_node": self.request.gpus_per_node,
-            "context_tokens": self.request.context_tokens,
-            "users": self.request.users,
-            "kv_dtype": self.request.kv_dtype,
+            "gpus_per_node": self.request.workload.gpus_per_node,
+            "context_tokens": self.request.workload.context_tokens,
+            "users": self.request.workload.users,
+            "kv_dtype": self.request.workload.kv_dtype,
             "kv_bytes_per_token": self.kv_bytes_per_token,
             "conversation_gib": round(self.conversation_gib, 4),
             "weights_gib": round(self.weights_gib, 2),
@@ -191,9 +154,9 @@ class Plan:
             "gpus_total": p.gpus,
             "layout": p.layout,
             "weights_gib_per_gpu": round(p.weights_gib_per_gpu, 2),
-            "active_users": self.request.active_users,
+            "active_users": self.request.workload.active_users,
             "active_users_fit": self.active_users_fit,
-            "shared_prompt_tokens": self.request.shared_prompt_tokens,
+            "shared_prompt_tokens": self.request.workload.shared_prompt_tokens,
             "shared_prompt_gib": round(self.shared_prompt_bytes / GIB, 4),
             "conversation_unique_gib": round(self.unique_conversation_bytes / GIB, 4),
             "cpu_tier_total_gib": round(self.cpu_tier.total_gib, 2),
@@ -234,84 +197,16 @@ class Plan:
 
 
 def validate(request: PlanRequest) -> None:
-    """Check the request's numbers before any sizing.
+    """Check the request's numbers before any sizing (:meth:`Workload.validate` against
+    the model's ``max_position_embeddings``).
 
     Raises:
-        SizingError: naming the first input that is out of range.
+        SizingError: naming the first :class:`Workload` field that is out of range.
     """
-    arch = request.model.architecture
-    if not 1 <= request.context_tokens <= MAX_CONTEXT_TOKENS:
-        raise SizingError(
-            "context",
-            f"context must be between 1 and {MAX_CONTEXT_TOKENS:,} "
-            f"tokens, got {request.context_tokens:,}",
-            code="context_range",
-            values={"max": MAX_CONTEXT_TOKENS, "got": request.context_tokens},
-        )
-    if arch.max_context_tokens and request.context_tokens > arch.max_context_tokens:
-        raise SizingError(
-            "context",
-            f"context of {request.context_tokens:,} tokens exceeds "
-            f"{request.model.repo_id}'s limit of {arch.max_context_tokens:,} "
-            "tokens (max_position_embeddings)",
-            code="context_above_model_limit",
-            values={
-                "tokens": request.context_tokens,
-                "model": request.model.repo_id,
-                "limit": arch.max_context_tokens,
-            },
-        )
-    if not 1 <= request.users <= MAX_USERS:
-        raise SizingError(
-            "users",
-            f"users must be between 1 and {MAX_USERS:,}, got {request.users:,}",
-            code="users_range",
-            values={"max": MAX_USERS, "got": request.users},
-        )
-    if not 1 <= request.gpus_per_node <= MAX_GPUS_PER_NODE:
-        raise SizingError(
-            "gpus_per_node",
-            f"GPUs per node must be between 1 and {MAX_GPUS_PER_NODE}, got {request.gpus_per_node}",
-            code="gpus_per_node_range",
-            values={"max": MAX_GPUS_PER_NODE, "got": request.gpus_per_node},
-        )
-    if request.kv_dtype not in KV_DTYPES:
-        raise SizingError(
-            "kv_dtype",
-            f"KV dtype must be one of {', '.join(KV_DTYPES)}, got {request.kv_dtype!r}",
-            code="kv_dtype_unknown",
-            values={"known": ", ".join(KV_DTYPES), "got": request.kv_dtype},
-        )
-    if not 0 <= request.new_conversations_per_day <= MAX_NEW_CONVERSATIONS_PER_DAY:
-        raise SizingError(
-            "new_conversations_per_day",
-            f"new conversations per day must be between 0 and "
-            f"{MAX_NEW_CONVERSATIONS_PER_DAY:,}, got {request.new_conversations_per_day:,}",
-            code="new_conversations_range",
-            values={
-                "max": MAX_NEW_CONVERSATIONS_PER_DAY,
-                "got": request.new_conversations_per_day,
-            },
-        )
-    share = request.active_share
-    if share is not None and not (
-        isinstance(share, int | float) and math.isfinite(share) and 0 < share <= 1
-    ):
-        raise SizingError(
-            "active_share",
-            f"the share of users active at once must be above 0 and at most 1, got {share!r}",
-            code="active_share_range",
-            values={"got": str(share)},
-        )
-    prompt = request.shared_prompt_tokens
-    if not 0 <= prompt < request.context_tokens:
-        raise SizingError(
-            "shared_prompt_tokens",
-            f"the shared system prompt must be 0 or more tokens and shorter than the "
-            f"context of {request.context_tokens:,} tokens, got {prompt:,}",
-            code="shared_prompt_range",
-            values={"context": request.context_tokens, "got": prompt},
-        )
+    request.workload.validate(
+        model_limit_tokens=request.model.architecture.max_context_tokens,
+        model_name=request.model.repo_id,
+    )
 
 
 def _pool_tokens(par: Parallelism, unique_tokens: int) -> float:
@@ -346,49 +241,51 @@ def make_plan(request: PlanRequest) -> Plan:
         InfeasibleError: no layout holds the weights and one conversation.
     """
     validate(request)
-    gpu = catalog.gpu(request.gpu_slug)
+    work = request.workload
+    gpu = catalog.gpu(work.gpu)
     platform = catalog.platform(request.platform_slug)
     model = request.model
     arch = model.architecture
-    kv_dtype = request.kv_dtype
-    ctx = request.context_tokens
+    kv_dtype = work.kv_dtype
+    ctx = work.context_tokens
 
     per_token = kv_bytes_per_token(arch, kv_dtype)
     conv_bytes = conversation_bytes(arch, kv_dtype, ctx)
-    prompt_bytes = per_token * request.shared_prompt_tokens
+    prompt_bytes = per_token * work.shared_prompt_tokens
     par = choose_parallelism(
         arch=arch,
         gpu=gpu,
-        gpus_per_node=request.gpus_per_node,
+        gpus_per_node=work.gpus_per_node,
         weights_gib=model.weights_bytes / GIB,
-        work=Workload(kv_dtype, ctx, request.shared_prompt_tokens),
+        work=ConversationShape(kv_dtype, ctx, work.shared_prompt_tokens),
         rule=request.rule,
         expert_weights_gib=expert_weights_bytes(
             model.config, model.weight_format, model.weights_bytes
         )
         / GIB,
-        expert_parallel=request.expert_parallel,
+        expert_parallel=work.expert_parallel,
         weight_bits=WEIGHT_BITS[model.weight_format],
+        tensor_parallel_size=work.tensor_parallel_size,
     )
     ranks = RankBytes(
         stage_bytes(
             arch,
             kv_dtype,
             ctx,
-            request.shared_prompt_tokens,
+            work.shared_prompt_tokens,
             par.tensor_parallel_size,
             par.pipeline_parallel_size,
         ),
         par.tensor_parallel_size,
         arch.uses_mla,
     )
-    node_gpu_gb = gpu.marketed_memory_gb * request.gpus_per_node
+    node_gpu_gb = gpu.marketed_memory_gb * work.gpus_per_node
     nvme = nvme_tier(
-        new_conversations_per_day=request.new_conversations_per_day,
+        new_conversations_per_day=work.new_conversations_per_day,
         conversation_bytes=ranks.stored_conversation_bytes,
         max_drives=platform.nvme_bays,
     )
-    unique_tokens = ctx - request.shared_prompt_tokens
+    unique_tokens = ctx - work.shared_prompt_tokens
     replica = Replica(
         gpu=gpu.slug,
         tensor_parallel_size=par.tensor_parallel_size,
@@ -403,7 +300,7 @@ def make_plan(request: PlanRequest) -> Plan:
     serving, serving_note = _serve(request, replica, platform, nvme)
     if serving is not None:
         par = replace(par, nodes=serving.cluster.nodes)
-    resting = max(0, request.users - par.conversations_on_gpus)
+    resting = max(0, work.users - par.conversations_on_gpus)
     # Distinct conversations the binding card's cache has room for (each rank holds its
     # share of every resident conversation, so this is the instance's figure).
     gpu_room = (
@@ -412,7 +309,7 @@ def make_plan(request: PlanRequest) -> Plan:
         else 0.0
     )
     tier = cpu_tier(
-        users=request.users,
+        users=work.users,
         resting_conversations=resting,
         instances=par.total_replicas,
         ranks=ranks,
@@ -432,10 +329,10 @@ def make_plan(request: PlanRequest) -> Plan:
         gpu_slug=gpu.slug,
         tp=par.tensor_parallel_size,
         context_tokens=ctx,
-        shared_prompt_tokens=request.shared_prompt_tokens,
+        shared_prompt_tokens=work.shared_prompt_tokens,
     )
     verdict = decide(
-        users=request.users,
+        users=work.users,
         conversations_on_gpus=par.conversations_on_gpus,
         reload_ms=transfer.cpu_hit_ms,
         recompute_ms=transfer.miss_ms,
@@ -445,7 +342,7 @@ def make_plan(request: PlanRequest) -> Plan:
         nvme_capped_at=(
             (nvme.drive_count, nvme.capacity_tb, nvme.capacity_needed_tb) if nvme.capped else None
         ),
-        active_users=request.active_users,
+        active_users=work.active_users,
         kv_cache_is_fp8=kv_dtype == "fp8",
     )
     if serving is not None:
@@ -467,7 +364,7 @@ def make_plan(request: PlanRequest) -> Plan:
                 serving = replace(plain, benefit=serving.benefit)
                 par = replace(par, nodes=serving.cluster.nodes)
         tier = cpu_tier(
-            users=request.users,
+            users=work.users,
             resting_conversations=0,
             instances=par.total_replicas,
             ranks=ranks,
@@ -510,12 +407,12 @@ def _serve(
     try:
         serving = serve(
             model=request.model,
-            kv_dtype=request.kv_dtype,
+            kv_dtype=request.workload.kv_dtype,
             replica=replica,
             traffic=request.traffic,
-            users=request.users,
-            context_tokens=request.context_tokens,
-            shared_prefix_tokens=request.shared_prompt_tokens,
+            users=request.workload.users,
+            context_tokens=request.workload.context_tokens,
+            shared_prefix_tokens=request.workload.shared_prompt_tokens,
             nvme_bytes_per_node=nvme.capacity_tb * TB,
             max_buffer_gb_per_node=max_buffer_gb_per_node(platform, replica.gpu_memory_gb_per_node),
             tiers=tiers,

@@ -144,8 +144,8 @@ def kv_dtypes_for(request: PlanRequest, gpu_slug: str) -> tuple[str, ...]:
     Raises:
         SizingError: for an unknown GPU slug (field ``gpu``).
     """
-    if request.kv_dtype != "fp8":
-        return (request.kv_dtype,)
+    if request.workload.kv_dtype != "fp8":
+        return (request.workload.kv_dtype,)
     return ("fp8",) if catalog.gpu(gpu_slug).fp8_kv_cache else ("auto",)
 
 
@@ -164,21 +164,22 @@ def candidates(
     Raises:
         SizingError: for an unknown GPU slug (field ``gpu``).
     """
-    nvme_options = (
-        (request.new_conversations_per_day, 0) if request.new_conversations_per_day else (0,)
-    )
+    per_day = request.workload.new_conversations_per_day
+    nvme_options = (per_day, 0) if per_day else (0,)
     out = []
     for slug in dict.fromkeys(gpu_slugs):
         for dtype in kv_dtypes_for(request, slug):
             for count in gpus_per_node:
-                for per_day in nvme_options:
+                for each_day in nvme_options:
                     out.append(
                         replace(
                             request,
-                            gpu_slug=slug,
-                            gpus_per_node=count,
-                            kv_dtype=dtype,
-                            new_conversations_per_day=per_day,
+                            workload=request.workload.replace(
+                                gpu=slug,
+                                gpus_per_node=count,
+                                kv_dtype=dtype,
+                                new_conversations_per_day=each_day,
+                            ),
                         )
                     )
     return out
@@ -188,7 +189,7 @@ def _misses(plan: Plan) -> tuple[Miss, ...]:
     """The targets ``plan`` misses: the users active at once resident on the GPUs, and
     the TTFT p95 and TPOT targets at the busiest hour (``plan.serving``)."""
     out = []
-    active = plan.request.active_users
+    active = plan.request.workload.active_users
     on_gpus = plan.parallelism.conversations_on_gpus
     if active is not None and active > on_gpus:
         out.append(Miss(BINDING["active"], on_gpus, active, (active - on_gpus) / active))
@@ -231,10 +232,10 @@ def evaluate(request: PlanRequest, price: PriceFn[P]) -> Configuration[P] | Reje
 
 def _rejection(request: PlanRequest, binding: str, message: str) -> Rejection:
     return Rejection(
-        request.gpu_slug,
-        request.gpus_per_node,
-        request.kv_dtype,
-        request.new_conversations_per_day,
+        request.workload.gpu,
+        request.workload.gpus_per_node,
+        request.workload.kv_dtype,
+        request.workload.new_conversations_per_day,
         binding,
         message,
     )
@@ -248,7 +249,7 @@ def node_floor(request: PlanRequest) -> Bom:
     is negative (the price list refuses one), so this BOM's price is a lower bound of the
     plan's (the pruning rule of the module docstring).
     """
-    slug, gpus = request.gpu_slug, request.gpus_per_node
+    slug, gpus = request.workload.gpu, request.workload.gpus_per_node
     chassis = BASEBOARD_CHASSIS if slug in BASEBOARD_GPUS else PCIE_CHASSIS
     sockets = catalog.platform(request.platform_slug).sockets
     return Bom(
@@ -284,14 +285,15 @@ def could_hold_everyone(request: PlanRequest) -> bool:
     weights need more than one, against ``users × (conversation − shared prompt)`` at
     TP 1 (TP never stores fewer bytes per conversation over all ranks).
     """
-    gpu = catalog.gpu(request.gpu_slug)
+    work = request.workload
+    gpu = catalog.gpu(work.gpu)
     arch = request.model.architecture
-    node_gib = request.gpus_per_node * request.rule.utilization * gpu.reported_gib
+    node_gib = work.gpus_per_node * request.rule.utilization * gpu.reported_gib
     nodes = 1 if request.model.weights_bytes / GIB <= node_gib else MAX_PIPELINE_NODES
-    per_token = kv_bytes_per_token(arch, request.kv_dtype)
-    unique = conversation_bytes(arch, request.kv_dtype, request.context_tokens)
-    unique -= per_token * request.shared_prompt_tokens
-    return nodes * node_gib * GIB >= request.users * unique
+    per_token = kv_bytes_per_token(arch, work.kv_dtype)
+    unique = conversation_bytes(arch, work.kv_dtype, work.context_tokens)
+    unique -= per_token * work.shared_prompt_tokens
+    return bool(nodes * node_gib * GIB >= work.users * unique)
 
 
 def _cheapest_without_tier(
@@ -322,7 +324,10 @@ def _cheapest_without_tier(
             isinstance(outcome, Configuration)
             and outcome.meets_targets
             and not outcome.has_cpu_tier
-            and (outcome.plan.nvme.drive is not None or not candidate.new_conversations_per_day)
+            and (
+                outcome.plan.nvme.drive is not None
+                or not candidate.workload.new_conversations_per_day
+            )
             and (best is None or outcome.price < best.price)
         ):
             best = outcome
@@ -373,7 +378,7 @@ def recommend(
     for candidate in tried:
         floor = price(node_floor(candidate))
         if floor is None:
-            unpriced.append(candidate.gpu_slug)
+            unpriced.append(candidate.workload.gpu)
         else:
             floors.append((floor, candidate))
     floors.sort(key=lambda pair: pair[0])
@@ -386,10 +391,12 @@ def recommend(
         evaluated += 1
         outcome = evaluate(candidate, price)
         if outcome is None:
-            unpriced.append(candidate.gpu_slug)
+            unpriced.append(candidate.workload.gpu)
         elif isinstance(outcome, Rejection):
             rejected.append(outcome)
-        elif outcome.plan.nvme.drive is not None or not candidate.new_conversations_per_day:
+        elif (
+            outcome.plan.nvme.drive is not None or not candidate.workload.new_conversations_per_day
+        ):
             # (a plan that sells no NVMe tier although asked is its twin without one)
             feasible.append(outcome)
             if outcome.meets_targets:

@@ -70,7 +70,7 @@ def _tier(config: Configuration[Any]) -> Reason:
     if not config.has_cpu_tier:
         return Reason(
             "no_tier",
-            (("users", plan.request.users), ("on_gpus", config.resident_conversations)),
+            (("users", plan.request.workload.users), ("on_gpus", config.resident_conversations)),
         )
     return Reason(
         "tier",
@@ -112,7 +112,7 @@ def reasons(config: Configuration[Any], rec: Recommendation[Any]) -> tuple[Reaso
     out.append(_tier(config))
     plan = config.plan
     request = plan.request
-    if request.kv_dtype != "fp8" and not plan.gpu.fp8_kv_cache:
+    if request.workload.kv_dtype != "fp8" and not plan.gpu.fp8_kv_cache:
         out.append(Reason("kv_16bit", (("gpu", plan.gpu.name),)))
     if plan.nvme.drive is not None:
         out.append(Reason("nvme", (("nvme_tb", round(config.nvme_tb, 2)),)))
@@ -160,8 +160,8 @@ def _wants_nvme(config: Configuration[Any], rec: Recommendation[Any]) -> bool:
     """True when the workload asked for an NVMe tier (the reference plan has new
     conversations per day) but this configuration has none."""
     ref = rec.reference
-    asked = ref.plan.request.new_conversations_per_day if ref else 0
-    return bool(asked) and config.plan.request.new_conversations_per_day == 0
+    asked = ref.plan.request.workload.new_conversations_per_day if ref else 0
+    return bool(asked) and config.plan.request.workload.new_conversations_per_day == 0
 
 
 def _against(config: Configuration[Any], cheapest: Configuration[Any]) -> list[Reason]:

@@ -17,8 +17,9 @@ from sizing.engines import bundle, deployment
 from sizing.engines.deployment import BundleFile, Deployment
 from sizing.engines.shared_tier import TierOptions
 from sizing.model import from_catalog
-from sizing.plan import Plan, PlanRequest, make_plan
+from sizing.plan import Plan, make_plan
 from sizing.traffic import Traffic
+from tests.factories import plan_request
 
 ROOT = Path(__file__).resolve().parent.parent
 FLAGS: dict[str, Any] = json.loads((ROOT / "sizing/data/engine_flags.json").read_text())
@@ -27,7 +28,7 @@ FLAGS: dict[str, Any] = json.loads((ROOT / "sizing/data/engine_flags.json").read
 def seed_plan(new_conversations_per_day: int = 2000) -> Plan:
     """The seed example (Qwen3-32B-FP8, 8,192 tokens, 500 users, 4 × RTX PRO 6000)."""
     return make_plan(
-        PlanRequest(
+        plan_request(
             model=from_catalog("Qwen/Qwen3-32B-FP8"),
             context_tokens=8192,
             users=500,
@@ -39,7 +40,7 @@ def seed_plan(new_conversations_per_day: int = 2000) -> Plan:
 def tp2_plan() -> Plan:
     """Llama-3.3-70B, 16-bit cache, 8 GPUs: TP 2 × 4 instances (plan of sizing.gpu)."""
     return make_plan(
-        PlanRequest(
+        plan_request(
             model=from_catalog("meta-llama/Llama-3.3-70B-Instruct"),
             context_tokens=32768,
             users=300,
@@ -56,11 +57,11 @@ def pp_plan() -> Plan:
     """DeepSeek-V3 with an FP8 cache on 8 × H100 SXM per node: the weights need two
     nodes, TP 8 × PP 2 (plan of sizing.gpu; checked in tests/test_engines_parallel.py)."""
     return make_plan(
-        PlanRequest(
+        plan_request(
             model=from_catalog("deepseek-ai/DeepSeek-V3"),
             context_tokens=32768,
             users=200,
-            gpu_slug="h100-sxm",
+            gpu="h100-sxm",
             gpus_per_node=8,
             kv_dtype="fp8",
             new_conversations_per_day=1000,
@@ -72,7 +73,7 @@ def ep_plan() -> Plan:
     """Qwen3-30B-A3B with expert parallel on 4 GPUs: TP 1, 4 data-parallel ranks, EP 4
     (plan of sizing.gpu; checked in tests/test_engines_parallel.py)."""
     return make_plan(
-        PlanRequest(
+        plan_request(
             model=from_catalog("Qwen/Qwen3-30B-A3B"),
             context_tokens=32768,
             users=400,

@@ -8,12 +8,13 @@ import zipfile
 
 import pytest
 import schemathesis
+from django.core.management import call_command
 from django.core.wsgi import get_wsgi_application
 from django.test import Client
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import positive_data_acceptance
 
-from sizing.plan import (
+from sizing.workload import (
     KV_DTYPES,
     MAX_CONTEXT_TOKENS,
     MAX_GPUS_PER_NODE,
@@ -40,7 +41,7 @@ def test_plan_post_names_the_bad_input(client: Client) -> None:
         "/api/plans", {**SEED, "context": 10_000_000}, content_type="application/json"
     )
     assert response.status_code == 400
-    assert response.json()["field"] == "context"
+    assert response.json()["field"] == "context_tokens"
     missing = client.post("/api/plans", {"model": "x"}, content_type="application/json")
     assert missing.status_code == 422
 
@@ -125,9 +126,9 @@ def test_too_many_query_fields_is_a_json_400(client: Client) -> None:
 
 def test_schema_limits_are_the_sizing_limits(client: Client) -> None:
     schema = client.get("/api/openapi.json").json()
-    # Limits of sizing/plan.py, which the sizing engine enforces with a 400.
+    # Limits of sizing/workload.py, which the sizing engine enforces with a 400.
     expected = {
-        "context": MAX_CONTEXT_TOKENS,
+        "context_tokens": MAX_CONTEXT_TOKENS,
         "users": MAX_USERS,
         "gpus_per_node": MAX_GPUS_PER_NODE,
         "new_conversations_per_day": MAX_NEW_CONVERSATIONS_PER_DAY,
@@ -151,6 +152,67 @@ def test_validation_errors_name_the_field_once(client: Client) -> None:
     assert [e["loc"] for e in zero.json()["detail"]] == [["body", "users"]]
     query = client.get("/api/bundle", {**SEED, "users": 0})
     assert [e["loc"] for e in query.json()["detail"]] == [["query", "users"]]
+
+
+@pytest.mark.django_db
+def test_plan_post_sizes_every_workload_field(client: Client) -> None:
+    # The API once answered 200 and ignored these two fields; now it gives what the CLI
+    # gives for the same inputs. 4,096 tokens × 128 KiB = 0.5 GiB of shared prompt
+    # (seed model, FP8 cache); ⌈500 × 0.3⌉ = 150 users active at once.
+    body = {**SEED, "shared_prompt_tokens": 4096, "active_share": 0.3}
+    response = client.post("/api/plans", body, content_type="application/json")
+    assert response.status_code == 200
+    summary = response.json()["summary"]
+    assert (summary["shared_prompt_tokens"], summary["shared_prompt_gib"]) == (4096, 0.5)
+    assert summary["active_users"] == 150
+    out = io.StringIO()
+    call_command(
+        "size",
+        "--model=Qwen/Qwen3-32B-FP8",
+        "--context=8192",
+        "--users=500",
+        "--shared-prompt-tokens=4096",
+        "--active-share=0.3",
+        "--format=json",
+        stdout=out,
+    )
+    assert summary == json.loads(out.getvalue())["summary"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("route", ["body", "query"])
+def test_an_unknown_field_is_a_422_naming_it(client: Client, route: str) -> None:
+    extra = {**SEED, "system_prompt": 4096}
+    if route == "body":
+        response = client.post("/api/plans", extra, content_type="application/json")
+    else:
+        response = client.get("/api/bundle", extra)
+    assert response.status_code == 422
+    assert [e["loc"] for e in response.json()["detail"]] == [[route, "system_prompt"]]
+
+
+@pytest.mark.django_db
+def test_context_is_also_read_under_its_own_name(client: Client) -> None:
+    own = {"model": SEED["model"], "context_tokens": 8192, "users": 500}
+    response = client.post("/api/plans", own, content_type="application/json")
+    assert response.status_code == 200
+    assert response.json()["summary"]["cpu_tier_per_instance_gib"] == 125.0  # seed
+
+
+@pytest.mark.django_db
+def test_a_tensor_parallel_size_that_cannot_hold_a_request_names_the_field(
+    client: Client,
+) -> None:
+    # Qwen3-32B-FP8 has 64 attention heads and 8 KV heads: TP 3 divides neither
+    # (vLLM ModelConfig.verify_with_parallel_config).
+    body = {**SEED, "gpus_per_node": 3, "tensor_parallel_size": 3}
+    response = client.post("/api/plans", body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["field"] == "tensor_parallel_size"
+    # TP 2 on the seed node: two replicas of two GPUs instead of four of one.
+    body = {**SEED, "tensor_parallel_size": 2}
+    summary = client.post("/api/plans", body, content_type="application/json").json()["summary"]
+    assert (summary["tensor_parallel_size"], summary["replicas"]) == (2, 2)
 
 
 @pytest.mark.django_db

@@ -13,7 +13,8 @@ from sizing.bom import (
     psu_count,
 )
 from sizing.model import from_catalog
-from sizing.plan import PlanRequest, make_plan
+from sizing.plan import make_plan
+from tests.factories import plan_request
 
 
 def _plan(**kw: object) -> object:
@@ -24,7 +25,7 @@ def _plan(**kw: object) -> object:
         "new_conversations_per_day": 2000,
     }
     args.update(kw)
-    return make_plan(PlanRequest(**args))  # type: ignore[arg-type]
+    return make_plan(plan_request(**args))  # type: ignore[arg-type]
 
 
 def test_seed_example_bom() -> None:
@@ -66,7 +67,7 @@ def test_tensor_parallel_h200_nvl_gets_four_way_bridges() -> None:
     # bridges (hardware.json nvlink.type), one bridge per replica's GPU group.
     plan = _plan(
         model=from_catalog("meta-llama/Llama-3.3-70B-Instruct"),
-        gpu_slug="h200-nvl",
+        gpu="h200-nvl",
         users=50,
         new_conversations_per_day=0,
         kv_dtype="auto",
@@ -103,7 +104,7 @@ def test_too_many_pcie_gpus_for_one_chassis() -> None:
 
 def test_too_many_baseboard_gpus_for_one_chassis() -> None:
     # An HGX/OAM baseboard carries 8 modules (hardware notes, 8-GPU pattern).
-    plan = _plan(gpu_slug="h200-sxm", gpus_per_node=16, users=50, new_conversations_per_day=0)
+    plan = _plan(gpu="h200-sxm", gpus_per_node=16, users=50, new_conversations_per_day=0)
     with pytest.raises(ChassisLimitError) as err:
         bill_of_materials(plan)  # type: ignore[arg-type]
     assert err.value.binding == "GPU slots per chassis" and err.value.field == "gpus_per_node"
@@ -122,7 +123,7 @@ def test_qa_case_48_dimms_names_the_dimm_slots() -> None:
             model=from_catalog("meta-llama/Llama-3.1-8B-Instruct"),
             context_tokens=32768,
             users=2000,
-            gpu_slug="h200-nvl",
+            gpu="h200-nvl",
             gpus_per_node=2,
             kv_dtype="auto",
             new_conversations_per_day=0,
@@ -147,7 +148,7 @@ def test_more_nvme_drives_than_bays_names_the_bays() -> None:
         {"kv_dtype": "auto"},  # seed, 16-bit cache: 24 × 64 GB
         {"users": 2000},  # a larger CPU tier
         {"new_conversations_per_day": 200_000},  # more writes than four drives are rated for
-        {"gpu_slug": "h200-nvl", "gpus_per_node": 8, "users": 4000},
+        {"gpu": "h200-nvl", "gpus_per_node": 8, "users": 4000},
     ],
 )
 def test_every_bom_fits_its_chassis(kw: dict[str, object]) -> None:

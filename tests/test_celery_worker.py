@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from configurator.planning.services import plan_create
+from configurator.planning.services import plan_stored
 from configurator.quotes.models import Quote, QuoteAlternative
 from configurator.verification.models import VerificationReport
 from configurator.verification.services import benchmarks_load_initial, plan_checks
@@ -135,7 +135,7 @@ def test_worker_runs_the_job_and_returns_its_result(worker_env):
 def test_killed_worker_the_job_is_redelivered_and_one_report_exists(worker_env):
     quote = make_quote()
     benchmarks_load_initial()
-    expected_checks = len(plan_checks(plan_create(**INPUTS)))  # one run's checks
+    expected_checks = len(plan_checks(plan_stored(INPUTS)))  # one run's checks
     kill_worker_mid_job(worker_env, quote)
     done = next_worker_verifies(worker_env, quote)
     assert done, "the job was not redelivered to the second worker"

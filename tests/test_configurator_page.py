@@ -211,7 +211,7 @@ def test_the_estimate_offers_a_link_that_reproduces_it(client: Client) -> None:
     # Model, context and users always; other inputs where they differ from the defaults
     # (WorkloadForm initial values: 100 users, fp8, 0 new conversations per day).
     assert url.startswith("http://testserver/?model=Qwen%2FQwen3-32B-FP8&context_tokens=8192")
-    assert "users=300" in url and "kv_dtype=auto" in url and "active_share_percent=100" in url
+    assert "users=300" in url and "kv_dtype=auto" in url and "active_share=100" in url
     assert "gpus_per_node" not in url and "gpu=" not in url
     # The address bar follows the inputs (htmx replaces the URL).
     assert response["HX-Replace-Url"] == url.removeprefix("http://testserver")
@@ -278,9 +278,7 @@ def test_the_verdict_is_worded_and_formatted_in_the_page_language(client: Client
 
 
 def test_active_user_warning_names_the_fix_in_german(client: Client) -> None:
-    html = client.post(
-        "/estimate/", seed(active_share_percent=90), headers={**HTMX, **DE}
-    ).content.decode()
+    html = client.post("/estimate/", seed(active_share=90), headers={**HTMX, **DE}).content.decode()
     # Seed: 204 on the GPUs; 90 % of 500 = 450 active (sizing.verdict "active" note);
     # the cache is FP8 already, so FP8 is not offered as the fix.
     assert "450 Nutzer sind gleichzeitig aktiv, die GPUs halten aber 204" in verdict(html)

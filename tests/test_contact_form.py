@@ -32,8 +32,8 @@ def request_data(**changes: Any) -> dict[str, Any]:
         "model": "Qwen/Qwen3-32B-FP8",
         "context_tokens": 8192,
         "users": 500,
-        "active_share_percent": 60,
-        "system_prompt_tokens": 1000,
+        "active_share": 60,
+        "shared_prompt_tokens": 1000,
         "kv_dtype": "fp8",
         "gpu": "rtx-pro-6000-se",
         "gpus_per_node": 4,
@@ -69,12 +69,12 @@ def test_request_stores_inquiry_with_plan_and_confirms_with_reference(
     inquiry = Inquiry.objects.get()
     assert re.fullmatch(rf"INQ-{inquiry.received_at.year}-\d{{6}}", inquiry.reference or "")
     assert inquiry.status == Inquiry.Status.NEW
-    assert (inquiry.model_id, inquiry.context_tokens, inquiry.users) == (
+    assert (inquiry.model, inquiry.context_tokens, inquiry.users) == (
         "Qwen/Qwen3-32B-FP8",
         8192,
         500,
     )
-    assert (inquiry.active_share_percent, inquiry.system_prompt_tokens) == (60, 1000)
+    assert (inquiry.active_share, inquiry.shared_prompt_tokens) == (0.6, 1000)
     assert inquiry.serving_engine == "vllm" and inquiry.language == "en" and inquiry.consent
     # Seed example with a shared 1,000-token prompt (docs/sizing.md §4): 1,000 × 128 KiB =
     # 0.12 GiB once per replica, 0.88 GiB per conversation: ⌊(51.09 − 0.12) / 0.88⌋ = 58
@@ -82,7 +82,7 @@ def test_request_stores_inquiry_with_plan_and_confirms_with_reference(
     assert inquiry.plan_summary["conversations_on_gpus"] == 232
     assert (inquiry.plan_summary["dimm_count"], inquiry.plan_summary["dimm_gb"]) == (24, 48)
     assert inquiry.plan_summary["vllm_kv_offloading_size_gib"] == 110
-    assert inquiry.inputs["gpu_slug"] == "rtx-pro-6000-se"
+    assert inquiry.inputs["gpu"] == "rtx-pro-6000-se"
 
     reference = str(inquiry.reference)
     thanks = client.get("/quote/thanks/", headers=EN)

@@ -45,7 +45,7 @@ def workload(model: str) -> dict[str, Any]:
         "model": model,
         "context_tokens": 8192,
         "users": 50,
-        "system_prompt_tokens": 0,
+        "shared_prompt_tokens": 0,
         "kv_dtype": "fp8",
         "gpu": "rtx-pro-6000-se",
         "gpus_per_node": 4,

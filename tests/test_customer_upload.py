@@ -22,7 +22,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from configurator.inquiries.models import Inquiry
-from configurator.planning.services import plan_create
+from configurator.planning.services import plan_stored
 from sizing.units import GIB
 from tests.seed_form import seed_form
 
@@ -194,13 +194,13 @@ def test_quote_request_without_javascript_keeps_the_uploaded_config(
         response = client.post("/quote/", {**data, **CONTACT}, headers=EN)
     assert response.status_code == 303
     inquiry = Inquiry.objects.get()
-    assert inquiry.model_id == "acme/qwen3-32b-finetune"
+    assert inquiry.model == "acme/qwen3-32b-finetune"
     assert inquiry.private_config == SEED_CONFIG
     assert inquiry.private_weights_gib == pytest.approx(SEED_WEIGHTS_GIB)
     presales = next(m for m in mail.outbox if list(m.to) == ["presales@example.com"])
     assert "acme/qwen3-32b-finetune" in presales.body
     # Presales re-plans from the inquiry: the same plan as the customer saw.
-    again = plan_create(**inquiry.inputs)
+    again = plan_stored(inquiry.inputs)
     assert again.request.model.repo_id == "acme/qwen3-32b-finetune"
 
     def figures(summary: dict[str, Any]) -> dict[str, Any]:
@@ -217,8 +217,8 @@ def test_quote_request_with_the_file_itself(client: Client) -> None:
     inquiry = Inquiry.objects.get()
     assert inquiry.private_config == SEED_CONFIG and inquiry.private_weights_gib is None
     # No name given: modelhub names it after the config's first architecture.
-    assert inquiry.model_id == "private Qwen3ForCausalLM"
-    assert plan_create(**inquiry.inputs).summary()["model"] == inquiry.plan_summary["model"]
+    assert inquiry.model == "private Qwen3ForCausalLM"
+    assert plan_stored(inquiry.inputs).summary()["model"] == inquiry.plan_summary["model"]
 
 
 def test_hub_model_inquiry_stores_no_config(client: Client) -> None:
@@ -226,8 +226,8 @@ def test_hub_model_inquiry_stores_no_config(client: Client) -> None:
     response = client.post("/quote/", {**data, **CONTACT}, headers=EN)
     assert response.status_code == 303
     inquiry = Inquiry.objects.get()
-    assert inquiry.private_config is None and "model" not in inquiry.inputs
-    assert inquiry.model_id == "Qwen/Qwen3-32B-FP8"
+    assert inquiry.private_config is None and "private_config" not in inquiry.inputs
+    assert inquiry.model == "Qwen/Qwen3-32B-FP8"
 
 
 def test_presales_quote_an_inquiry_for_an_uploaded_model(client: Client) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from sizing.engines import deployment
 from sizing.model import from_catalog
-from sizing.plan import PlanRequest, make_plan
+from sizing.plan import make_plan
 from sizing.traffic import Traffic
 from sizing.units import GB, GIB
 from tests.engine_bundle import (
@@ -27,6 +27,7 @@ from tests.engine_bundle import (
     scripts,
     values,
 )
+from tests.factories import plan_request
 from tests.test_engines_vllm import host_bytes
 
 
@@ -168,11 +169,11 @@ def test_ep_with_pp_is_not_launched_but_explained() -> None:
     # users of 1,000 active in the busiest hour exceed the 208 conversations on the GPUs
     # of two nodes, so the plan has a CPU tier.
     plan = make_plan(
-        PlanRequest(
+        plan_request(
             model=from_catalog("deepseek-ai/DeepSeek-V3"),
             context_tokens=32768,
             users=1000,
-            gpu_slug="h100-sxm",
+            gpu="h100-sxm",
             gpus_per_node=8,
             expert_parallel=True,
             traffic=Traffic(busy_hour_active_share=0.3),

@@ -97,10 +97,11 @@ def test_shared_tier_uses_same_seed_and_hash(shared: str) -> None:
 def test_no_tier_means_no_offloading_flags() -> None:
     # 100 users fit on four cards (204 conversations, seed §3.2): no tier is sold.
     from sizing.model import from_catalog
-    from sizing.plan import PlanRequest, make_plan
+    from sizing.plan import make_plan
+    from tests.factories import plan_request
 
     plan = make_plan(
-        PlanRequest(model=from_catalog("Qwen/Qwen3-32B-FP8"), context_tokens=8192, users=100)
+        plan_request(model=from_catalog("Qwen/Qwen3-32B-FP8"), context_tokens=8192, users=100)
     )
     _d, files = files_of(plan, "vllm")
     argv = parse_script(scripts(files, "serve.sh")[0].text)[1]

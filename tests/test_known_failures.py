@@ -12,9 +12,10 @@ from sizing.engines import vllm
 from sizing.errors import InfeasibleError
 from sizing.layout import replica_layout
 from sizing.model import catalog_entry, from_catalog
-from sizing.plan import PlanRequest, make_plan
+from sizing.plan import make_plan
 from sizing.units import GB, GIB
 from sizing.verdict import BINDING, decide
+from tests.factories import plan_request
 from tests.hubserver.server import RecordedHub
 
 H100_V019 = EngineSetup("vllm", "0.19.0", 79.19, 8192, gpu_memory_utilization=0.95)
@@ -108,11 +109,11 @@ def test_10_no_plan_that_cannot_hold_one_request() -> None:
     # binding constraint instead of proposing a layout.
     with pytest.raises(InfeasibleError) as err:
         make_plan(
-            PlanRequest(
+            plan_request(
                 model=from_catalog("deepseek-ai/DeepSeek-V3"),
                 context_tokens=8192,
                 users=10,
-                gpu_slug="l4",
+                gpu="l4",
                 gpus_per_node=1,
             )
         )
@@ -121,7 +122,7 @@ def test_10_no_plan_that_cannot_hold_one_request() -> None:
     # Qwen3-235B bf16 (437.9 GiB) on one 96 GB card per node is held by six pipeline
     # stages, and each card still holds at least one conversation.
     p = make_plan(
-        PlanRequest(
+        plan_request(
             model=from_catalog("Qwen/Qwen3-235B-A22B"),
             context_tokens=8192,
             users=10,
@@ -148,11 +149,11 @@ def test_11_replica_arithmetic_spelled_out() -> None:
         replica_layout(gpus_total=40, tensor_parallel_size=16)  # 40 / 16 is no replica count
     # Llama-3.1-70B bf16 on 8 × H200 (131.4 GiB > 123.4 GiB usable at TP 1): TP 2.
     s = make_plan(
-        PlanRequest(
+        plan_request(
             model=from_catalog("meta-llama/Llama-3.1-70B-Instruct"),
             context_tokens=8192,
             users=1000,
-            gpu_slug="h200-sxm",
+            gpu="h200-sxm",
             gpus_per_node=8,
             kv_dtype="auto",
         )
@@ -166,11 +167,11 @@ def test_12_the_binding_constraint_is_named() -> None:
     # Weights do not fit at this TP (Qwen3-235B bf16 on one L40S per node, 8 nodes max).
     with pytest.raises(InfeasibleError) as err:
         make_plan(
-            PlanRequest(
+            plan_request(
                 model=from_catalog("Qwen/Qwen3-235B-A22B"),
                 context_tokens=8192,
                 users=1,
-                gpu_slug="l40s",
+                gpu="l40s",
                 gpus_per_node=1,
             )
         )
@@ -182,7 +183,7 @@ def test_12_the_binding_constraint_is_named() -> None:
     # rule). A tier would only mirror the GPUs, so the plan names the constraint and sells
     # none: under traffic only about 1 % of returns would reach it (sizing.benefit).
     mirror = make_plan(
-        PlanRequest(
+        plan_request(
             model=from_catalog("meta-llama/Llama-3.1-8B-Instruct"),
             context_tokens=131_072,
             users=33,
@@ -209,7 +210,7 @@ def test_12_the_binding_constraint_is_named() -> None:
     assert "24 months" in worn.warnings[0] and "3 DWPD" in worn.warnings[0]
     # GPU capacity for active users: 500 users all active at once, 204 resident (seed).
     busy = make_plan(
-        PlanRequest(
+        plan_request(
             model=from_catalog("Qwen/Qwen3-32B-FP8"),
             context_tokens=8192,
             users=500,
@@ -229,7 +230,7 @@ def test_13_units_per_engine_are_not_mixed() -> None:
     assert buffer.cpu_bytes_to_use != 125 * GB  # 125 GB would be 6.9 % short
     # The plan's tier in GB is the same bytes: 500 GiB ≈ 537 GB (seed document).
     s = make_plan(
-        PlanRequest(model=from_catalog("Qwen/Qwen3-32B-FP8"), context_tokens=8192, users=500)
+        plan_request(model=from_catalog("Qwen/Qwen3-32B-FP8"), context_tokens=8192, users=500)
     ).summary()
     assert s["cpu_tier_total_gib"] == 500.0
     assert s["cpu_tier_total_gb"] == pytest.approx(536.9, abs=0.1)
@@ -249,6 +250,6 @@ def test_14_safetensors_counted_once(hub: RecordedHub) -> None:
     assert resolved.spec.weights_bytes <= shards < 2 * resolved.spec.weights_bytes
     # The plan charges 13.5 GiB of weights, not 27 GiB.
     s = make_plan(
-        PlanRequest(model=resolved.spec, context_tokens=8192, users=10, gpus_per_node=1)
+        plan_request(model=resolved.spec, context_tokens=8192, users=10, gpus_per_node=1)
     ).summary()
     assert s["weights_gib"] == pytest.approx(14_496_047_104 / GIB, abs=0.01)

@@ -15,6 +15,7 @@ from configurator.modelhub.upload import MAX_CONFIG_BYTES, model_from_config_upl
 from configurator.planning.services import plan_create
 from sizing.model import catalog_entry
 from sizing.units import GIB
+from sizing.workload import SEED_WORKLOAD
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,9 +36,7 @@ def test_uploaded_config_reproduces_the_seed_example() -> None:
     assert spec.repo_id == "acme/qwen3-32b-support-ft"
     assert spec.weights_bytes == 32 * GIB
     assert spec.source == "uploaded config.json"
-    summary = plan_create(
-        model_id="", model=spec, context_tokens=8192, users=500, new_conversations_per_day=2000
-    ).summary()
+    summary = plan_create(SEED_WORKLOAD.replace(model=spec.repo_id), model=spec).summary()
     # Seed worked example (DESIGN §3.1-3.3): 128 KiB per token, 1 GiB per 8K conversation,
     # 51 conversations per card, 24 × 48 GB DIMMs.
     assert summary["kv_bytes_per_token"] == 131_072

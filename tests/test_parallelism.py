@@ -19,12 +19,13 @@ from sizing.experts import expert_params, moe_layers
 from sizing.gpu import valid_tp_sizes, weights_per_gpu_gib
 from sizing.layout import pipeline_stages, replica_layout
 from sizing.model import catalog_entry, catalog_ids, from_catalog
-from sizing.plan import PlanRequest, make_plan
+from sizing.plan import make_plan
 from sizing.units import GIB
+from tests.factories import plan_request
 
 
 def plan(model: str, **kw: object):  # type: ignore[no-untyped-def]
-    return make_plan(PlanRequest(model=from_catalog(model), **kw))  # type: ignore[arg-type]
+    return make_plan(plan_request(model=from_catalog(model), **kw))  # type: ignore[arg-type]
 
 
 def test_seed_layout_is_four_replicas_of_one_gpu_on_one_node() -> None:
@@ -49,7 +50,7 @@ def test_smallest_tp_that_holds_the_weights_the_rest_are_replicas() -> None:
         "meta-llama/Llama-3.1-70B-Instruct",
         context_tokens=8192,
         users=1000,
-        gpu_slug="h200-sxm",
+        gpu="h200-sxm",
         gpus_per_node=8,
         kv_dtype="auto",
     ).summary()
@@ -77,7 +78,7 @@ def test_pipeline_parallel_across_nodes_only_when_weights_force_it() -> None:
         "deepseek-ai/DeepSeek-V3",
         context_tokens=8192,
         users=1000,
-        gpu_slug="h100-sxm",
+        gpu="h100-sxm",
         gpus_per_node=8,
         kv_dtype="auto",
     )
@@ -100,7 +101,7 @@ def test_expert_parallel_spreads_only_the_experts() -> None:
     # Config: 48 layers, all MoE, 128 experts × 3 × 2,048 × 768 each.
     assert moe_layers(entry["config"]) == 48
     assert expert_params(entry["config"]) == 48 * 128 * 3 * 2048 * 768
-    kw = {"context_tokens": 8192, "users": 1000, "gpu_slug": "l40s", "gpus_per_node": 4}
+    kw = {"context_tokens": 8192, "users": 1000, "gpu": "l40s", "gpus_per_node": 4}
     plain = plan("Qwen/Qwen3-30B-A3B", **kw).summary()
     ep = plan("Qwen/Qwen3-30B-A3B", expert_parallel=True, **kw).summary()
     # Without EP: 56.9 GiB > 0.9 × 44.99 − 3 = 37.5 GiB usable, so TP 2.
@@ -134,7 +135,7 @@ def test_weights_that_fit_nowhere_name_the_binding_constraint() -> None:
             "deepseek-ai/DeepSeek-V3",
             context_tokens=8192,
             users=10,
-            gpu_slug="l4",
+            gpu="l4",
             gpus_per_node=1,
         )
     # 641.3 GiB FP8 against 8 × (0.9 × 22.49 − 3) = 138 GiB over eight L4 nodes.
@@ -151,12 +152,12 @@ def test_a_conversation_that_does_not_fit_says_what_would_fix_it() -> None:
             "Qwen/Qwen3-32B-FP8",
             context_tokens=40960,
             users=10,
-            gpu_slug="l40s",
+            gpu="l40s",
             gpus_per_node=1,
             kv_dtype="auto",
         )
     # 40,960 tokens × 256 KiB = 10 GiB against 0.9 × 44.99 − 3 − 31.9 = 5.55 GiB.
-    assert err.value.field == "context"
+    assert err.value.field == "context_tokens"
     assert err.value.binding == "one max-length conversation does not fit"
     assert "10.00 GiB" in err.value.message and "5.55 GiB" in err.value.message
     fixes = " | ".join(err.value.fixes)
@@ -183,11 +184,11 @@ def test_never_a_layout_that_cannot_hold_one_request(
     spec = from_catalog(model)
     if spec.architecture.max_context_tokens and context > spec.architecture.max_context_tokens:
         context = spec.architecture.max_context_tokens
-    request = PlanRequest(
+    request = plan_request(
         model=spec,
         context_tokens=context,
         users=100,
-        gpu_slug=gpu_slug,
+        gpu=gpu_slug,
         gpus_per_node=gpus,
         kv_dtype=kv_dtype,
         expert_parallel=ep,

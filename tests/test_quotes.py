@@ -94,7 +94,7 @@ def test_draft_from_inquiry_has_priced_alternatives_side_by_side(presales: Clien
     assert inquiry.status == Inquiry.Status.IN_PROGRESS
     alts = list(quote.alternatives.all())
     # Requested, the other GPU of the pair, the other cache precision, without NVMe.
-    assert [a.inputs["gpu_slug"] for a in alts] == [
+    assert [a.inputs["gpu"] for a in alts] == [
         "rtx-pro-6000-se",
         "h200-nvl",
         "rtx-pro-6000-se",
@@ -221,7 +221,7 @@ def test_price_changes_after_issue_do_not_change_the_snapshot() -> None:
 
 def test_unsizable_inquiry_stores_no_quote(presales: Client) -> None:
     inquiry = make_inquiry()
-    Inquiry.objects.filter(pk=inquiry.pk).update(model_id="nobody/unknown-model")
+    Inquiry.objects.filter(pk=inquiry.pk).update(model="nobody/unknown-model")
     response = presales.post(reverse("quotes:create", args=[inquiry.pk]))
     assert response.status_code == 302
     assert not Quote.objects.exists()

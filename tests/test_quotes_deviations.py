@@ -19,7 +19,7 @@ from django.urls import reverse
 from pypdf import PdfReader
 
 from configurator.deployments.services import bundle_build
-from configurator.planning.services import plan_create
+from configurator.planning.services import plan_stored
 from configurator.quotes.document import document_from_quote
 from configurator.quotes.engine_appendix import engine_appendix
 from configurator.quotes.models import Quote, QuoteLine, QuoteNumberCounter
@@ -43,16 +43,16 @@ def presales(client: Client) -> Client:
 def _seed_lines() -> list[tuple[str, str, int]]:
     return [
         (ln.sku, ln.category, ln.quantity)
-        for ln in bill_of_materials(plan_create(**SEED_INPUTS)).lines
+        for ln in bill_of_materials(plan_stored(SEED_INPUTS)).lines
     ]
 
 
 def test_the_plans_own_bom_has_no_deviation() -> None:
-    assert bom_deviations(plan_create(**SEED_INPUTS), _seed_lines()) == []
+    assert bom_deviations(plan_stored(SEED_INPUTS), _seed_lines()) == []
 
 
 def test_fewer_dimms_fall_short_and_are_unbalanced() -> None:
-    plan = plan_create(**SEED_INPUTS)
+    plan = plan_stored(SEED_INPUTS)
     lines = [(s, c, 12 if c == "dimm" else q) for s, c, q in _seed_lines()]
     # 12 × 48 GB = 576 GB against the need of 921 GB; 12 DIMMs on 24 channels.
     assert bom_deviations(plan, lines) == [
@@ -62,7 +62,7 @@ def test_fewer_dimms_fall_short_and_are_unbalanced() -> None:
 
 
 def test_missing_chassis_and_gpus_are_named() -> None:
-    plan = plan_create(**SEED_INPUTS)
+    plan = plan_stored(SEED_INPUTS)
     lines = [(s, c, 2 if c == "gpu" else q) for s, c, q in _seed_lines() if c != "chassis"]
     # The seed plan: 1 node, 4 GPUs per node (SEED_INPUTS).
     assert bom_deviations(plan, lines) == [
@@ -169,7 +169,7 @@ def test_pdf_appendix_matches_the_bundle_for_the_nvme_alternative() -> None:
     # The seed request has 2,000 new conversations a day, so an NVMe tier.
     appendix = engine_appendix(dict(SEED_INPUTS))
     assert appendix is not None and appendix["short_command"] is None
-    data = bundle_build(plan=plan_create(**SEED_INPUTS), engine="vllm")
+    data = bundle_build(plan=plan_stored(SEED_INPUTS), engine="vllm")
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         name = next(n for n in zf.namelist() if n.endswith("kv-transfer-config.json"))
         bundle_config = json.loads(zf.read(name))
@@ -209,8 +209,8 @@ def test_presales_pages_have_a_logout_button_that_posts(presales: Client) -> Non
 
 def test_inquiry_detail_shows_every_input(presales: Client) -> None:
     inquiry = make_inquiry()
-    inquiry.active_share_percent = 40
-    inquiry.system_prompt_tokens = 1500
+    inquiry.active_share = 0.4
+    inquiry.shared_prompt_tokens = 1500
     inquiry.private_config = {"model_type": "qwen3"}
     inquiry.save()
     page = presales.get(reverse("quotes:inquiry", args=[inquiry.pk])).content.decode()

@@ -13,7 +13,7 @@ from django.urls import reverse
 from pypdf import PdfReader
 
 from configurator.deployments.services import bundle_build
-from configurator.planning.services import plan_create
+from configurator.planning.services import plan_stored
 from configurator.quotes.document import document_from_quote
 from configurator.quotes.pdf import quote_pdf_render
 from configurator.quotes.services import quote_create_from_inquiry
@@ -63,7 +63,7 @@ def test_inquiry_page_names_gpu_and_reads_empty_share_as_taking_turns(
     client: Client, language: str, expected: str, wrong: str
 ) -> None:
     inquiry = make_inquiry(language=language)  # seed: no active share given
-    assert inquiry.active_share_percent is None
+    assert inquiry.active_share is None
     page = signed_in(client, language).get(reverse("quotes:inquiry", args=[inquiry.pk]))
     html = page.content.decode()
     assert expected in html and wrong not in html
@@ -87,7 +87,7 @@ def test_issue_form_warns_until_verification_has_finished(
 
 
 def test_bundle_readme_names_the_gpu() -> None:
-    data = bundle_build(plan=plan_create(**SEED_INPUTS))
+    data = bundle_build(plan=plan_stored(SEED_INPUTS))
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         readme = archive.read("README.md").decode()
     assert f"4 × {SEED_GPU_NAME} per node" in readme  # seed: 4 GPUs per node

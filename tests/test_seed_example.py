@@ -10,18 +10,19 @@ from __future__ import annotations
 import pytest
 
 from sizing.model import from_catalog
-from sizing.plan import Plan, PlanRequest, make_plan
+from sizing.plan import Plan, make_plan
+from tests.factories import plan_request
 
 SEED_MODEL = "Qwen/Qwen3-32B-FP8"
 
 
 def seed_plan(users: int = 500, kv_dtype: str = "fp8") -> Plan:
     return make_plan(
-        PlanRequest(
+        plan_request(
             model=from_catalog(SEED_MODEL),
             context_tokens=8192,
             users=users,
-            gpu_slug="rtx-pro-6000-se",
+            gpu="rtx-pro-6000-se",
             gpus_per_node=4,
             kv_dtype=kv_dtype,
             new_conversations_per_day=2000,

@@ -27,6 +27,7 @@ from configurator.modelhub.upload import model_from_config_upload
 from configurator.planning.services import plan_create
 from sizing.errors import FIX_ENGLISH, SizingError
 from sizing.model import catalog_entry
+from sizing.workload import Workload
 from tests.hubserver.polling import post_until_answered
 from tests.hubserver.server import RecordedHub
 
@@ -50,7 +51,7 @@ def workload(**changes: Any) -> dict[str, Any]:
         "model": "Qwen/Qwen3-32B-FP8",
         "context_tokens": 8192,
         "users": 100,
-        "system_prompt_tokens": 0,
+        "shared_prompt_tokens": 0,
         "kv_dtype": "fp8",
         "gpu": "rtx-pro-6000-se",
         "gpus_per_node": 4,
@@ -79,20 +80,8 @@ def field_error(html: str, field: str) -> str:
 
 def engine_error(**changes: Any) -> SizingError:
     """The error the engine raises for the workload (real plan_create, no page)."""
-    args: dict[str, Any] = {
-        "model_id": "Qwen/Qwen3-32B-FP8",
-        "context_tokens": 8192,
-        "users": 100,
-        "gpu_slug": "rtx-pro-6000-se",
-        "gpus_per_node": 4,
-        "kv_dtype": "fp8",
-        "new_conversations_per_day": 0,
-        "active_share": None,
-        "shared_prompt_tokens": 0,
-    }
-    args.update(changes)
     with pytest.raises(SizingError) as caught:
-        plan_create(**args)
+        plan_create(Workload(**{**workload(), **changes}))
     return caught.value
 
 
@@ -126,9 +115,7 @@ def test_405b_on_one_l4_is_german_with_translated_fixes_and_the_inputs(client: C
 def test_one_conversation_that_does_not_fit_names_a_shorter_context(client: Client) -> None:
     # Qwen3-8B (bf16, 15.3 GiB weights) on one L4 with 40,960 tokens: the engine says
     # "one conversation needs 2.81 GiB per GPU ... only 1.98 GiB per NVIDIA L4".
-    exc = engine_error(
-        model_id="Qwen/Qwen3-8B", gpu_slug="l4", gpus_per_node=1, context_tokens=40960
-    )
+    exc = engine_error(model="Qwen/Qwen3-8B", gpu="l4", gpus_per_node=1, context_tokens=40960)
     assert exc.code == "conversation_does_not_fit" and "2.81 GiB" in exc.message
     data = workload(model="Qwen/Qwen3-8B", gpu="l4", gpus_per_node=1, context_tokens=40960)
     german = client.post("/estimate/", data, headers={**HTMX, **DE}).content.decode()
@@ -173,21 +160,21 @@ def test_one_conversation_that_does_not_fit_names_a_shorter_context(client: Clie
             "GPUs per node must be between 1 and 16, got 17.",
         ),
         (
-            {"gpu_slug": "gtx-280"},
+            {"gpu": "gtx-280"},
             "gpu_unknown",
             "Unbekannte GPU gtx-280; bekannte GPUs:",
             "Unknown GPU gtx-280; known GPUs:",
         ),
         # Offline, an id outside the catalog: configurator.modelhub.services._fallback.
         (
-            {"model_id": "nobody/no-such-model"},
+            {"model": "nobody/no-such-model"},
             "unknown_model_offline",
             "Unbekanntes Modell nobody/no-such-model: Es ist weder im Offline-Katalog noch im "
             "Zwischenspeicher",
             "Unknown model nobody/no-such-model: it is neither in the offline catalog",
         ),
         (
-            {"model_id": "not a model id"},
+            {"model": "not a model id"},
             "invalid_id",
             "not a model id ist keine Hugging-Face-Modell-ID der Form Besitzer/Name",
             "not a model id is not a Hugging Face model id of the form owner/name",
@@ -327,15 +314,7 @@ def test_config_defaults_are_named_on_the_page_and_in_the_summary(client: Client
         "per attention head (transformers' default)." in english
     )
     plan = plan_create(
-        model_id="",
-        context_tokens=4096,
-        users=10,
-        gpu_slug="rtx-pro-6000-se",
-        gpus_per_node=4,
-        kv_dtype="auto",
-        new_conversations_per_day=0,
-        active_share=None,
-        shared_prompt_tokens=0,
+        Workload(model="", context_tokens=4096, users=10, kv_dtype="auto"),
         model=model_from_config_upload(
             config_text=json.dumps(config), model_name=None, weights_gib=None
         ),

@@ -116,7 +116,7 @@ def test_seed_example_is_compared_with_a_model_of_its_class_on_its_gpu_class():
 @pytest.mark.django_db
 def test_no_comparable_data_on_a_gpu_without_measurements():
     # The bundled cases hold no H200 start (reference vllm_memory_model.md §6 lists the cases).
-    report = verification_run(quote_id=make_quote({**SEED, "gpu_slug": "h200-nvl"}).pk)
+    report = verification_run(quote_id=make_quote({**SEED, "gpu": "h200-nvl"}).pk)
     assert report.status == "no_comparable_data"
     assert [c.quantity for c in report.checks.all()] == ["ttft_speedup"]
 

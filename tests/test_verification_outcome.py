@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pypdf import PdfReader
 
-from configurator.planning.services import plan_create
+from configurator.planning.services import plan_stored
 from configurator.quotes.document import document_from_quote
 from configurator.quotes.pdf import quote_pdf_render
 from configurator.quotes.services import quote_create_from_inquiry, quote_issue
@@ -184,7 +184,7 @@ def test_a_record_of_another_model_is_at_best_within_tolerance():
     # H100, calibrated model −0.14 % off, docs/accuracy.md) are the class fallback. Against
     # its own model that would be "verified"; for another model it is within tolerance.
     benchmarks_load_initial()
-    plan = plan_create(**{**SEED_INPUTS, "gpu_slug": "h100-sxm"})
+    plan = plan_stored({**SEED_INPUTS, "gpu": "h100-sxm"})
     checks = plan_checks(plan)
     qwen14 = [c for c in checks if c.record is not None and c.record.case_id == "case-060"]
     assert qwen14
@@ -198,9 +198,9 @@ def test_a_record_of_another_model_is_at_best_within_tolerance():
 @pytest.mark.django_db
 def test_published_ttft_range_counts_for_llama_on_h100_only():
     benchmarks_load_initial()
-    llama = {**SEED_INPUTS, "model_id": "meta-llama/Llama-3.1-8B-Instruct", "kv_dtype": "auto"}
-    on_h100 = plan_checks(plan_create(**{**llama, "gpu_slug": "h100-sxm"}))
-    on_rtx = plan_checks(plan_create(**llama))  # the seed's RTX PRO 6000 SE
+    llama = {**SEED_INPUTS, "model": "meta-llama/Llama-3.1-8B-Instruct", "kv_dtype": "auto"}
+    on_h100 = plan_checks(plan_stored({**llama, "gpu": "h100-sxm"}))
+    on_rtx = plan_checks(plan_stored(llama))  # the seed's RTX PRO 6000 SE
     assert [c.counted for c in on_h100 if c.quantity == "ttft_speedup"] == [True]
     assert [c.counted for c in on_rtx if c.quantity == "ttft_speedup"] == [False]
 

@@ -22,8 +22,10 @@ from configurator.inquiries.forms import WorkloadForm
 from sizing.errors import InfeasibleError, SizingError
 from sizing.model import from_catalog
 from sizing.performance.calibration import reload_path
-from sizing.plan import Plan, PlanRequest, make_plan
+from sizing.plan import Plan, make_plan
 from sizing.verdict import BINDING
+from sizing.workload import Workload
+from tests.factories import plan_request
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,7 +38,7 @@ def seed_plan(**changes: Any) -> Plan:
         "new_conversations_per_day": 2000,
     }
     kw.update(changes)
-    return make_plan(PlanRequest(**kw))
+    return make_plan(plan_request(**kw))
 
 
 def test_defaults_keep_the_seed_example() -> None:
@@ -99,15 +101,11 @@ def test_active_users_beyond_the_gpus_name_the_binding_constraint() -> None:
 def test_active_users_round_up() -> None:
     # ⌈7 × 0.3⌉ = ⌈2.1⌉ = 3; ⌈10 × 0.3⌉ = 3 exactly (no float round-up to 4).
     assert (
-        PlanRequest(
-            model=from_catalog("Qwen/Qwen3-8B"), context_tokens=1, users=7, active_share=0.3
-        ).active_users
+        Workload(model="Qwen/Qwen3-8B", context_tokens=1, users=7, active_share=0.3).active_users
         == 3
     )
     assert (
-        PlanRequest(
-            model=from_catalog("Qwen/Qwen3-8B"), context_tokens=1, users=10, active_share=0.3
-        ).active_users
+        Workload(model="Qwen/Qwen3-8B", context_tokens=1, users=10, active_share=0.3).active_users
         == 3
     )
 
@@ -171,8 +169,8 @@ def test_customer_form_passes_the_workload_inputs(settings: Any) -> None:
         "model": "Qwen/Qwen3-32B-FP8",
         "context_tokens": 8192,
         "users": 500,
-        "active_share_percent": 30,
-        "system_prompt_tokens": 2048,
+        "active_share": 30,
+        "shared_prompt_tokens": 2048,
         "kv_dtype": "fp8",
         "gpu": "rtx-pro-6000-se",
         "gpus_per_node": 4,
@@ -188,9 +186,9 @@ def test_customer_form_passes_the_workload_inputs(settings: Any) -> None:
         376.0,
     )
     # A prompt as long as the context is refused at its own field.
-    form = WorkloadForm({**data, "system_prompt_tokens": 8192})
+    form = WorkloadForm({**data, "shared_prompt_tokens": 8192})
     assert not form.is_valid()
-    assert "system_prompt_tokens" in form.errors
+    assert "shared_prompt_tokens" in form.errors
 
 
 def test_nvme_tier_is_capped_at_the_chassis_bays() -> None:
@@ -209,11 +207,11 @@ def test_host_memory_never_exceeds_the_chassis_slots() -> None:
     # over identical nodes, each within its slots, and the shared tier holds every
     # conversation once: 2,000 × 4 GiB = 8.59 TB.
     s = make_plan(
-        PlanRequest(
+        plan_request(
             model=from_catalog("meta-llama/Llama-3.1-8B-Instruct"),
             context_tokens=32_768,
             users=2_000,
-            gpu_slug="h200-nvl",
+            gpu="h200-nvl",
             gpus_per_node=2,
             kv_dtype="auto",
         )
@@ -229,11 +227,11 @@ def test_host_memory_beyond_the_slots_without_a_load_model_is_refused() -> None:
     # on one node only: infeasible, naming the slots.
     with pytest.raises(InfeasibleError) as err:
         make_plan(
-            PlanRequest(
+            plan_request(
                 model=from_catalog("meta-llama/Llama-3.1-8B-Instruct"),
                 context_tokens=32_768,
                 users=2_000,
-                gpu_slug="l40s",
+                gpu="l40s",
                 gpus_per_node=2,
                 kv_dtype="auto",
             )

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+import dataclasses
+from typing import Annotated, Any, Literal, get_type_hints
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse
+from django.utils.datastructures import MultiValueDict
 from ninja import Field, NinjaAPI, Query, Schema
 from ninja.errors import ValidationError, ValidationErrorContext
-from pydantic import BeforeValidator, ConfigDict, JsonValue, field_validator
+from ninja.parser import Parser
+from pydantic import (
+    AfterValidator,
+    AliasChoices,
+    BeforeValidator,
+    ConfigDict,
+    JsonValue,
+    create_model,
+)
 
 from configurator.clients import rate_limited
 from configurator.deployments.api_docs import LocalSwagger
@@ -20,13 +30,8 @@ from configurator.planning.services import plan_create
 from sizing import catalog
 from sizing.engines.shared_tier import TierOptions
 from sizing.errors import SizingError
-from sizing.plan import (
-    MAX_CONTEXT_TOKENS,
-    MAX_GPUS_PER_NODE,
-    MAX_NEW_CONVERSATIONS_PER_DAY,
-    MAX_USERS,
-    Plan,
-)
+from sizing.plan import Plan
+from sizing.workload import FIELDS, SHORT_NAMES, Workload
 
 
 class SizingApi(NinjaAPI):
@@ -47,7 +52,21 @@ class SizingApi(NinjaAPI):
         return error
 
 
+class WorkloadParser(Parser):
+    """Reads a query's short field names (``context``) as the :class:`Workload` fields."""
+
+    def parse_querydict(
+        self, data: MultiValueDict[str, Any], list_fields: list[str], request: HttpRequest
+    ) -> dict[str, Any]:
+        parsed = super().parse_querydict(data, list_fields, request)
+        for name, short in SHORT_NAMES.items():
+            if short in parsed and name not in parsed:
+                parsed[name] = parsed.pop(short)
+        return parsed
+
+
 api = SizingApi(
+    parser=WorkloadParser(),
     title="KV-offload configurator",
     version="1",
     description="Sizing plans and deployment bundles for KV-cache offloading.",
@@ -55,7 +74,6 @@ api = SizingApi(
     docs=LocalSwagger(),
 )
 
-KvDtype = Literal["auto", "bf16", "fp16", "fp32", "fp8"]
 Engine = Literal["vllm", "lmcache", "lmcache-server", "sglang", "dynamo", "all"]
 Shared = Literal["none", "nfs", "s3"]
 
@@ -73,32 +91,78 @@ GPU_SLUGS: list[JsonValue] = [slug for slug in sorted(catalog.gpus())]
 """The GPUs the sizing engine knows (``sizing/data/hardware.json``), as the schema's enum."""
 
 
-class SizingFields(Schema):
-    """The inputs of ``manage.py size``; the schema says exactly what the server takes."""
-
-    model: str = Field(..., min_length=3, max_length=200, examples=["Qwen/Qwen3-32B-FP8"])
-    context: Whole = Field(..., ge=1, le=MAX_CONTEXT_TOKENS, examples=[8192])
-    users: Whole = Field(..., ge=1, le=MAX_USERS, examples=[500])
-    gpu: str = Field("rtx-pro-6000-se", max_length=64, json_schema_extra={"enum": GPU_SLUGS})
-    gpus_per_node: Whole = Field(4, ge=1, le=MAX_GPUS_PER_NODE)
-    kv_dtype: KvDtype = "fp8"
-    new_conversations_per_day: Whole = Field(0, ge=0, le=MAX_NEW_CONVERSATIONS_PER_DAY)
-
-    @field_validator("gpu")
-    @classmethod
-    def _known_gpu(cls, value: str) -> str:
-        if value not in catalog.gpus():
-            raise ValueError(f"unknown GPU {value!r}: one of {', '.join(map(str, GPU_SLUGS))}")
-        return value
+def _known_gpu(value: str) -> str:
+    if value not in catalog.gpus():
+        raise ValueError(f"unknown GPU {value!r}: one of {', '.join(map(str, GPU_SLUGS))}")
+    return value
 
 
-class SizingRequest(SizingFields):
+Gpu = Annotated[str, AfterValidator(_known_gpu)]
+KINDS: dict[Any, Any] = {int: Whole, int | None: Whole | None}
+"""Schema types of :class:`Workload` field types where the schema says more (whole
+numbers written as ``11.0``)."""
+
+
+def workload_fields() -> dict[str, Any]:
+    """One schema field per :class:`Workload` field: its type, default, limits and English
+    description from the type (``choices`` become an enum, ``gpu`` the catalog's GPUs);
+    the name of :data:`~sizing.workload.SHORT_NAMES` (``context``) is accepted as well."""
+    hints = get_type_hints(Workload)
+    out: dict[str, Any] = {}
+    for name, f in FIELDS.items():
+        meta = f.metadata
+        kind = Literal[tuple(meta["choices"])] if "choices" in meta else hints[name]
+        kind = KINDS.get(kind, kind)
+        extra: dict[str, Any] = {}
+        if name == "gpu":
+            kind, extra = Gpu, {"json_schema_extra": {"enum": GPU_SLUGS}}
+        constraints = {
+            key: meta[limit]
+            for key, limit in (
+                ("ge", "min"),
+                ("le", "max"),
+                ("gt", "exclusive_min"),
+                ("max_length", "max_length"),
+                ("min_length", "min_length"),
+            )
+            if limit in meta
+        }
+        names = [name, SHORT_NAMES[name]] if name in SHORT_NAMES else [name]
+        default = ... if f.default is dataclasses.MISSING else f.default
+        out[name] = (
+            kind,
+            Field(
+                default,
+                description=meta["help"],
+                validation_alias=AliasChoices(*names),
+                **constraints,
+                **extra,
+            ),
+        )
+    return out
+
+
+class StrictFields(Schema):
+    """A schema that refuses fields it does not declare (422 naming the field)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+SizingFields = create_model(
+    "SizingFields",
+    __base__=StrictFields,
+    __doc__="The workload (``sizing.workload.Workload``); unknown fields are refused.",
+    **workload_fields(),
+)
+
+
+class SizingRequest(SizingFields):  # type: ignore[misc, valid-type]
     """A JSON sizing request; types are strict (``false`` is not a number)."""
 
-    model_config = ConfigDict(strict=True)
+    model_config = ConfigDict(strict=True, extra="forbid")
 
 
-class BundleQuery(SizingFields):
+class BundleQuery(SizingFields):  # type: ignore[misc, valid-type]
     """A sizing request plus the bundle's engine and shared tier."""
 
     engine: Engine = "all"
@@ -124,16 +188,12 @@ class ValidationErrorOut(Schema):
     detail: list[dict[str, Any]]
 
 
-def _plan(body: SizingFields) -> Plan:
-    return plan_create(
-        model_id=body.model,
-        context_tokens=body.context,
-        users=body.users,
-        gpu_slug=body.gpu,
-        gpus_per_node=body.gpus_per_node,
-        kv_dtype=body.kv_dtype,
-        new_conversations_per_day=body.new_conversations_per_day,
-    )
+def _workload(body: Schema) -> Workload:
+    return Workload(**{name: getattr(body, name) for name in FIELDS})
+
+
+def _plan(body: Schema) -> Plan:
+    return plan_create(_workload(body))
 
 
 class RateLimited(Exception):
@@ -224,6 +284,18 @@ def plan_post(request: HttpRequest, body: SizingRequest) -> dict[str, Any]:
 def bundle_get(request: HttpRequest, query: Query[BundleQuery]) -> HttpResponse:
     """Engine configuration for the plan: commands, JSON, YAML, env, numactl, mounts."""
     _throttle(request)
+    known = set(BundleQuery.model_fields) | set(SHORT_NAMES.values())
+    unknown = [name for name in request.GET if name not in known]
+    if unknown:
+        errors = [
+            {
+                "type": "extra_forbidden",
+                "loc": ["query", name],
+                "msg": "Extra inputs are not permitted",
+            }
+            for name in unknown
+        ]
+        return api.create_response(request, {"detail": errors}, status=422)
     data = bundle_build(
         plan=_plan(query), engine=query.engine, tiers=TierOptions(shared=query.shared)
     )
@@ -301,15 +373,5 @@ class RecommendationOut(Schema):
 def recommendations_post(request: HttpRequest, body: RecommendRequest) -> dict[str, Any]:
     """The cheapest configurations across GPU types, counts, KV dtype and NVMe tier that
     serve the workload, priced from the price list in force, with the Pareto front."""
-    result = recommendation_create(
-        model_id=body.model,
-        context_tokens=body.context,
-        users=body.users,
-        gpu_slug=body.gpu,
-        gpus_per_node=body.gpus_per_node,
-        kv_dtype=body.kv_dtype,
-        new_conversations_per_day=body.new_conversations_per_day,
-        gpus=body.gpus,
-        top=body.top,
-    )
+    result = recommendation_create(_workload(body), gpus=body.gpus, top=body.top)
     return result.to_json()

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET
 
 from configurator.deployments.forms import BundleOptionsForm
 from configurator.deployments.services import bundle_build
-from configurator.planning.services import plan_create
+from configurator.planning.services import plan_stored
 from configurator.quotes.models import Quote
 
 
@@ -36,7 +36,7 @@ def quote_bundle(request: HttpRequest, pk: int) -> HttpResponse:
         return render(
             request, "deployments/bundle_error.html", {"quote": quote, "form": form}, status=400
         )
-    plan = plan_create(**chosen.inputs)
+    plan = plan_stored(chosen.inputs)
     data = bundle_build(
         plan=plan, engine=form.cleaned_data["engine"], tiers=form.cleaned_data["tiers"]
     )

@@ -16,8 +16,8 @@ else:  # ModelAdmin is generic only in django-stubs, not at run time
 
 @admin.register(Inquiry)
 class InquiryAdmin(_ModelAdmin):
-    list_display = ["reference", "received_at", "company", "name", "model_id", "users", "status"]
-    list_filter = ["status", "gpu_slug", "language"]
-    search_fields = ["reference", "company", "name", "email", "model_id"]
+    list_display = ["reference", "received_at", "company", "name", "model", "users", "status"]
+    list_filter = ["status", "gpu", "language"]
+    search_fields = ["reference", "company", "name", "email", "model"]
     readonly_fields = ["reference", "received_at", "plan_summary"]
     date_hierarchy = "received_at"

@@ -68,13 +68,6 @@ def counts_text(shown: Chart) -> dict[str, str]:
     }
 
 
-def active_users(plan: Plan, active_share_percent: int | None) -> int | None:
-    """Users active at the same moment: ``users × share`` rounded up (``None``: not given)."""
-    if active_share_percent is None:
-        return None
-    return -(-plan.request.users * active_share_percent // 100)
-
-
-def prompt_gib(plan: Plan, system_prompt_tokens: int) -> float:
+def prompt_gib(plan: Plan) -> float:
     """KV of the shared system prompt, GiB (kept once per instance by prefix caching)."""
-    return plan.kv_bytes_per_token * system_prompt_tokens / GIB
+    return plan.kv_bytes_per_token * plan.request.workload.shared_prompt_tokens / GIB

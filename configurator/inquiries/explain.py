@@ -109,7 +109,7 @@ def kv_figure(plan: Plan, w: Words) -> Figure:
     """KV bytes per token and per conversation (``sizing.architecture``)."""
     _, num = w.gettext, w.num
     arch = plan.request.model.architecture
-    ctx = plan.request.context_tokens
+    ctx = plan.request.workload.context_tokens
     growing = [layer for layer in arch.layers if layer.kind in GROWING_KINDS]
     first = growing[0] if growing else None
     uniform = (
@@ -156,7 +156,7 @@ def kv_figure(plan: Plan, w: Words) -> Figure:
         label=_("KV cache per conversation"),
         value=f"{num(plan.conversation_gib, 2)} GiB",
         detail=_("%(bytes)s B per token, %(dtype)s cache")
-        % {"bytes": num(plan.kv_bytes_per_token), "dtype": plan.request.kv_dtype.upper()},
+        % {"bytes": num(plan.kv_bytes_per_token), "dtype": plan.request.workload.kv_dtype.upper()},
         steps=tuple(steps),
         source=_(
             "the model's config.json on the Hugging Face Hub (layers, KV heads, head size); "
@@ -199,12 +199,18 @@ def gpu_figure(plan: Plan, w: Words) -> Figure:
                 "tp": num(p.tensor_parallel_size),
                 "budget": num(p.kv_cache_gib_per_gpu, 1),
             },
-            _(
-                "tensor parallel size: the smallest that holds the weights and one "
-                "full-length conversation; replicas = %(n)s GPUs / %(tp)s = %(replicas)s"
+            (
+                _(
+                    "tensor parallel size: the smallest that holds the weights and one "
+                    "full-length conversation; replicas = %(n)s GPUs / %(tp)s = %(replicas)s"
+                )
+                if plan.request.workload.tensor_parallel_size is None
+                else _(
+                    "tensor parallel size: as given; replicas = %(n)s GPUs / %(tp)s = %(replicas)s"
+                )
             )
             % {
-                "n": num(plan.request.gpus_per_node),
+                "n": num(plan.request.workload.gpus_per_node),
                 "tp": num(p.tensor_parallel_size),
                 "replicas": num(p.replicas),
             },
@@ -230,7 +236,7 @@ def resident_figure(plan: Plan, w: Words) -> Figure:
         % {
             "per_gpu": num(p.conversations_per_gpu, 0 if p.tensor_parallel_size == 1 else 1),
             "resting": num(plan.resting_conversations),
-            "users": num(plan.request.users),
+            "users": num(plan.request.workload.users),
         },
         steps=(
             _("per replica: ⌊%(budget)s GiB × %(tp)s / %(conv)s GiB⌋ = %(n)s conversations")
@@ -248,7 +254,7 @@ def resident_figure(plan: Plan, w: Words) -> Figure:
             },
             _("resting: %(users)s users − %(total)s = %(resting)s")
             % {
-                "users": num(plan.request.users),
+                "users": num(plan.request.workload.users),
                 "total": num(p.conversations_on_gpus),
                 "resting": num(plan.resting_conversations),
             },
@@ -278,7 +284,7 @@ def cpu_figure(plan: Plan, w: Words) -> Figure:
         )
         % {
             "n": num(tier.conversations_per_instance),
-            "users": num(plan.request.users),
+            "users": num(plan.request.workload.users),
             "instances": num(par.total_replicas),
             "conv": num(tier.ranks.stored_conversation_bytes / GIB, 4),
             "per": num(tier.per_instance_gib, 1),
@@ -367,7 +373,7 @@ def nvme_figure(plan: Plan, w: Words) -> Figure:
     _, num = w.gettext, w.num
     tier = plan.nvme
     if tier.drive is None:
-        if plan.request.new_conversations_per_day and not plan.verdict.offload_pays:
+        if plan.request.workload.new_conversations_per_day and not plan.verdict.offload_pays:
             detail = _("offloading does not pay here, so no NVMe tier is sold")
             step = _("the verdict sells no offload tier, so the NVMe tier is left out too")
         else:
@@ -384,7 +390,7 @@ def nvme_figure(plan: Plan, w: Words) -> Figure:
     steps = [
         _("writes: %(n)s new conversations × %(gb)s GB = %(tb)s TB per day")
         % {
-            "n": num(plan.request.new_conversations_per_day),
+            "n": num(plan.request.workload.new_conversations_per_day),
             "gb": num(plan.conversation_bytes / GB, 2),
             "tb": num(tier.writes_tb_per_day, 1),
         },

@@ -8,6 +8,7 @@ first, then the sizing engine itself; an engine error is shown at the field it n
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 from urllib.parse import urlencode
@@ -33,9 +34,17 @@ from configurator.planning.services import plan_create
 from sizing import catalog
 from sizing.errors import SizingError
 from sizing.model import ModelSpec, catalog_ids
-from sizing.plan import MAX_CONTEXT_TOKENS, MAX_GPUS_PER_NODE, MAX_USERS, Plan
+from sizing.plan import Plan
+from sizing.workload import (
+    DEFAULT_GPU,
+    FIELDS,
+    LEGACY_NAMES,
+    SEED_WORKLOAD,
+    Workload,
+    stored_inputs,
+)
 
-SEED_MODEL = "Qwen/Qwen3-32B-FP8"
+SEED_MODEL = SEED_WORKLOAD.model
 """The seed document's worked example, offered as the placeholder."""
 
 ENGINE_CHOICES = [
@@ -51,23 +60,12 @@ KV_DTYPE_CHOICES = [
     ("auto", _("16-bit, as the model (2 bytes per value)")),
 ]
 
-ENGINE_FIELDS = {
-    "model": "model",
-    "weights": "model",
-    "context": "context_tokens",
-    "context_tokens": "context_tokens",
-    "users": "users",
-    "gpu": "gpu",
-    "gpus_per_node": "gpus_per_node",
-    "kv_dtype": "kv_dtype",
-    "new_conversations_per_day": "new_conversations_per_day",
-    "active_share": "active_share_percent",
-    "shared_prompt_tokens": "system_prompt_tokens",
-    "config": "config_file",
-    "model_name": "model_name",
-    "weights_gib": "weights_gib",
-}
-"""Which form field shows an engine error, by the error's ``field``."""
+MODEL_ERROR_FIELDS = {"weights": "model", "config": "config_file"}
+"""The form field that shows an engine error on a model input that is no form field
+(every :class:`Workload` field is a form field of the same name)."""
+
+LEGACY_QUERY_NAMES = {**LEGACY_NAMES, "active_share_percent": "active_share"}
+"""Names earlier share links used for a field (the share is in percent in both)."""
 
 UPLOAD_FIELDS = ("config_file", "config_text", "model_name", "weights_gib")
 """The private-model inputs: never part of a shared link (a link cannot carry a file)."""
@@ -106,8 +104,32 @@ def model_suggestions() -> tuple[str, ...]:
     return catalog_ids()
 
 
+def limits(name: str) -> dict[str, Any]:
+    """``min_value``/``max_value`` of a form field from its :class:`Workload` field."""
+    meta = FIELDS[name].metadata
+    out = {}
+    if "min" in meta:
+        out["min_value"] = meta["min"]
+    if "max" in meta:
+        out["max_value"] = meta["max"]
+    return out
+
+
+class SharePercentField(forms.IntegerField):
+    """A share of the users entered in whole percent (1 to 100); it cleans to the share
+    :attr:`Workload.active_share` takes (30 → 0.3), ``None`` when left empty."""
+
+    def clean(self, value: Any) -> float | None:
+        percent = super().clean(value)
+        return None if percent is None else percent / 100
+
+
 class WorkloadForm(forms.Form):
-    """What the customer wants to run; ``plan`` holds the sizing once the form is valid."""
+    """What the customer wants to run; ``plan`` holds the sizing once the form is valid.
+
+    Every :class:`Workload` field is a form field of the same name whose cleaned value is
+    the field's value; :meth:`workload` reads them all.
+    """
 
     model = forms.CharField(
         label=_("Model"),
@@ -145,20 +167,18 @@ class WorkloadForm(forms.Form):
     )
     context_tokens = forms.IntegerField(
         label=_("Context per conversation (tokens)"),
-        min_value=1,
-        max_value=MAX_CONTEXT_TOKENS,
+        **limits("context_tokens"),
         initial=8192,
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
     users = forms.IntegerField(
         label=_("Number of users"),
-        min_value=1,
-        max_value=MAX_USERS,
+        **limits("users"),
         initial=100,
         help_text=_("Users whose conversation should stay warm"),
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
-    active_share_percent = forms.IntegerField(
+    active_share = SharePercentField(
         label=_("Users active at once (%)"),
         min_value=1,
         max_value=100,
@@ -166,29 +186,40 @@ class WorkloadForm(forms.Form):
         help_text=_("Leave empty when users take turns; given, they must all fit on the GPUs"),
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
-    system_prompt_tokens = forms.IntegerField(
+    shared_prompt_tokens = forms.IntegerField(
         label=_("Shared system prompt (tokens)"),
-        min_value=0,
-        max_value=MAX_CONTEXT_TOKENS,
+        **limits("shared_prompt_tokens"),
         initial=0,
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
-    kv_dtype = FixedChoiceField(label=_("KV-cache dtype"), choices=KV_DTYPE_CHOICES, initial="fp8")
-    gpu = FixedChoiceField(label=_("GPU"), choices=gpu_choices, initial="rtx-pro-6000-se")
+    kv_dtype = FixedChoiceField(
+        label=_("KV-cache dtype"), choices=KV_DTYPE_CHOICES, initial=FIELDS["kv_dtype"].default
+    )
+    gpu = FixedChoiceField(label=_("GPU"), choices=gpu_choices, initial=DEFAULT_GPU)
     gpus_per_node = forms.IntegerField(
         label=_("GPUs per node"),
-        min_value=1,
-        max_value=MAX_GPUS_PER_NODE,
-        initial=4,
+        **limits("gpus_per_node"),
+        initial=FIELDS["gpus_per_node"].default,
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+    )
+    tensor_parallel_size = forms.IntegerField(
+        label=_("Tensor parallel size"),
+        **limits("tensor_parallel_size"),
+        required=False,
+        help_text=_("Leave empty to let the plan choose the smallest that holds a conversation"),
+        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+    )
+    expert_parallel = forms.BooleanField(
+        label=_("Expert parallel (MoE models)"),
+        required=False,
+        help_text=_("Spreads the experts of a MoE model over the node's GPUs"),
     )
     serving_engine = FixedChoiceField(
         label=_("Serving engine"), choices=ENGINE_CHOICES, required=False
     )
     new_conversations_per_day = forms.IntegerField(
         label=_("New conversations per day"),
-        min_value=0,
-        max_value=MAX_USERS * 100,
+        **limits("new_conversations_per_day"),
         initial=0,
         help_text=_("Sizes the NVMe tier; 0 leaves it out"),
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
@@ -209,10 +240,10 @@ class WorkloadForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         tokens = cleaned.get("context_tokens")
-        prompt = cleaned.get("system_prompt_tokens")
+        prompt = cleaned.get("shared_prompt_tokens")
         if tokens is not None and prompt is not None and prompt > tokens:
             self.add_error(
-                "system_prompt_tokens",
+                "shared_prompt_tokens",
                 _("The shared system prompt cannot be longer than the context."),
             )
         config_text = self._private_config_text(cleaned)
@@ -220,7 +251,7 @@ class WorkloadForm(forms.Form):
             return cleaned
         try:
             spec = self._model_spec(cleaned, config_text)
-            self.plan = plan_create(**self.plan_arguments(cleaned), model=spec)
+            self.plan = plan_create(self.workload(cleaned, model=spec.repo_id), model=spec)
         except HubLookupPending as exc:
             # Not an error: the Hub is being asked in the background; the page polls.
             self.lookup_pending = exc.repo_id
@@ -230,7 +261,8 @@ class WorkloadForm(forms.Form):
 
     def _target(self, engine_field: str, *, private: bool) -> str:
         """The form field that shows an engine error or fix on ``engine_field``."""
-        target = ENGINE_FIELDS.get(engine_field.split(".")[0], "")
+        name = engine_field.split(".")[0]
+        target = name if name in self.base_fields else MODEL_ERROR_FIELDS.get(name, "")
         if private and target == "model":
             return "config_file"
         return target
@@ -341,15 +373,23 @@ class WorkloadForm(forms.Form):
             return ""
         return private_display_name(self.plan.request.model.repo_id)
 
-    def workload(self) -> dict[str, Any]:
-        """The cleaned workload for an inquiry: the uploaded file as its parsed config
-        (``private_config``, ``None`` for a Hub model), the model as the plan names it."""
-        data = {k: v for k, v in self.cleaned_data.items() if k not in UPLOAD_FIELDS}
-        if self.plan is not None:
-            data["model"] = self.plan.request.model.repo_id
-        data["private_config"] = self.private_config
-        data["weights_gib"] = self.cleaned_data.get("weights_gib") if self.private_config else None
-        return data
+    @staticmethod
+    def workload(cleaned: Mapping[str, Any], *, model: str) -> Workload:
+        """The :class:`Workload` of the cleaned data, naming ``model`` (the resolved id)."""
+        return Workload(**{name: cleaned[name] for name in FIELDS if name != "model"}, model=model)
+
+    def inquiry_columns(self) -> dict[str, Any]:
+        """The :class:`~configurator.inquiries.models.Inquiry` columns of a valid form: the
+        plan's workload, a private model's parsed config and weights, the serving engine."""
+        assert self.plan is not None
+        return {
+            **stored_inputs(
+                self.plan.request.workload,
+                private_config=self.private_config,
+                private_weights_gib=self.cleaned_data.get("weights_gib"),
+            ),
+            "serving_engine": self.cleaned_data.get("serving_engine") or "",
+        }
 
     @classmethod
     def defaults(cls) -> dict[str, str]:
@@ -366,9 +406,9 @@ class WorkloadForm(forms.Form):
         Unbound when the query names no workload field (the plain page).
         """
         given = {
-            name: query[name]
-            for name in cls.base_fields
-            if name in query and name not in UPLOAD_FIELDS
+            LEGACY_QUERY_NAMES.get(name, name): query[name]
+            for name in query
+            if LEGACY_QUERY_NAMES.get(name, name) in cls.base_fields and name not in UPLOAD_FIELDS
         }
         if not given:
             return cls()
@@ -396,25 +436,6 @@ class WorkloadForm(forms.Form):
             if name in self.SHARE_ALWAYS or value != defaults[name]:
                 pairs.append((name, value))
         return urlencode(pairs)
-
-    @staticmethod
-    def plan_arguments(cleaned: dict[str, Any]) -> dict[str, Any]:
-        """Keyword arguments of ``plan_create`` from the cleaned data."""
-        return {
-            "model_id": cleaned.get("model") or "",
-            "context_tokens": cleaned["context_tokens"],
-            "users": cleaned["users"],
-            "gpu_slug": cleaned["gpu"],
-            "gpus_per_node": cleaned["gpus_per_node"],
-            "kv_dtype": cleaned["kv_dtype"],
-            "new_conversations_per_day": cleaned["new_conversations_per_day"],
-            "active_share": (
-                None
-                if cleaned.get("active_share_percent") is None
-                else cleaned["active_share_percent"] / 100
-            ),
-            "shared_prompt_tokens": cleaned["system_prompt_tokens"],
-        }
 
 
 describe_fields(WorkloadForm.base_fields)

@@ -7,15 +7,18 @@ from typing import Any
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from sizing.workload import FIELDS as WORKLOAD_FIELDS
+from sizing.workload import Workload, stored_inputs
+
 
 class Inquiry(models.Model):
     """A request for a quote, sent from the public configurator.
 
     The inputs are stored as typed columns (presales filters and re-plans from them);
-    ``plan_summary`` is the JSON snapshot of :meth:`sizing.plan.Plan.summary` that the
+    ``plan_summary`` is the JSON snapshot of the plan summary (``docs/cli.md``) that the
     customer saw when they submitted, so later engine or catalog changes do not alter it.
     A private model keeps its uploaded ``config.json`` in ``private_config`` (and the
-    weights the customer gave in ``private_weights_gib``); ``model_id`` is then its name.
+    weights the customer gave in ``private_weights_gib``); ``model`` is then its name.
     """
 
     class Status(models.TextChoices):
@@ -33,8 +36,8 @@ class Inquiry(models.Model):
     )
     received_at = models.DateTimeField(_("received at"), auto_now_add=True, db_index=True)
 
-    # The workload.
-    model_id = models.CharField(_("model"), max_length=200)
+    # The workload: one column per field of sizing.workload.Workload, of the same name.
+    model = models.CharField(_("model"), max_length=200)
     private_config = models.JSONField(
         _("uploaded config.json"),
         null=True,
@@ -46,15 +49,17 @@ class Inquiry(models.Model):
     )
     context_tokens = models.PositiveIntegerField(_("context per conversation (tokens)"))
     users = models.PositiveIntegerField(_("users"))
-    active_share_percent = models.PositiveSmallIntegerField(
-        _("users active at once (%)"), null=True, blank=True
-    )
-    system_prompt_tokens = models.PositiveIntegerField(
+    active_share = models.FloatField(_("share of users active at once"), null=True, blank=True)
+    shared_prompt_tokens = models.PositiveIntegerField(
         _("shared system prompt (tokens)"), default=0
     )
     kv_dtype = models.CharField(_("KV-cache dtype"), max_length=8)
-    gpu_slug = models.CharField(_("GPU"), max_length=64)
+    gpu = models.CharField(_("GPU"), max_length=64)
     gpus_per_node = models.PositiveSmallIntegerField(_("GPUs per node"))
+    tensor_parallel_size = models.PositiveSmallIntegerField(
+        _("tensor parallel size"), null=True, blank=True
+    )
+    expert_parallel = models.BooleanField(_("expert parallel"), default=False)
     serving_engine = models.CharField(_("serving engine"), max_length=32, blank=True)
     new_conversations_per_day = models.PositiveIntegerField(
         _("new conversations per day"), default=0
@@ -89,35 +94,19 @@ class Inquiry(models.Model):
         return f"{self.reference or '(unsaved)'} {self.company}"
 
     @property
-    def inputs(self) -> dict[str, Any]:
-        """The workload as keyword arguments of ``planning.services.plan_create``.
-
-        JSON-safe, so quotes can store them: a private model carries its stored
-        ``config.json`` (``private_config``, ``private_weights_gib``), which ``plan_create``
-        sizes by the same rules as the upload; a Hub model is resolved by ``model_id``.
-        """
-        inputs: dict[str, Any] = {
-            "model_id": self.model_id,
-            "context_tokens": self.context_tokens,
-            "users": self.users,
-            "gpu_slug": self.gpu_slug,
-            "gpus_per_node": self.gpus_per_node,
-            "kv_dtype": self.kv_dtype,
-            "new_conversations_per_day": self.new_conversations_per_day,
-            "active_share": (
-                None if self.active_share_percent is None else self.active_share_percent / 100
-            ),
-            "shared_prompt_tokens": self.system_prompt_tokens,
-        }
-        if self.private_config is not None:
-            inputs["private_config"] = self.private_config
-            inputs["private_weights_gib"] = self.private_weights_gib
-        return inputs
+    def workload(self) -> Workload:
+        """The stored inputs as the sizing engine's :class:`Workload`."""
+        return Workload(**{name: getattr(self, name) for name in WORKLOAD_FIELDS})
 
     @property
-    def plan_snapshot(self) -> dict[str, Any]:
-        """The plan summary the customer saw (same as ``plan_summary``)."""
-        return dict(self.plan_summary)
+    def inputs(self) -> dict[str, Any]:
+        """The workload as stored inputs (:func:`sizing.workload.stored_inputs`): JSON-safe,
+        so quotes can store them; a private model carries its stored ``config.json``."""
+        return stored_inputs(
+            self.workload,
+            private_config=self.private_config,
+            private_weights_gib=self.private_weights_gib,
+        )
 
     @staticmethod
     def reference_for(*, year: int, pk: int) -> str:

@@ -27,7 +27,7 @@ from sizing.architecture import ASSUMPTIONS as ENGLISH_ASSUMPTIONS
 from sizing.errors import Fix, InfeasibleError, SizingError
 
 MESSAGES: dict[str, Promise] = {
-    # request ranges (sizing.plan.validate)
+    # workload ranges (sizing.workload.Workload.validate)
     "context_range": gettext_lazy("The context must be between 1 and %(max)s tokens, got %(got)s."),
     "context_above_model_limit": gettext_lazy(
         "A context of %(tokens)s tokens exceeds the limit of %(model)s: %(limit)s tokens "
@@ -76,6 +76,9 @@ MESSAGES: dict[str, Promise] = {
     ),
     "nodes_above_limit": gettext_lazy(
         "The load of %(users)s users needs more than %(max_nodes)s nodes to meet the targets."
+    ),
+    "tensor_parallel_range": gettext_lazy(
+        "The tensor parallel size must be between 1 and the %(gpus)s GPUs per node, got %(got)s."
     ),
     # catalog
     "gpu_unknown": gettext_lazy("Unknown GPU %(gpu)s; known GPUs: %(known)s."),
@@ -134,6 +137,10 @@ MESSAGES: dict[str, Promise] = {
         "linear_value_head_dim, linear_conv_kernel_dim) or linear_attn_config."
     ),
     # infeasible layouts (sizing.gpu, host_memory, bom)
+    "tp_invalid": gettext_lazy(
+        "Tensor parallel %(tp)s does not fit %(gpus)s GPUs and the model's attention heads; "
+        "valid sizes: %(valid)s."
+    ),
     "tp_none_fits": gettext_lazy(
         "No tensor parallel size fits %(gpus)s GPUs: the model's %(heads)s attention heads and "
         "%(kv_heads)s KV heads allow none of them."
@@ -254,6 +261,7 @@ FIXES: dict[str, Promise] = {
     "more_nodes": gettext_lazy("more nodes"),
     "fewer_new_conversations": gettext_lazy("fewer new conversations per day"),
     "longer_target": gettext_lazy("a longer latency target"),
+    "plan_chooses_tp": gettext_lazy("let the plan choose the tensor parallel size"),
 }
 """The wording of each fix code of :data:`sizing.errors.FIX_ENGLISH`."""
 

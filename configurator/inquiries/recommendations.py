@@ -81,7 +81,7 @@ def fill_url(share_query: str, item: Recommended) -> str:
     inputs = item.inputs
     pairs = dict(parse_qsl(share_query, keep_blank_values=True))
     pairs.update(
-        gpu=inputs["gpu_slug"],
+        gpu=inputs["gpu"],
         gpus_per_node=str(inputs["gpus_per_node"]),
         kv_dtype=inputs["kv_dtype"],
         new_conversations_per_day=str(inputs["new_conversations_per_day"]),
@@ -195,10 +195,11 @@ def recommendations_context(form: WorkloadForm) -> dict[str, Any]:
                 "Correct the inputs above first: the recommendation sizes the same workload."
             )
         }
-    args = form.plan_arguments(form.cleaned_data)
     try:
         result = recommendation_create(
-            **args, model=form.plan.request.model, private_config=form.private_config
+            form.plan.request.workload,
+            model=form.plan.request.model,
+            private_config=form.private_config,
         )
     except SizingError:
         return {

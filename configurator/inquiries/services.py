@@ -118,8 +118,9 @@ def inquiry_create(
     column, so of parallel identical submissions one row wins and the others read it.
 
     Args:
-        workload: :meth:`~configurator.inquiries.forms.WorkloadForm.workload`: its
-            cleaned data, with a private model's parsed config as ``private_config``.
+        workload: :meth:`~configurator.inquiries.forms.WorkloadForm.inquiry_columns`:
+            the workload's fields, a private model's parsed config as ``private_config``
+            with its weights, and the serving engine, by :class:`Inquiry` column.
         plan: the plan the customer saw for that workload.
         contact: cleaned data of :class:`~configurator.inquiries.forms.ContactForm`.
         language: the customer's language code (``de`` or ``en``), used for their email.
@@ -158,20 +159,7 @@ def _inquiry_store(
     with transaction.atomic():
         inquiry = Inquiry.objects.create(
             dedup_key=dedup_key,
-            model_id=plan.request.model.repo_id,
-            private_config=workload.get("private_config"),
-            private_weights_gib=workload.get("weights_gib")
-            if workload.get("private_config")
-            else None,
-            context_tokens=workload["context_tokens"],
-            users=workload["users"],
-            active_share_percent=workload["active_share_percent"],
-            system_prompt_tokens=workload["system_prompt_tokens"],
-            kv_dtype=workload["kv_dtype"],
-            gpu_slug=workload["gpu"],
-            gpus_per_node=workload["gpus_per_node"],
-            serving_engine=workload.get("serving_engine") or "",
-            new_conversations_per_day=workload["new_conversations_per_day"],
+            **workload,
             plan_summary={**plan.summary(), "verdict_notes": notes.snapshot(plan.verdict)},
             name=contact["name"],
             company=contact["company"],
@@ -192,12 +180,12 @@ MAIL_KINDS = ("presales", "customer")
 
 def _mail_context(inquiry: Inquiry) -> dict[str, Any]:
     summary = inquiry.plan_summary
-    gpu = catalog.gpus().get(inquiry.gpu_slug)
+    gpu = catalog.gpus().get(inquiry.gpu)
     verdict_notes = summary.get("verdict_notes", {})
     return {
         "inquiry": inquiry,
         "summary": summary,
-        "gpu_name": gpu.name if gpu else inquiry.gpu_slug,
+        "gpu_name": gpu.name if gpu else inquiry.gpu,
         "reasons": notes.from_snapshot(verdict_notes, "reasons"),
         "warnings": notes.from_snapshot(verdict_notes, "warnings"),
     }

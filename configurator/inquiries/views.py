@@ -58,14 +58,11 @@ def _estimate_context(request: HttpRequest, form: WorkloadForm) -> dict[str, Any
         context["chart"] = chart.chart(form.plan)
         context["chart_counts"] = chart.counts_text(context["chart"])
         context["ttft"] = ttft_chart.chart(
-            form.plan.transfer.curve(), form.plan.request.context_tokens
+            form.plan.transfer.curve(), form.plan.request.workload.context_tokens
         )
         context["reasons"] = notes.views(form.plan.verdict.reason_notes)
         context["warnings"] = notes.views(form.plan.verdict.warning_notes)
-        data = form.cleaned_data
-        context["active_users"] = chart.active_users(form.plan, data["active_share_percent"])
-        context["prompt_gib"] = chart.prompt_gib(form.plan, data["system_prompt_tokens"])
-        context["system_prompt_tokens"] = data["system_prompt_tokens"]
+        context["prompt_gib"] = chart.prompt_gib(form.plan)
         context["assumptions"] = problems.assumption_texts(
             form.plan.request.model.architecture.assumptions
         )
@@ -174,7 +171,7 @@ def quote_request(request: HttpRequest) -> HttpResponse:
         return _page(request, form, contact, status=400)
     try:
         inquiry, created = inquiry_create(
-            workload=form.workload(),
+            workload=form.inquiry_columns(),
             plan=form.plan,
             contact=contact.cleaned_data,
             language=(get_language() or "de")[:2],

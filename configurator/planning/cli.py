@@ -6,11 +6,13 @@ Bad input ends the command with exit status 2 and one line naming the input.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import sys
 import types
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, get_type_hints
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -19,23 +21,30 @@ from configurator.planning.services import plan_create
 from sizing import catalog
 from sizing.errors import SizingError
 from sizing.model import ModelSpec
-from sizing.plan import KV_DTYPES, Plan
+from sizing.plan import Plan
+from sizing.workload import FIELDS, SHORT_NAMES, Workload
 
-FLAG_FOR_FIELD = {
-    "model": "--model",
-    "context": "--context",
-    "users": "--users",
-    "gpu": "--gpu",
-    "gpus_per_node": "--gpus-per-node",
-    "kv_dtype": "--kv-dtype",
-    "new_conversations_per_day": "--new-conversations-per-day",
-    "active_share": "--active-share",
-    "shared_prompt_tokens": "--shared-prompt-tokens",
+FLAG_SPELLING = {name: "--" + short for name, short in SHORT_NAMES.items()}
+"""Workload fields whose flag is not ``--`` + the field name with dashes (the seed
+example's ``--context``); the field's own flag (``--context-tokens``) works as well."""
+
+MODEL_FLAGS = {
     "config": "--config",
     "model_name": "--model-name",
     "weights_gib": "--weights-gib",
     "revision": "--revision",
 }
+"""The flags of error fields that are model inputs rather than :class:`Workload` fields."""
+
+
+def flag_for(field_name: str) -> str:
+    """The command-line flag of an error's field (``context_tokens`` → ``--context``)."""
+    name = field_name.split(".")[0]
+    if name in MODEL_FLAGS:
+        return MODEL_FLAGS[name]
+    if name in FIELDS:
+        return FLAG_SPELLING.get(name, "--" + name.replace("_", "-"))
+    return field_name
 
 
 def _one_line_error(parser: CommandParser, message: str) -> NoReturn:
@@ -57,6 +66,47 @@ def share(text: str) -> float:
         return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number such as 0.3, got {text!r}") from None
+
+
+ARG_TYPES: dict[Any, Callable[[str], Any]] = {
+    int: positive_int,
+    int | None: positive_int,
+    float: share,
+    float | None: share,
+    str: str,
+}
+"""argparse types by :class:`Workload` field type (ranges are the engine's to check)."""
+
+
+def add_workload_arguments(parser: CommandParser) -> None:
+    """One flag per :class:`Workload` field, with its default and English help.
+
+    ``--model`` is optional here (``--config`` names a private model instead); a boolean
+    field is a switch; every other type parses with :data:`ARG_TYPES`.
+    """
+    hints = get_type_hints(Workload)
+    for name, f in FIELDS.items():
+        flags = [flag_for(name)]
+        if name in FLAG_SPELLING:
+            flags.append("--" + name.replace("_", "-"))
+        kind = hints[name]
+        help_text = f.metadata["help"]
+        if kind is bool:
+            parser.add_argument(*flags, dest=name, action="store_true", help=help_text)
+            continue
+        if name == "model":  # or --config
+            extra: dict[str, Any] = {"default": None}
+        elif f.default is dataclasses.MISSING:
+            extra = {"required": True}
+        else:
+            extra = {"default": f.default}
+        if "choices" in f.metadata:
+            extra["choices"] = f.metadata["choices"]
+        if f.default not in (None, dataclasses.MISSING):
+            help_text += " (default: %(default)s)"
+        if name == "gpu":
+            help_text += f", one of: {', '.join(sorted(catalog.gpus()))}"
+        parser.add_argument(*flags, dest=name, type=ARG_TYPES[kind], help=help_text, **extra)
 
 
 def positive_gib(text: str) -> float:
@@ -124,7 +174,7 @@ class SizingCommand(BaseCommand):
             sys.exit(exc.returncode)
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--model", default=None, help="Hugging Face repo id")
+        add_workload_arguments(parser)
         parser.add_argument(
             "--config", default=None, help="config.json of a private model (instead of --model)"
         )
@@ -133,66 +183,22 @@ class SizingCommand(BaseCommand):
             "--weights-gib", type=positive_gib, default=None, help="weights of the --config model"
         )
         parser.add_argument("--revision", default=None, help="Hub revision (branch, tag, commit)")
-        parser.add_argument(
-            "--context", type=positive_int, required=True, help="tokens per conversation"
-        )
-        parser.add_argument(
-            "--users", type=positive_int, required=True, help="conversations to keep, one per user"
-        )
-        parser.add_argument(
-            "--gpu",
-            default="rtx-pro-6000-se",
-            help=f"GPU slug (default: %(default)s), one of: {', '.join(sorted(catalog.gpus()))}",
-        )
-        parser.add_argument(
-            "--gpus-per-node", type=positive_int, default=4, help="default: %(default)s"
-        )
-        parser.add_argument(
-            "--kv-dtype",
-            choices=KV_DTYPES,
-            default="fp8",
-            help="KV-cache dtype; auto is the model's dtype (default: %(default)s)",
-        )
-        parser.add_argument(
-            "--new-conversations-per-day",
-            type=positive_int,
-            default=0,
-            help="sizes the NVMe tier; 0 means no NVMe tier (default: %(default)s)",
-        )
-        parser.add_argument(
-            "--active-share",
-            type=share,
-            default=None,
-            help="share of users active at once, above 0 and at most 1 "
-            "(default: not given, users take turns)",
-        )
-        parser.add_argument(
-            "--shared-prompt-tokens",
-            type=positive_int,
-            default=0,
-            help="system prompt shared by all conversations, tokens (stored once per replica)",
-        )
+
+    def workload_from_options(self, options: dict[str, Any]) -> Workload:
+        """The options' :class:`Workload` (one option per field, same names)."""
+        return Workload(**{name: options[name] for name in FIELDS})
 
     def plan_from_options(self, options: dict[str, Any]) -> Plan:
         """Size the options' workload; a :class:`SizingError` becomes exit status 2."""
         try:
             model = self._uploaded_model(options)
             return plan_create(
-                model_id=options["model"],
+                self.workload_from_options(options),
                 model=model,
                 revision=options.get("revision"),
-                context_tokens=options["context"],
-                users=options["users"],
-                gpu_slug=options["gpu"],
-                gpus_per_node=options["gpus_per_node"],
-                kv_dtype=options["kv_dtype"],
-                new_conversations_per_day=options["new_conversations_per_day"],
-                active_share=options.get("active_share"),
-                shared_prompt_tokens=options.get("shared_prompt_tokens", 0),
             )
         except SizingError as exc:
-            flag = FLAG_FOR_FIELD.get(exc.field, exc.field)
-            raise CommandError(f"{flag}: {exc.message}", returncode=2) from exc
+            raise CommandError(f"{flag_for(exc.field)}: {exc.message}", returncode=2) from exc
 
     def _uploaded_model(self, options: dict[str, Any]) -> ModelSpec | None:
         """The ``--config`` model (naming ``options["model"]`` after it), or ``None``."""

@@ -28,6 +28,7 @@ from sizing.pareto import pareto_axis
 from sizing.plan import PlanRequest
 from sizing.search import Recommendation, recommend
 from sizing.tradeoffs import Reason, reasons
+from sizing.workload import Workload, stored_inputs
 
 RATIO = Decimal("0.01")
 
@@ -40,7 +41,7 @@ class Recommended:
         config: the configuration (plan, BOM, price in EUR net).
         reasons: why it is listed (:func:`sizing.tradeoffs.reasons`).
         relative_cost: its price over the cheapest one's (1.00 for the cheapest).
-        inputs: ``plan_create`` arguments that size it again (JSON-safe).
+        inputs: stored inputs that size it again (``planning.services.plan_stored``).
     """
 
     config: Configuration[Decimal]
@@ -65,11 +66,11 @@ class Recommended:
         return {
             "gpu": plan.gpu.slug,
             "gpu_name": plan.gpu.name,
-            "gpus_per_node": plan.request.gpus_per_node,
+            "gpus_per_node": plan.request.workload.gpus_per_node,
             "nodes": plan.parallelism.nodes,
             "tensor_parallel_size": plan.parallelism.tensor_parallel_size,
             "replicas": plan.parallelism.total_replicas,
-            "kv_dtype": plan.request.kv_dtype,
+            "kv_dtype": plan.request.workload.kv_dtype,
             "host_memory_gb": plan.host.total_gb,
             "dimm_count": plan.host.dimm_count,
             "dimm_gb": plan.host.dimm_gb,
@@ -189,16 +190,8 @@ def _gpu_slugs(gpus: Sequence[str] | None, prices: Mapping[str, Price]) -> list[
 
 
 def recommendation_create(
+    workload: Workload,
     *,
-    model_id: str,
-    context_tokens: int,
-    users: int,
-    gpu_slug: str = "rtx-pro-6000-se",
-    gpus_per_node: int = 4,
-    kv_dtype: str = "fp8",
-    new_conversations_per_day: int = 0,
-    active_share: float | None = None,
-    shared_prompt_tokens: int = 0,
     revision: str | None = None,
     private_config: Mapping[str, Any] | None = None,
     private_weights_gib: float | None = None,
@@ -210,11 +203,11 @@ def recommendation_create(
 ) -> RecommendationResult:
     """The cheapest configurations for the workload, priced from the price list.
 
-    Arguments are those of :func:`configurator.planning.services.plan_create`; the GPU
-    and count are the reference layout, ``kv_dtype`` ``fp8`` allows an FP8 cache.
-    ``gpus`` limits the GPU types (default: every GPU the price list carries); ``day``
-    picks the price list in force (default today); ``prices`` replaces it; ``model``
-    replaces the look-up of ``model_id`` (an uploaded config).
+    The model arguments are those of :func:`configurator.planning.services.plan_create`;
+    the workload's GPU and count are the reference layout, ``kv_dtype`` ``fp8`` allows an
+    FP8 cache. ``gpus`` limits the GPU types (default: every GPU the price list carries);
+    ``day`` picks the price list in force (default today); ``prices`` replaces it;
+    ``model`` replaces the look-up of ``workload.model`` (an uploaded config).
 
     Raises:
         SizingError: naming the input that cannot be sized (``gpus`` for a GPU the price
@@ -223,40 +216,23 @@ def recommendation_create(
     day = day or timezone.localdate()
     prices = prices_on(day) if prices is None else prices
     slugs = _gpu_slugs(gpus, prices)
-    workload = {
-        "model_id": model_id,
-        "context_tokens": context_tokens,
-        "users": users,
-        "active_share": active_share,
-        "shared_prompt_tokens": shared_prompt_tokens,
-        "revision": revision,
-        "private_config": private_config,
-        "private_weights_gib": private_weights_gib,
-    }
+    stored = stored_inputs(
+        workload, private_config=private_config, private_weights_gib=private_weights_gib
+    )
     spec = model_spec(
         model=model,
-        model_id=model_id,
+        model_id=workload.model,
         revision=revision,
         private_config=private_config,
         private_weights_gib=private_weights_gib,
     )
-    request = PlanRequest(
-        model=spec,
-        context_tokens=context_tokens,
-        users=users,
-        gpu_slug=gpu_slug,
-        gpus_per_node=gpus_per_node,
-        kv_dtype=kv_dtype,
-        new_conversations_per_day=new_conversations_per_day,
-        active_share=active_share,
-        shared_prompt_tokens=shared_prompt_tokens,
-    )
+    request = PlanRequest(model=spec, workload=workload)
 
     def price(bom: Bom) -> Decimal | None:
         return bom_net_eur(bom, prices)
 
     rec = recommend(request, gpu_slugs=slugs, price=price, top=top)
-    return _result(rec, workload, day)
+    return _result(rec, stored, day)
 
 
 def _result(
@@ -267,15 +243,8 @@ def _result(
     def wrap(config: Configuration[Decimal] | None) -> Recommended | None:
         if config is None:
             return None
-        r = config.plan.request
         relative = (config.price / base).quantize(RATIO, ROUND_HALF_UP) if base else Decimal(1)
-        inputs = {
-            **workload,
-            "gpu_slug": r.gpu_slug,
-            "gpus_per_node": r.gpus_per_node,
-            "kv_dtype": r.kv_dtype,
-            "new_conversations_per_day": r.new_conversations_per_day,
-        }
+        inputs = {**workload, **config.plan.request.workload.to_json()}
         return Recommended(config, reasons(config, rec), relative, inputs)
 
     with_tier, without = rec.dram_trade

@@ -1,4 +1,4 @@
-"""Workflows around the sizing engine: resolve the model, then plan."""
+"""Workflows around the sizing engine: resolve the model, then plan a workload."""
 
 from __future__ import annotations
 
@@ -10,53 +10,43 @@ from configurator.modelhub.services import model_resolve
 from configurator.modelhub.upload import model_from_config_upload
 from sizing.model import ModelSpec
 from sizing.plan import Plan, PlanRequest, make_plan
+from sizing.workload import Workload, model_source
 
 
 def plan_create(
+    workload: Workload,
     *,
-    model_id: str,
-    context_tokens: int,
-    users: int,
-    gpu_slug: str = "rtx-pro-6000-se",
-    gpus_per_node: int = 4,
-    kv_dtype: str = "fp8",
-    new_conversations_per_day: int = 0,
-    active_share: float | None = None,
-    shared_prompt_tokens: int = 0,
     revision: str | None = None,
     model: ModelSpec | None = None,
     private_config: Mapping[str, Any] | None = None,
     private_weights_gib: float | None = None,
 ) -> Plan:
-    """Resolve ``model_id`` and size one node for the workload.
-
-    The model is ``model`` when given; else, for a private model, the spec built from
-    its stored ``private_config`` (the uploaded ``config.json``, named ``model_id``, with
-    ``private_weights_gib`` or the weights derived from the config); else the Hub model
-    ``model_id``. All arguments but ``model`` are JSON-safe, so stored inputs re-plan.
+    """Resolve ``workload.model`` (:func:`model_spec`) and size one node for the workload.
 
     Raises:
-        sizing.errors.SizingError: naming the input that cannot be sized.
+        sizing.errors.SizingError: naming the input (a :class:`Workload` field) that
+            cannot be sized.
     """
     spec = model_spec(
-        model_id=model_id,
+        model_id=workload.model,
         revision=revision,
         model=model,
         private_config=private_config,
         private_weights_gib=private_weights_gib,
     )
-    return make_plan(
-        PlanRequest(
-            model=spec,
-            context_tokens=context_tokens,
-            users=users,
-            gpu_slug=gpu_slug,
-            gpus_per_node=gpus_per_node,
-            kv_dtype=kv_dtype,
-            new_conversations_per_day=new_conversations_per_day,
-            active_share=active_share,
-            shared_prompt_tokens=shared_prompt_tokens,
-        )
+    return make_plan(PlanRequest(model=spec, workload=workload))
+
+
+def plan_stored(inputs: Mapping[str, Any]) -> Plan:
+    """Plan stored inputs (:func:`sizing.workload.stored_inputs`, or a row of an earlier
+    schema that :meth:`Workload.from_json` reads).
+
+    Raises:
+        sizing.errors.SizingError: the stored inputs cannot be sized (any more).
+    """
+    config, weights = model_source(inputs)
+    return plan_create(
+        Workload.from_json(inputs), private_config=config, private_weights_gib=weights
     )
 
 
@@ -69,7 +59,9 @@ def model_spec(
     private_weights_gib: float | None = None,
 ) -> ModelSpec:
     """The model to size: ``model`` when given; else the spec built from a private
-    model's stored ``private_config`` (named ``model_id``); else the Hub model.
+    model's stored ``private_config`` (the uploaded ``config.json``, named ``model_id``,
+    with ``private_weights_gib`` or the weights derived from the config); else the Hub
+    model ``model_id`` at ``revision``.
 
     Raises:
         sizing.errors.SizingError: the model cannot be found or read.

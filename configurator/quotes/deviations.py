@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
-from configurator.planning.services import plan_create
+from configurator.planning.services import plan_stored
 from configurator.quotes.models import QuoteAlternative
 from sizing.bom_check import Deviation, bom_deviations
 from sizing.errors import SizingError
@@ -23,7 +23,7 @@ def alternative_deviations(alt: QuoteAlternative) -> list[Deviation]:
     catalog) has no plan to compare with and gives none.
     """
     try:
-        plan = plan_create(**alt.inputs)
+        plan = plan_stored(alt.inputs)
     except SizingError:
         return []
     return bom_deviations(plan, [(ln.sku, ln.category, ln.quantity) for ln in alt.lines.all()])

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from configurator.planning.services import plan_create
+from configurator.planning.services import plan_stored
 from sizing.engines import deployment, shell, vllm
 from sizing.errors import SizingError
 from sizing.units import GIB
@@ -30,7 +30,7 @@ def engine_appendix(inputs: dict[str, Any]) -> dict[str, Any] | None:
     tiers' directories).
     """
     try:
-        plan = plan_create(**inputs)
+        plan = plan_stored(inputs)
         d = deployment.from_plan(plan)
     except (SizingError, ValueError):
         return None

@@ -15,7 +15,7 @@ from configurator.catalog.services import prices_on
 from configurator.inquiries.models import Inquiry
 from configurator.quotes.models import Language, Quote
 from sizing import catalog
-from sizing.plan import KV_DTYPES, MAX_GPUS_PER_NODE, MAX_NEW_CONVERSATIONS_PER_DAY
+from sizing.workload import KV_DTYPES, MAX_GPUS_PER_NODE, MAX_NEW_CONVERSATIONS_PER_DAY
 
 MAX_QUANTITY = 10_000
 MAX_DISCOUNT_PERCENT = Decimal("50")
@@ -124,10 +124,10 @@ class RecommendedChoiceForm(forms.Form):
         gpu.choices = [(slug, g.name) for slug, g in catalog.gpus().items()]
 
     def choice(self) -> dict[str, Any]:
-        """The choice as ``plan_create`` arguments (call after ``is_valid``)."""
+        """The choice as :class:`~sizing.workload.Workload` fields (after ``is_valid``)."""
         data = self.cleaned_data
         return {
-            "gpu_slug": data["gpu"],
+            "gpu": data["gpu"],
             "gpus_per_node": data["gpus_per_node"],
             "kv_dtype": data["kv_dtype"],
             "new_conversations_per_day": data["new_conversations_per_day"],

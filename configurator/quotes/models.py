@@ -10,6 +10,8 @@ from django.db import models
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
+from sizing.workload import Workload
+
 CENT = Decimal("0.01")
 
 
@@ -105,7 +107,12 @@ class QuoteAlternative(models.Model):
         from configurator.quotes.pricing import alternative_label
 
         with translation.override(language):
-            return alternative_label(self.inputs)
+            return alternative_label(self.workload)
+
+    @property
+    def workload(self) -> Workload:
+        """The stored sizing inputs as a :class:`Workload` (rows of earlier schemas too)."""
+        return Workload.from_json(self.inputs)
 
     def totals(self, *, discount_percent: Decimal, vat_rate: Decimal) -> dict[str, Any]:
         """Net before discount, discount, net, VAT and gross in EUR, and cost and margin."""

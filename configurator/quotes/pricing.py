@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
 
 from django.utils.translation import gettext as _
 
@@ -12,6 +11,7 @@ from configurator.catalog.models import Price
 from sizing import catalog
 from sizing.bom import bill_of_materials
 from sizing.plan import Plan
+from sizing.workload import Workload
 
 ZERO = Decimal("0.00")
 
@@ -81,33 +81,31 @@ GPU_COUNTERPART = {"rtx-pro-6000-se": "h200-nvl", "h200-nvl": "rtx-pro-6000-se"}
 """The GPU offered side by side with the requested one (issue 6's example pair)."""
 
 
-def alternative_label(inputs: dict[str, Any]) -> str:
+def alternative_label(workload: Workload) -> str:
     """A short label for a configuration: GPU, cache precision, NVMe tier or not.
 
     Call inside ``translation.override`` for the quote's language.
     """
     try:
-        gpu_name = catalog.gpu(inputs["gpu_slug"]).name.removeprefix("NVIDIA ")
+        gpu_name = catalog.gpu(workload.gpu).name.removeprefix("NVIDIA ")
     except Exception:  # an unknown slug still gets a label
-        gpu_name = str(inputs["gpu_slug"])
-    cache = _("FP8 cache") if inputs["kv_dtype"] == "fp8" else _("16-bit cache")
-    nvme = (
-        _("with NVMe tier") if inputs.get("new_conversations_per_day") else _("without NVMe tier")
-    )
-    return f"{inputs['gpus_per_node']} × {gpu_name}, {cache}, {nvme}"
+        gpu_name = str(workload.gpu)
+    cache = _("FP8 cache") if workload.kv_dtype == "fp8" else _("16-bit cache")
+    nvme = _("with NVMe tier") if workload.new_conversations_per_day else _("without NVMe tier")
+    return f"{workload.gpus_per_node} × {gpu_name}, {cache}, {nvme}"
 
 
-def variant_inputs(base: dict[str, Any]) -> list[dict[str, Any]]:
+def variant_workloads(base: Workload) -> list[Workload]:
     """The requested configuration first, then the ones shown beside it.
 
     The other GPU of the RTX PRO 6000 SE / H200 NVL pair, the other cache precision
     (FP8 against 16-bit) and, when the request has an NVMe tier, the same without it.
     """
-    out = [dict(base)]
-    other_gpu = GPU_COUNTERPART.get(base["gpu_slug"])
+    out = [base]
+    other_gpu = GPU_COUNTERPART.get(base.gpu)
     if other_gpu:
-        out.append({**base, "gpu_slug": other_gpu})
-    out.append({**base, "kv_dtype": "auto" if base["kv_dtype"] == "fp8" else "fp8"})
-    if base.get("new_conversations_per_day"):
-        out.append({**base, "new_conversations_per_day": 0})
+        out.append(base.replace(gpu=other_gpu))
+    out.append(base.replace(kv_dtype="auto" if base.kv_dtype == "fp8" else "fp8"))
+    if base.new_conversations_per_day:
+        out.append(base.replace(new_conversations_per_day=0))
     return out

@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from configurator.catalog.services import prices_on
 from configurator.inquiries.models import Inquiry
 from configurator.planning.recommend import recommendation_create
-from configurator.planning.services import plan_create
+from configurator.planning.services import plan_stored
 from configurator.quotes.models import (
     Quote,
     QuoteAlternative,
@@ -27,7 +27,7 @@ from configurator.quotes.models import (
     QuoteStatus,
 )
 from configurator.quotes.pdf_cache import quote_pdf_schedule
-from configurator.quotes.pricing import alternative_label, price_bom, variant_inputs
+from configurator.quotes.pricing import alternative_label, price_bom, variant_workloads
 from sizing.errors import SizingError
 
 VALIDITY_DAYS = 30
@@ -88,10 +88,10 @@ def _add_alternative(
         SizingError: the configuration cannot be sized or its parts do not fit a chassis;
             nothing is stored.
     """
-    plan = plan_create(**inputs)
+    plan = plan_stored(inputs)
     priced = price_bom(plan, prices=prices)
     with translation.override(quote.language):
-        label = alternative_label(inputs)
+        label = alternative_label(plan.request.workload)
     alt = QuoteAlternative.objects.create(
         quote=quote, position=position, label=label, inputs=inputs, plan_summary=plan.summary()
     )
@@ -127,9 +127,9 @@ def quote_create_from_inquiry(
     Raises:
         SizingError: the requested configuration itself cannot be sized.
     """
-    return _quote_with_alternatives(
-        inquiry=inquiry, user=user, variants=variant_inputs(inquiry.inputs), today=today
-    )
+    stored = inquiry.inputs
+    variants = [{**stored, **w.to_json()} for w in variant_workloads(inquiry.workload)]
+    return _quote_with_alternatives(inquiry=inquiry, user=user, variants=variants, today=today)
 
 
 def quote_create_from_recommendation(
@@ -146,8 +146,8 @@ def quote_create_from_recommendation(
     Args:
         inquiry: the customer's workload.
         user: the presales user.
-        choice: the chosen configuration's ``gpu_slug``, ``gpus_per_node``, ``kv_dtype``
-            and ``new_conversations_per_day``.
+        choice: the chosen configuration's ``gpu``, ``gpus_per_node``, ``kv_dtype``
+            and ``new_conversations_per_day`` (:class:`~sizing.workload.Workload` fields).
         today: the price list's date.
 
     Raises:
@@ -156,12 +156,15 @@ def quote_create_from_recommendation(
     """
     day = today or timezone.localdate()
     chosen = {**inquiry.inputs, **choice}
-    result = recommendation_create(**inquiry.inputs, day=day)
-    keys = ("gpu_slug", "gpus_per_node", "kv_dtype", "new_conversations_per_day")
+    result = recommendation_create(
+        inquiry.workload,
+        private_config=inquiry.private_config,
+        private_weights_gib=inquiry.private_weights_gib,
+        day=day,
+    )
+    keys = ("gpu", "gpus_per_node", "kv_dtype", "new_conversations_per_day")
     others = [
-        {k: v for k, v in r.inputs.items() if v is not None or k in inquiry.inputs}
-        for r in result.configurations
-        if any(r.inputs[k] != chosen[k] for k in keys)
+        r.inputs for r in result.configurations if any(r.inputs[k] != chosen[k] for k in keys)
     ]
     return _quote_with_alternatives(
         inquiry=inquiry, user=user, variants=[chosen, *others], today=day
@@ -257,7 +260,7 @@ def _reasons_for_quantity(line: QuoteLine) -> tuple[str, str]:
     """
     alt = line.alternative
     try:
-        planned = price_bom(plan_create(**alt.inputs), prices=prices_on(timezone.localdate()))
+        planned = price_bom(plan_stored(alt.inputs), prices=prices_on(timezone.localdate()))
     except SizingError:
         planned = []
     match = next((ln for ln in planned if ln.sku == line.sku), None)

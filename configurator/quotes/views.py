@@ -85,7 +85,12 @@ def queue(request: HttpRequest) -> HttpResponse:
 def _recommendations(inquiry: Inquiry) -> dict[str, Any]:
     """The recommended configurations for the inquiry's workload, or why there are none."""
     try:
-        return {"recommendation": recommendation_create(**inquiry.inputs)}
+        recommendation = recommendation_create(
+            inquiry.workload,
+            private_config=inquiry.private_config,
+            private_weights_gib=inquiry.private_weights_gib,
+        )
+        return {"recommendation": recommendation}
     except SizingError as exc:
         return {"recommendation_error": str(exc)}
 

@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from configurator.planning.services import plan_create
+from configurator.planning.services import plan_stored
 from configurator.verification import comparison, published
 from configurator.verification.comparison import CheckResult, ModelClass, shorten
 from configurator.verification.models import (
@@ -38,21 +38,6 @@ from sizing.model import catalog_entry, from_catalog
 from sizing.plan import Plan
 
 log = logging.getLogger(__name__)
-
-PLAN_ARGUMENTS = (
-    "model_id",
-    "context_tokens",
-    "users",
-    "gpu_slug",
-    "gpus_per_node",
-    "kv_dtype",
-    "new_conversations_per_day",
-    "revision",
-    "active_share",
-    "shared_prompt_tokens",
-    "private_config",
-    "private_weights_gib",
-)
 
 
 def benchmarks_load_initial() -> int:
@@ -128,7 +113,7 @@ def plan_checks(
         gpu=gpu,
         class_of=_class_of,
     )
-    width = comparison.kv_value_bytes(plan.request.kv_dtype)
+    width = comparison.kv_value_bytes(plan.request.workload.kv_dtype)
     checks: list[CheckResult] = []
     for record in chosen:
         prediction = predict(record)  # type: ignore[arg-type]  # chosen from pool
@@ -200,9 +185,8 @@ def _quote_plans(quote: Any) -> list[tuple[str, dict[str, str], Plan]]:
     """Each alternative's stored label, its title by site language and its plan."""
     plans = []
     for alt in quote.alternatives.all():
-        inputs = {k: v for k, v in (alt.inputs or {}).items() if k in PLAN_ARGUMENTS}
         titles = {language: alt.label_in(language) for language in site_languages()}
-        plans.append((alt.label, titles, plan_create(**inputs)))
+        plans.append((alt.label, titles, plan_stored(alt.inputs)))
     return plans
 
 

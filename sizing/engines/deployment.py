@@ -190,14 +190,14 @@ def from_plan(
         nvme_bytes = round(plan.nvme.capacity_needed_tb * TB / par.total_replicas)
     return Deployment(
         model_id=plan.request.model.repo_id,
-        context_tokens=plan.request.context_tokens,
-        kv_dtype=plan.request.kv_dtype,
+        context_tokens=plan.request.workload.context_tokens,
+        kv_dtype=plan.request.workload.kv_dtype,
         tensor_parallel_size=par.tensor_parallel_size,
-        gpus_per_node=plan.request.gpus_per_node,
+        gpus_per_node=plan.request.workload.gpus_per_node,
         sockets=plan.host.sockets,
         slots=slots(
             nodes=par.nodes,
-            gpus_per_node=plan.request.gpus_per_node,
+            gpus_per_node=plan.request.workload.gpus_per_node,
             tensor_parallel_size=par.tensor_parallel_size,
             replicas_per_node=par.replicas,
             sockets=plan.host.sockets,

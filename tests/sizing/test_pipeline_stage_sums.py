@@ -15,7 +15,7 @@ from dataclasses import replace
 import pytest
 
 from sizing.architecture import conversation_bytes, kv_bytes_per_token
-from sizing.gpu import Workload, _layer_sums, _stage_cache_gib
+from sizing.gpu import ConversationShape, _layer_sums, _stage_cache_gib
 from sizing.layout import pipeline_stages
 from sizing.model import from_catalog
 from sizing.units import GIB
@@ -33,7 +33,7 @@ MODELS = [
 @pytest.mark.parametrize("kv_dtype", ["fp8", "auto"])
 def test_stage_bytes_match_the_stage_layers(repo_id: str, kv_dtype: str) -> None:
     arch = from_catalog(repo_id).architecture
-    work = Workload(kv_dtype=kv_dtype, context_tokens=8192, shared_prefix_tokens=1500)
+    work = ConversationShape(kv_dtype=kv_dtype, context_tokens=8192, shared_prefix_tokens=1500)
     for tp in (1, 2, 4, 8):
         sums = _layer_sums(arch, work, tp)
         for pp in range(1, 7):

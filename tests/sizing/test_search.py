@@ -18,9 +18,10 @@ from sizing.pareto import pareto_front
 from sizing.plan import PlanRequest, make_plan, validate
 from sizing.search import FRONT_PRICE_FACTOR, candidates, evaluate, recommend
 from sizing.tradeoffs import reasons, why_text
+from tests.factories import plan_request
 
 QWEN = from_catalog("Qwen/Qwen3-32B-FP8")
-SEED = PlanRequest(model=QWEN, context_tokens=8192, users=500, new_conversations_per_day=2000)
+SEED = plan_request(model=QWEN, context_tokens=8192, users=500, new_conversations_per_day=2000)
 
 
 def table_price(prices: Mapping[str, int]) -> object:
@@ -58,7 +59,8 @@ def test_cheapest_known_by_hand() -> None:
         gpus_per_node=(2, 3),
     )
     prices = [
-        (c.price, c.plan.request.gpu_slug, c.plan.request.gpus_per_node) for c in rec.cheapest
+        (c.price, c.plan.request.workload.gpu, c.plan.request.workload.gpus_per_node)
+        for c in rec.cheapest
     ]
     # NVMe drives cost 0 here, so with and without the NVMe tier tie at 4,400.
     assert prices[0] == (4400, "rtx-pro-6000-se", 2)
@@ -84,7 +86,7 @@ def test_gpu_price_changes_the_answer() -> None:
         price=table_price(cheap_h200),  # type: ignore[arg-type]
         gpus_per_node=(2,),
     )
-    assert [(c.plan.request.gpu_slug, c.price) for c in rec.cheapest][:1] == [
+    assert [(c.plan.request.workload.gpu, c.price) for c in rec.cheapest][:1] == [
         ("rtx-pro-6000-se", 4400)
     ]
     # Make DIMMs dear: 2 × H200 NVL then needs 24 × 48 GB at 1,000 = 24,000 against the
@@ -96,7 +98,7 @@ def test_gpu_price_changes_the_answer() -> None:
         price=table_price(dear),  # type: ignore[arg-type]
         gpus_per_node=(2,),
     )
-    assert (rec.cheapest[0].plan.request.gpu_slug, rec.cheapest[0].price) == ("h200-nvl", 24000)
+    assert (rec.cheapest[0].plan.request.workload.gpu, rec.cheapest[0].price) == ("h200-nvl", 24000)
 
 
 def test_unpriced_parts_are_left_out() -> None:
@@ -105,13 +107,13 @@ def test_unpriced_parts_are_left_out() -> None:
 
     rec = recommend(SEED, gpu_slugs=["rtx-pro-6000-se", "h200-nvl"], price=price)
     assert rec.unpriced == ("h200-nvl",)
-    assert {c.plan.request.gpu_slug for c in rec.feasible} == {"rtx-pro-6000-se"}
+    assert {c.plan.request.workload.gpu for c in rec.feasible} == {"rtx-pro-6000-se"}
 
 
 def test_nothing_fits_names_the_binding_limit() -> None:
     # 1,000,000 users at 32K: their busy hour needs more than 512 nodes of any size
     # (at 8K it already takes 244 nodes of 8 × RTX PRO 6000 SE; sizing.serving).
-    big = PlanRequest(model=QWEN, context_tokens=32768, users=1_000_000)
+    big = plan_request(model=QWEN, context_tokens=32768, users=1_000_000)
     rec = recommend(big, gpu_slugs=["rtx-pro-6000-se"], price=table_price(TOY))  # type: ignore[arg-type]
     assert rec.cheapest == () and rec.pareto == () and rec.feasible == ()
     assert rec.binding == "nodes"
@@ -121,12 +123,12 @@ def test_nothing_fits_names_the_binding_limit() -> None:
 def test_missed_target_names_the_nearest_configuration() -> None:
     # All 2,000 users active at once must be resident on the GPUs (active_share 1).
     # 8 × RTX PRO 6000 SE hold 8 × 51 = 408 (DESIGN §3.2): nothing reaches 2,000.
-    busy = PlanRequest(model=QWEN, context_tokens=8192, users=2000, active_share=1.0)
+    busy = plan_request(model=QWEN, context_tokens=8192, users=2000, active_share=1.0)
     rec = recommend(busy, gpu_slugs=["rtx-pro-6000-se"], price=table_price(TOY))  # type: ignore[arg-type]
     assert rec.cheapest == ()
     assert rec.binding == "GPU capacity for active users"
     assert rec.nearest is not None
-    assert rec.nearest.plan.request.gpus_per_node == 8
+    assert rec.nearest.plan.request.workload.gpus_per_node == 8
     assert rec.nearest.resident_conversations == 408
 
 
@@ -150,9 +152,9 @@ def _violations(config: Configuration[int], request: PlanRequest, slugs: list[st
     r = config.plan.request
     plan = make_plan(r)  # raises if the request does not fit
     bill_of_materials(plan)  # raises if the parts exceed the chassis
-    chassis = BASEBOARD_CHASSIS if r.gpu_slug in BASEBOARD_GPUS else PCIE_CHASSIS
+    chassis = BASEBOARD_CHASSIS if r.workload.gpu in BASEBOARD_GPUS else PCIE_CHASSIS
     out = []
-    if r.gpu_slug not in slugs:
+    if r.workload.gpu not in slugs:
         out.append("GPU not searched")
     if plan.parallelism.conversations_per_replica < 1:
         out.append("one conversation does not fit")
@@ -164,11 +166,11 @@ def _violations(config: Configuration[int], request: PlanRequest, slugs: list[st
         plan.cpu_tier.users_per_instance <= plan.cpu_tier.gpu_conversation_capacity
     ):
         out.append("tier only mirrors the GPU")
-    if r.kv_dtype == "fp8" and (
-        request.kv_dtype != "fp8" or not catalog.gpu(r.gpu_slug).fp8_kv_cache
+    if r.workload.kv_dtype == "fp8" and (
+        request.workload.kv_dtype != "fp8" or not catalog.gpu(r.workload.gpu).fp8_kv_cache
     ):
         out.append("FP8 where not allowed")
-    if not 2 <= r.gpus_per_node <= 8:
+    if not 2 <= r.workload.gpus_per_node <= 8:
         out.append("GPU count outside 2 to 8")
     return out
 
@@ -185,7 +187,7 @@ def _violations(config: Configuration[int], request: PlanRequest, slugs: list[st
 def test_no_configuration_breaks_a_hard_constraint(
     model_id: str, context: int, users: int, per_day: int, kv_dtype: str, active: float | None
 ) -> None:
-    request = PlanRequest(
+    request = plan_request(
         model=from_catalog(model_id),
         context_tokens=context,
         users=users,
@@ -201,7 +203,7 @@ def test_no_configuration_breaks_a_hard_constraint(
     listed = [*rec.cheapest, *rec.pareto, *rec.feasible]
     listed += [c for c in (rec.nearest, rec.reference) if c is not None]
     for config in listed:
-        assert _violations(config, request, [*SLUGS, request.gpu_slug]) == []
+        assert _violations(config, request, [*SLUGS, request.workload.gpu]) == []
     for config in [*rec.cheapest, *rec.pareto]:
         assert config.meets_targets
     assert [c.price for c in rec.cheapest] == sorted(c.price for c in rec.cheapest)
@@ -212,7 +214,7 @@ def test_no_configuration_breaks_a_hard_constraint(
 @pytest.mark.parametrize("users", [60, 500, 3000])
 def test_pruning_keeps_the_exhaustive_answer(users: int) -> None:
     # Every configuration sized (no pruning) against the search's branch and bound.
-    request = PlanRequest(
+    request = plan_request(
         model=QWEN, context_tokens=8192, users=users, new_conversations_per_day=2000
     )
     slugs = ["rtx-pro-6000-se", "h200-nvl", "l40s", "b200", "a100-pcie-80gb"]
@@ -223,7 +225,7 @@ def test_pruning_keeps_the_exhaustive_answer(users: int) -> None:
     sized = [
         c
         for c in sized
-        if c.plan.nvme.drive is not None or not c.plan.request.new_conversations_per_day
+        if c.plan.nvme.drive is not None or not c.plan.request.workload.new_conversations_per_day
     ]
     prices = sorted(c.price for c in sized)
     assert [c.price for c in rec.cheapest] == prices[:3]

@@ -6,17 +6,18 @@ from __future__ import annotations
 import pytest
 
 from sizing.model import from_catalog
-from sizing.plan import PlanRequest, make_plan
+from sizing.plan import make_plan
 from sizing.serving import SUMMARY_KEYS
 from sizing.traffic import Traffic
+from tests.factories import plan_request
 
 QWEN = from_catalog("Qwen/Qwen3-32B-FP8")
 
 
 def _plan(users: int, context: int = 8192, **kw: object) -> dict[str, object]:
-    request = PlanRequest(
+    request = plan_request(
         model=QWEN, context_tokens=context, users=users, new_conversations_per_day=2000, **kw
-    )  # type: ignore[arg-type]
+    )
     return make_plan(request).summary()
 
 
@@ -78,6 +79,6 @@ def test_customer_target_below_one_request_is_a_field_error() -> None:
 
 
 def test_gpu_without_measured_basis_is_sized_for_memory_only() -> None:
-    s = _plan(500, gpu_slug="l40s")
+    s = _plan(500, gpu="l40s")
     assert s["ttft_p95_ms"] is None and s["cpu_hit_rate"] is None
     assert any("no measured basis" in w for w in s["warnings"])  # type: ignore[attr-defined]

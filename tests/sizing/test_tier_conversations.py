@@ -35,14 +35,15 @@ from sizing.architecture import conversation_bytes, kv_bytes_per_token
 from sizing.engines.deployment import BundleFile
 from sizing.layout import pipeline_stages
 from sizing.model import from_catalog
-from sizing.plan import Plan, PlanRequest, make_plan
+from sizing.plan import Plan, make_plan
 from sizing.traffic import Traffic
 from sizing.units import GB, GIB
 from tests.engine_bundle import PLANS, SHARED, files_of, notes_of, option, parse_script, scripts
+from tests.factories import plan_request
 
 
 def _plan(**kwargs: object) -> Callable[[], Plan]:
-    return lambda: make_plan(PlanRequest(**kwargs))  # type: ignore[arg-type]
+    return lambda: make_plan(plan_request(**kwargs))  # type: ignore[arg-type]
 
 
 LAYOUTS: dict[str, Callable[[], Plan]] = {
@@ -52,7 +53,7 @@ LAYOUTS: dict[str, Callable[[], Plan]] = {
         model=from_catalog("Qwen/Qwen3-235B-A22B"),
         context_tokens=8192,
         users=100,
-        gpu_slug="h100-sxm",
+        gpu="h100-sxm",
         gpus_per_node=8,
         kv_dtype="auto",
         shared_prompt_tokens=1024,
@@ -61,7 +62,7 @@ LAYOUTS: dict[str, Callable[[], Plan]] = {
         model=from_catalog("deepseek-ai/DeepSeek-V3"),
         context_tokens=8192,
         users=200,
-        gpu_slug="b200",
+        gpu="b200",
         gpus_per_node=8,
         kv_dtype="auto",
         # Four turns a conversation: with the default eight the GPUs' 145 full-length
@@ -84,7 +85,7 @@ LAYOUTS: dict[str, Callable[[], Plan]] = {
         model=from_catalog("meta-llama/Llama-3.1-405B-Instruct"),
         context_tokens=16384,
         users=200,
-        gpu_slug="h100-sxm",
+        gpu="h100-sxm",
         gpus_per_node=8,
         kv_dtype="auto",
     ),
@@ -104,8 +105,8 @@ def stage_truth(plan: Plan) -> list[tuple[int, int]]:
     the MLA latent whole on every rank: ``sizing/architecture.py``)."""
     arch = plan.request.model.architecture
     par = plan.parallelism
-    kv, ctx, prompt = plan.request.kv_dtype, plan.request.context_tokens, 0
-    prompt = plan.request.shared_prompt_tokens
+    kv, ctx, prompt = plan.request.workload.kv_dtype, plan.request.workload.context_tokens, 0
+    prompt = plan.request.workload.shared_prompt_tokens
     out = []
     for start, end in pipeline_stages(arch.num_layers, par.pipeline_parallel_size):
         stage = replace(arch, layers=arch.layers[start:end])
@@ -255,7 +256,7 @@ def test_tier_holds_the_planned_conversations(reader: str, layout: str, shared: 
     planned = plan.cpu_tier.conversations_per_instance
     # Each layout rests users beyond the GPUs: users / instances, rounded up.
     assert planned > plan.parallelism.conversations_per_replica
-    assert planned == -(-plan.request.users // plan.parallelism.total_replicas)
+    assert planned == -(-plan.request.workload.users // plan.parallelism.total_replicas)
     engine, held = READERS[reader]
     _d, files = files_of(plan, engine, shared)
     if _declined(plan, reader, files, shared):

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from configurator.deployments.services import bundle_files
-from configurator.planning.services import plan_create
+from configurator.planning.services import plan_stored
 from tests.quote_factories import SEED_INPUTS
 
 pytestmark = pytest.mark.django_db
@@ -18,7 +18,7 @@ CANONICAL = "Qwen/Qwen3-32B-FP8"
 
 def test_lowercase_id_is_planned_and_bundled_under_the_canonical_id(settings: Any) -> None:
     settings.HF_HUB_OFFLINE = True
-    plan = plan_create(**{**SEED_INPUTS, "model_id": CANONICAL.lower()})
+    plan = plan_stored({**SEED_INPUTS, "model": CANONICAL.lower()})
     assert plan.request.model.repo_id == CANONICAL
     assert plan.summary()["model"] == CANONICAL
     text = "\n".join(f.text for f in bundle_files(plan=plan))

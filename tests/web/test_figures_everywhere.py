@@ -23,7 +23,7 @@ from pypdf import PdfReader
 
 from configurator.deployments.services import bundle_files
 from configurator.inquiries.services import inquiry_mail_send
-from configurator.planning.services import plan_create
+from configurator.planning.services import plan_stored
 from configurator.quotes.document import document_from_quote
 from configurator.quotes.pdf import quote_pdf_render
 from configurator.quotes.services import quote_create_from_inquiry, quote_issue
@@ -126,9 +126,7 @@ def surfaces(client: Client, settings: Any) -> dict[str, str]:
     """The seed example's text on each surface, in English."""
     settings.HF_HUB_OFFLINE = True
     cache.clear()
-    page = client.post(
-        "/estimate/", seed_form(active_share_percent=""), headers={"Accept-Language": "en"}
-    )
+    page = client.post("/estimate/", seed_form(active_share=""), headers={"Accept-Language": "en"})
     assert page.status_code == 200
     make_presales()
     inquiry = make_inquiry(language="en")
@@ -137,7 +135,7 @@ def surfaces(client: Client, settings: Any) -> dict[str, str]:
     pdf_text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages)
     inquiry_mail_send(inquiry_id=inquiry.pk, kind="customer")
     customer_mail = next(m for m in mail.outbox if inquiry.email in m.to)
-    readme = bundle_files(plan=plan_create(**SEED_INPUTS))[0]
+    readme = bundle_files(plan=plan_stored(SEED_INPUTS))[0]
     assert readme.path == "README.md"
     return {
         "page": flat(page.content.decode()),
@@ -148,7 +146,7 @@ def surfaces(client: Client, settings: Any) -> dict[str, str]:
 
 
 def test_every_surface_shows_the_plans_own_figures(client: Client, settings: Any) -> None:
-    summary = plan_create(**SEED_INPUTS).summary()
+    summary = plan_stored(SEED_INPUTS).summary()
     # The seed example fills every tier, so no figure is vacuously absent.
     assert summary["conversations_in_cpu_tier"] and summary["conversations_on_nvme"]
     texts = surfaces(client, settings)

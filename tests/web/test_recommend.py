@@ -14,6 +14,7 @@ from configurator.catalog.services import pricelist_load_demo, prices_on
 from configurator.planning.recommend import recommendation_create
 from configurator.quotes.models import compute_totals
 from configurator.quotes.pricing import price_bom
+from sizing.workload import Workload
 
 SEED_ARGS = ["--model", "Qwen/Qwen3-32B-FP8", "--context", "8192", "--users", "500"]
 SEED_ARGS += ["--new-conversations-per-day", "2000"]
@@ -62,7 +63,7 @@ def test_price_is_the_quote_subtotal() -> None:
     pricelist_load_demo()
     prices = prices_on(dt.date(2026, 6, 1))  # the demo list is valid from 2026-01-01
     result = recommendation_create(
-        model_id="Qwen/Qwen3-32B-FP8", context_tokens=8192, users=500, prices=prices
+        Workload(model="Qwen/Qwen3-32B-FP8", context_tokens=8192, users=500), prices=prices
     )
     for r in [*result.configurations, *result.pareto]:
         lines = price_bom(r.config.plan, prices=prices)

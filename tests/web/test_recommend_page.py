@@ -19,7 +19,7 @@ HTMX = {"HX-Request": "true"}
 EN = {"Accept-Language": "en"}
 DE = {"Accept-Language": "de"}
 # The seed workload (DESIGN §3) with users taking turns (no active share given).
-SEED = seed_form(active_share_percent="")
+SEED = seed_form(active_share="")
 
 
 @pytest.fixture(autouse=True)
@@ -76,7 +76,7 @@ def test_german_page_keeps_svg_numbers_plain(client: Client) -> None:
 
 def test_nothing_fits_names_the_binding_target_not_a_500(client: Client) -> None:
     # 5,000 users all active at once: no node on the price list holds them on its GPUs.
-    data = seed_form(users=5000, active_share_percent=100)
+    data = seed_form(users=5000, active_share=100)
     response = client.post("/recommendations/", data, headers={**HTMX, **EN})
     html = response.content.decode()
     assert response.status_code == 200

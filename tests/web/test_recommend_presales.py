@@ -46,7 +46,7 @@ def test_quote_from_the_second_recommendation_keeps_the_others_as_alternatives(
     assert response.status_code == 302
     assert response["Location"] == reverse("quotes:detail", args=[quote.pk])
     alts = list(quote.alternatives.all())
-    keys = ("gpu_slug", "gpus_per_node", "kv_dtype", "new_conversations_per_day")
+    keys = ("gpu", "gpus_per_node", "kv_dtype", "new_conversations_per_day")
     got = [tuple(str(a.inputs[k]) for k in keys) for a in alts]
     want = [
         tuple(c[k] for k in ("gpu", "gpus_per_node", "kv_dtype", "new_conversations_per_day"))

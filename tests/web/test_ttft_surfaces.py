@@ -20,7 +20,8 @@ from configurator.quotes.document import document_from_quote
 from configurator.quotes.pdf import quote_html
 from configurator.quotes.services import quote_create_from_inquiry
 from sizing.model import from_catalog
-from sizing.plan import PlanRequest, make_plan
+from sizing.plan import make_plan
+from tests.factories import plan_request
 from tests.quote_factories import make_inquiry, make_presales
 from tests.seed_form import seed_form
 
@@ -96,7 +97,7 @@ def test_pdf_and_bundle_readme_quote_the_ttft_and_its_basis() -> None:
     assert "What a hit is worth" in html and 'class="ttft-cpu"' in html
     assert "measured 2026-05-30 on one H20" in html  # agentic-kvc-h20-tiers
     plan = make_plan(
-        PlanRequest(model=from_catalog("Qwen/Qwen3-32B-FP8"), context_tokens=8192, users=500)
+        plan_request(model=from_catalog("Qwen/Qwen3-32B-FP8"), context_tokens=8192, users=500)
     )
     s = plan.summary()
     assert s["ttft_hit_ms"]["cpu"] < s["ttft_miss_ms"]

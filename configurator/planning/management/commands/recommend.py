@@ -9,7 +9,7 @@ from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 
 from configurator.catalog.services import prices_from_demo_file, prices_on
-from configurator.planning.cli import FLAG_FOR_FIELD, SizingCommand
+from configurator.planning.cli import SizingCommand, flag_for
 from configurator.planning.recommend import Recommended, recommendation_create
 from sizing.errors import SizingError
 
@@ -55,23 +55,15 @@ class Command(SizingCommand):
         try:
             model = self._uploaded_model(options)
             result = recommendation_create(
-                model_id=options["model"],
+                self.workload_from_options(options),
                 revision=options.get("revision"),
-                context_tokens=options["context"],
-                users=options["users"],
-                gpu_slug=options["gpu"],
-                gpus_per_node=options["gpus_per_node"],
-                kv_dtype=options["kv_dtype"],
-                new_conversations_per_day=options["new_conversations_per_day"],
-                active_share=options.get("active_share"),
-                shared_prompt_tokens=options.get("shared_prompt_tokens", 0),
                 gpus=options["gpus"],
                 model=model,
                 day=today,
                 prices=prices_on(today) or prices_from_demo_file(today),
             )
         except SizingError as exc:
-            flag = FLAG_FOR_FIELD.get(exc.field, "--gpus" if exc.field == "gpus" else exc.field)
+            flag = "--gpus" if exc.field == "gpus" else flag_for(exc.field)
             raise CommandError(f"{flag}: {exc.message}", returncode=2) from exc
         if options["format"] == "json":
             self.stdout.write(json.dumps(result.to_json(), indent=2))

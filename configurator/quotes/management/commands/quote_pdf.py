@@ -13,11 +13,12 @@ from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone, translation
 
 from configurator.catalog.services import prices_from_demo_file, prices_on
-from configurator.planning.cli import FLAG_FOR_FIELD, SizingCommand, output_path, write_output
+from configurator.planning.cli import SizingCommand, flag_for, output_path, write_output
 from configurator.quotes.document import document_from_plans
 from configurator.quotes.pdf import quote_pdf_render
 from configurator.quotes.pricing import alternative_label, price_bom
 from sizing.errors import SizingError
+from sizing.workload import stored_inputs
 
 
 class Command(SizingCommand):
@@ -39,21 +40,12 @@ class Command(SizingCommand):
         prices = prices_on(today) or prices_from_demo_file()
         language = options["language"]
         with translation.override(language):
-            inputs = {
-                "model_id": options["model"],
-                "context_tokens": options["context"],
-                "users": options["users"],
-                "gpu_slug": options["gpu"],
-                "gpus_per_node": options["gpus_per_node"],
-                "kv_dtype": options["kv_dtype"],
-                "new_conversations_per_day": options["new_conversations_per_day"],
-            }
-            label = alternative_label(inputs)
+            inputs = stored_inputs(plan.request.workload)
+            label = alternative_label(plan.request.workload)
         try:
             lines = price_bom(plan, prices=prices, language=language)
         except SizingError as exc:  # the parts do not fit a chassis
-            flag = FLAG_FOR_FIELD.get(exc.field, exc.field)
-            raise CommandError(f"{flag}: {exc.message}", returncode=2) from exc
+            raise CommandError(f"{flag_for(exc.field)}: {exc.message}", returncode=2) from exc
         doc = document_from_plans(
             customer=customer,
             language=language,

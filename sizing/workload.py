@@ -1,0 +1,304 @@
+"""The customer's workload: one name, one default, one limit and one check per input.
+
+Every surface (the configurator form, the stored inquiry, the CLI, the JSON API, a
+quote's alternatives, the verification and the deployment bundle) speaks of a workload
+in the field names of :class:`Workload` and converts to it once. A new input is a new
+field here (with its limits in ``metadata`` and its check in :meth:`Workload.validate`);
+the surfaces read the fields from this type (``docs/adding-an-input.md``).
+
+Sources of the defaults: the seed document's worked example (Qwen3-32B-FP8 on four
+RTX PRO 6000 Blackwell Server Edition cards, FP8 KV cache, 8,192 tokens per
+conversation, 500 users, 2,000 new conversations a day; DESIGN §3). The KV dtypes are
+vLLM's ``--kv-cache-dtype`` values (``vllm/config/cache.py``; ``auto`` = the model's
+dtype).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sizing.errors import SizingError
+
+KV_DTYPES = ("auto", "bf16", "fp16", "fp32", "fp8")
+"""Accepted ``kv_dtype`` values (vLLM ``--kv-cache-dtype``; ``auto`` = model dtype)."""
+
+DEFAULT_GPU = "rtx-pro-6000-se"
+"""The seed example's card, RTX PRO 6000 Blackwell Server Edition (a catalog slug)."""
+
+MAX_CONTEXT_TOKENS = 10_000_000
+MAX_USERS = 1_000_000
+MAX_GPUS_PER_NODE = 16
+MAX_NEW_CONVERSATIONS_PER_DAY = 10_000_000
+MAX_MODEL_CHARS = 200
+
+
+def _input(default: Any = dataclasses.MISSING, *, help: str, **limits: Any) -> Any:
+    """A :class:`Workload` field with its English description and limits in ``metadata``
+    (``min``/``max`` inclusive, ``max_length`` for text, ``choices``)."""
+    return field(default=default, metadata={"help": help, **limits})
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What the customer wants to run: the inputs of one sizing plan.
+
+    Attributes:
+        model: Hugging Face repo id (``Qwen/Qwen3-32B-FP8``), or a private model's name.
+        context_tokens: tokens per conversation (prompt and history), 1 to
+            :data:`MAX_CONTEXT_TOKENS` and at most the model's ``max_position_embeddings``.
+        users: conversations to keep, one per user, 1 to :data:`MAX_USERS`.
+        gpu: GPU model, a slug of :mod:`sizing.catalog` (``rtx-pro-6000-se``…).
+        gpus_per_node: GPUs in one node, 1 to :data:`MAX_GPUS_PER_NODE`.
+        kv_dtype: KV-cache dtype, one of :data:`KV_DTYPES`.
+        new_conversations_per_day: new conversations a day (sizes the NVMe tier; 0: none).
+        active_share: share of the users active at the same moment, 0 < x ≤ 1; their
+            conversations must be resident on the GPUs. ``None``: the seed's assumption
+            that users take turns, so no check is made.
+        shared_prompt_tokens: a system prompt every conversation starts with, 0 to
+            ``context_tokens − 1``; prefix caching stores it once per replica.
+        tensor_parallel_size: the tensor parallel size of one engine instance; ``None``
+            lets the plan choose the smallest that holds one request (:mod:`sizing.gpu`).
+        expert_parallel: spread a MoE model's routed experts over the node's GPUs
+            (vLLM ``--enable-expert-parallel``); no effect on dense models.
+    """
+
+    model: str = _input(help="Hugging Face repo id", min_length=3, max_length=MAX_MODEL_CHARS)
+    context_tokens: int = _input(help="tokens per conversation", min=1, max=MAX_CONTEXT_TOKENS)
+    users: int = _input(help="conversations to keep, one per user", min=1, max=MAX_USERS)
+    gpu: str = _input(DEFAULT_GPU, help="GPU slug", max_length=64)
+    gpus_per_node: int = _input(4, help="GPUs in one node", min=1, max=MAX_GPUS_PER_NODE)
+    kv_dtype: str = _input(
+        "fp8", help="KV-cache dtype; auto is the model's dtype", choices=KV_DTYPES
+    )
+    new_conversations_per_day: int = _input(
+        0,
+        help="sizes the NVMe tier; 0 means no NVMe tier",
+        min=0,
+        max=MAX_NEW_CONVERSATIONS_PER_DAY,
+    )
+    active_share: float | None = _input(
+        None,
+        help="share of users active at once, above 0 and at most 1 (not given: users take turns)",
+        exclusive_min=0,
+        max=1,
+    )
+    shared_prompt_tokens: int = _input(
+        0,
+        help="system prompt shared by all conversations, tokens (stored once per replica)",
+        min=0,
+        max=MAX_CONTEXT_TOKENS,
+    )
+    tensor_parallel_size: int | None = _input(
+        None,
+        help="tensor parallel size of one engine instance (not given: the plan chooses)",
+        min=1,
+        max=MAX_GPUS_PER_NODE,
+    )
+    expert_parallel: bool = _input(
+        False, help="spread a MoE model's experts over the node's GPUs (vLLM expert parallel)"
+    )
+
+    @property
+    def active_users(self) -> int | None:
+        """Users active at the same moment: ``⌈users × active_share⌉`` (``None``: not given)."""
+        if self.active_share is None:
+            return None
+        return max(1, math.ceil(self.users * self.active_share - 1e-9))
+
+    def validate(self, *, model_limit_tokens: int | None = None, model_name: str = "") -> None:
+        """Check the inputs' numbers before any sizing.
+
+        Args:
+            model_limit_tokens: the model's ``max_position_embeddings`` (``None``: unknown).
+            model_name: the model as the error names it (default: :attr:`model`).
+
+        Raises:
+            SizingError: naming the first field (a :class:`Workload` field name) that is
+                out of range, with a ``code`` and ``values`` for the wording.
+        """
+        name = model_name or self.model
+        if not 1 <= self.context_tokens <= MAX_CONTEXT_TOKENS:
+            raise SizingError(
+                "context_tokens",
+                f"context must be between 1 and {MAX_CONTEXT_TOKENS:,} "
+                f"tokens, got {self.context_tokens:,}",
+                code="context_range",
+                values={"max": MAX_CONTEXT_TOKENS, "got": self.context_tokens},
+            )
+        if model_limit_tokens and self.context_tokens > model_limit_tokens:
+            raise SizingError(
+                "context_tokens",
+                f"context of {self.context_tokens:,} tokens exceeds "
+                f"{name}'s limit of {model_limit_tokens:,} "
+                "tokens (max_position_embeddings)",
+                code="context_above_model_limit",
+                values={"tokens": self.context_tokens, "model": name, "limit": model_limit_tokens},
+            )
+        if not 1 <= self.users <= MAX_USERS:
+            raise SizingError(
+                "users",
+                f"users must be between 1 and {MAX_USERS:,}, got {self.users:,}",
+                code="users_range",
+                values={"max": MAX_USERS, "got": self.users},
+            )
+        if not 1 <= self.gpus_per_node <= MAX_GPUS_PER_NODE:
+            raise SizingError(
+                "gpus_per_node",
+                f"GPUs per node must be between 1 and {MAX_GPUS_PER_NODE}, "
+                f"got {self.gpus_per_node}",
+                code="gpus_per_node_range",
+                values={"max": MAX_GPUS_PER_NODE, "got": self.gpus_per_node},
+            )
+        if self.kv_dtype not in KV_DTYPES:
+            raise SizingError(
+                "kv_dtype",
+                f"KV dtype must be one of {', '.join(KV_DTYPES)}, got {self.kv_dtype!r}",
+                code="kv_dtype_unknown",
+                values={"known": ", ".join(KV_DTYPES), "got": self.kv_dtype},
+            )
+        if not 0 <= self.new_conversations_per_day <= MAX_NEW_CONVERSATIONS_PER_DAY:
+            raise SizingError(
+                "new_conversations_per_day",
+                f"new conversations per day must be between 0 and "
+                f"{MAX_NEW_CONVERSATIONS_PER_DAY:,}, got {self.new_conversations_per_day:,}",
+                code="new_conversations_range",
+                values={
+                    "max": MAX_NEW_CONVERSATIONS_PER_DAY,
+                    "got": self.new_conversations_per_day,
+                },
+            )
+        share = self.active_share
+        if share is not None and not (
+            isinstance(share, int | float) and math.isfinite(share) and 0 < share <= 1
+        ):
+            raise SizingError(
+                "active_share",
+                f"the share of users active at once must be above 0 and at most 1, got {share!r}",
+                code="active_share_range",
+                values={"got": str(share)},
+            )
+        prompt = self.shared_prompt_tokens
+        if not 0 <= prompt < self.context_tokens:
+            raise SizingError(
+                "shared_prompt_tokens",
+                f"the shared system prompt must be 0 or more tokens and shorter than the "
+                f"context of {self.context_tokens:,} tokens, got {prompt:,}",
+                code="shared_prompt_range",
+                values={"context": self.context_tokens, "got": prompt},
+            )
+        tp = self.tensor_parallel_size
+        if tp is not None and not 1 <= tp <= self.gpus_per_node:
+            raise SizingError(
+                "tensor_parallel_size",
+                f"the tensor parallel size must be between 1 and the {self.gpus_per_node} "
+                f"GPUs per node, got {tp}",
+                code="tensor_parallel_range",
+                values={"gpus": self.gpus_per_node, "got": tp},
+            )
+
+    def to_json(self) -> dict[str, Any]:
+        """The workload as a JSON object, one key per field (what inquiries and quote
+        alternatives store); :meth:`from_json` reads it back."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Workload:
+        """A workload from a JSON object: :meth:`to_json`'s, or a stored one of an earlier
+        schema (:data:`LEGACY_NAMES`, ``active_share_percent`` in percent).
+
+        The keys of :data:`MODEL_SOURCE_KEYS` (a private model's stored ``config.json``)
+        are not workload inputs and are skipped; read them with :func:`model_source`.
+
+        Raises:
+            SizingError: naming a key that is no field, a field given twice (under its
+                name and an earlier one), or a required field that is missing.
+        """
+        known = {f.name for f in dataclasses.fields(cls)}
+        values: dict[str, Any] = {}
+        for key, value in data.items():
+            if key in MODEL_SOURCE_KEYS:
+                continue
+            name = "active_share" if key == "active_share_percent" else LEGACY_NAMES.get(key, key)
+            if name not in known:
+                raise SizingError(key, f"unknown input {key!r}", code="unknown_input")
+            if name in values:
+                raise SizingError(name, f"{name} is given twice (as {key!r})", code="twice_input")
+            if key == "active_share_percent" and value is not None:
+                value = value / 100
+            values[name] = value
+        for name in REQUIRED:
+            if name not in values:
+                raise SizingError(name, f"{name} is required", code="required_input")
+        return cls(**values)
+
+    def replace(self, **changes: Any) -> Workload:
+        """A copy with ``changes`` (field names of this type)."""
+        return dataclasses.replace(self, **changes)
+
+
+REQUIRED = tuple(f.name for f in dataclasses.fields(Workload) if f.default is dataclasses.MISSING)
+"""Fields without a default: the model, the context and the users."""
+
+SHORT_NAMES = {"context_tokens": "context"}
+"""Names the CLI (``--context``) and the JSON API (``"context"``) have taken for a field
+from the start; both accept the field's own name as well."""
+
+LEGACY_NAMES = {
+    "model_id": "model",
+    "context": "context_tokens",
+    "gpu_slug": "gpu",
+    "system_prompt_tokens": "shared_prompt_tokens",
+    "shared_prefix_tokens": "shared_prompt_tokens",
+}
+"""Names that stored inputs, the CLI or the API used before for a field."""
+
+MODEL_SOURCE_KEYS = ("private_config", "private_weights_gib")
+"""Keys stored beside a workload for a private model: its ``config.json`` and weights."""
+
+
+def stored_inputs(
+    workload: Workload,
+    *,
+    private_config: Mapping[str, Any] | None = None,
+    private_weights_gib: float | None = None,
+) -> dict[str, Any]:
+    """The JSON that inquiries and quote alternatives store: the workload's fields and,
+    for a private model, its ``config.json`` and weights (:data:`MODEL_SOURCE_KEYS`)."""
+    data = workload.to_json()
+    if private_config is not None:
+        data["private_config"] = dict(private_config)
+        data["private_weights_gib"] = private_weights_gib
+    return data
+
+
+def model_source(data: Mapping[str, Any]) -> tuple[dict[str, Any] | None, float | None]:
+    """A stored private model beside a workload: (``config.json`` object, weights GiB);
+    ``(None, None)`` for a Hub model."""
+    config = data.get("private_config")
+    weights = data.get("private_weights_gib")
+    return (dict(config) if config is not None else None, weights)
+
+
+def field_help(name: str) -> str:
+    """The English description of field ``name`` (CLI help, API schema)."""
+    return str(FIELDS[name].metadata["help"])
+
+
+FIELDS = {f.name: f for f in dataclasses.fields(Workload)}
+"""The fields of :class:`Workload` by name, in declaration order."""
+
+SEED_WORKLOAD = Workload(
+    model="Qwen/Qwen3-32B-FP8",
+    context_tokens=8192,
+    users=500,
+    gpu="rtx-pro-6000-se",
+    gpus_per_node=4,
+    kv_dtype="fp8",
+    new_conversations_per_day=2000,
+)
+"""The seed document's worked example (DESIGN §3): 1 GiB per conversation, 51 per card,
+204 on the node, a 500 GiB CPU tier (125 GiB per instance), 24 × 48 GB DIMMs."""

@@ -1,0 +1,39 @@
+"""Builders of sizing inputs for the tests, all from the seed example (``SEED_WORKLOAD``).
+
+Django-free: the engine tests use them as well as the web tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sizing.gpu import BudgetRule
+from sizing.model import ModelSpec
+from sizing.plan import PlanRequest
+from sizing.traffic import Traffic
+from sizing.workload import SEED_WORKLOAD, Workload
+
+
+def seed_workload(**changes: Any) -> Workload:
+    """The seed document's worked example (DESIGN §3) with ``changes``."""
+    return SEED_WORKLOAD.replace(**changes)
+
+
+def plan_request(
+    *,
+    model: ModelSpec,
+    platform_slug: str | None = None,
+    rule: BudgetRule | None = None,
+    traffic: Traffic | None = None,
+    **fields: Any,
+) -> PlanRequest:
+    """A request for ``model`` with the given :class:`Workload` fields (the type's own
+    defaults for the others, not the seed's), naming the model by its repo id."""
+    extra: dict[str, Any] = {}
+    if platform_slug is not None:
+        extra["platform_slug"] = platform_slug
+    if rule is not None:
+        extra["rule"] = rule
+    if traffic is not None:
+        extra["traffic"] = traffic
+    return PlanRequest(model=model, workload=Workload(model=model.repo_id, **fields), **extra)

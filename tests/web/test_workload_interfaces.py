@@ -1,0 +1,133 @@
+"""Every workload field through every interface gives the same plan.
+
+The workload sets every field of ``sizing.workload.Workload`` away from its default:
+Qwen3-30B-A3B (a MoE model, so expert parallelism counts) on 8 × H200 NVL, 16-bit cache,
+8,192 tokens, 300 users, a quarter of them active, a 1,024-token shared prompt,
+1,000 new conversations a day, tensor parallel 2 with expert parallel. The form, the
+CLI and the API size it; the stored inquiry is quoted, the quote verified and its bundle
+downloaded; each must come to the plan that ``make_plan`` gives directly.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
+
+from configurator.deployments.services import bundle_build
+from configurator.inquiries.forms import WorkloadForm
+from configurator.inquiries.models import Inquiry
+from configurator.quotes.services import quote_create_from_inquiry
+from configurator.verification.services import plan_checks, verification_run
+from sizing.model import from_catalog
+from sizing.plan import Plan, PlanRequest, make_plan
+from sizing.workload import DEFAULT_GPU, FIELDS, Workload
+from tests.quote_factories import make_presales
+
+EVERY = Workload(
+    model="Qwen/Qwen3-30B-A3B",
+    context_tokens=8192,
+    users=300,
+    gpu="h200-nvl",
+    gpus_per_node=8,
+    kv_dtype="auto",
+    new_conversations_per_day=1000,
+    active_share=0.25,
+    shared_prompt_tokens=1024,
+    tensor_parallel_size=2,
+    expert_parallel=True,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _offline(settings: Any) -> None:
+    settings.HF_HUB_OFFLINE = True  # the bundled catalog has Qwen3-30B-A3B
+
+
+@pytest.fixture(scope="module")
+def expected() -> Plan:
+    return make_plan(PlanRequest(model=from_catalog(EVERY.model), workload=EVERY))
+
+
+def test_every_field_differs_from_its_default() -> None:
+    defaults = Workload(model=EVERY.model, context_tokens=1, users=1)
+    changed = {n for n in FIELDS if getattr(EVERY, n) != getattr(defaults, n)}
+    assert changed == set(FIELDS) - {"model"}
+    assert EVERY.gpu != DEFAULT_GPU
+    # The plan honours the explicit layout: TP 2, the experts over all 8 GPUs.
+    plan = make_plan(PlanRequest(model=from_catalog(EVERY.model), workload=EVERY))
+    assert (plan.parallelism.tensor_parallel_size, plan.parallelism.expert_parallel_size) == (2, 8)
+
+
+def form_data() -> dict[str, Any]:
+    data = {name: value for name, value in EVERY.to_json().items() if value is not None}
+    data["active_share"] = 25  # the form takes the share in percent
+    data["expert_parallel"] = "on"
+    return data
+
+
+def test_form(expected: Plan) -> None:
+    form = WorkloadForm(form_data())
+    assert form.is_valid(), form.errors
+    assert form.plan is not None
+    assert form.plan.request.workload == EVERY
+    assert form.plan.summary() == expected.summary()
+
+
+def test_cli(expected: Plan) -> None:
+    args = [f"--{name.replace('_', '-')}={value}" for name, value in EVERY.to_json().items()]
+    args = [a for a in args if not a.startswith("--expert-parallel")] + ["--expert-parallel"]
+    out = io.StringIO()
+    call_command("size", *args, "--format=json", stdout=out)
+    assert json.loads(out.getvalue())["summary"] == expected.summary()
+
+
+def test_api(client: Client, expected: Plan) -> None:
+    response = client.post("/api/plans", EVERY.to_json(), content_type="application/json")
+    assert response.status_code == 200, response.content
+    assert response.json()["summary"] == expected.summary()
+
+
+def test_inquiry_quote_verification_bundle(client: Client, expected: Plan) -> None:
+    data = {
+        **form_data(),
+        "name": "Ada Muster",
+        "company": "Muster GmbH",
+        "email": "ada@example.com",
+        "consent": "on",
+    }
+    assert client.post("/quote/", data).status_code == 303
+    inquiry = Inquiry.objects.get()
+    assert inquiry.workload == EVERY
+    assert inquiry.plan_summary["cpu_tier_total_gib"] == expected.summary()["cpu_tier_total_gib"]
+
+    quote = quote_create_from_inquiry(inquiry=inquiry, user=None)
+    requested = quote.alternatives.get(position=0)
+    assert requested.workload == EVERY
+    assert requested.plan_summary == expected.summary()
+
+    report = verification_run(quote_id=quote.pk)
+    measured = [
+        (c.name, c.predicted) for c in report.checks.all() if c.alternative == requested.label
+    ]
+    direct = plan_checks(expected, alternative=requested.label)
+    assert measured == [(c.name, pytest.approx(c.predicted)) for c in direct]
+
+    client.force_login(make_presales())
+    url = reverse("deployments:quote_bundle", args=[quote.pk])
+    response = client.get(url, {"engine": "vllm", "alternative": "0"})
+    assert response.status_code == 200
+    assert unzip(response.content) == unzip(bundle_build(plan=expected, engine="vllm"))
+
+
+def unzip(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
