@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 import yaml
 
+from sizing.engines import bundle, deployment
 from sizing.engines.deployment import Deployment
 from sizing.engines.placement import numa_node_of_gpu, slots
 from sizing.engines.shared_tier import TierOptions
 from sizing.errors import SizingError
 from sizing.units import GIB
-from tests.engine_bundle import PLANS, files_of, run_with_stubs, scripts
+from tests.engine_bundle import PLANS, files_of, option, parse_script, run_with_stubs, scripts
 
 
 @pytest.mark.parametrize("plan_name", ["seed", "llama70b-tp2"])
@@ -130,3 +132,64 @@ def test_nfs_mount_and_s3_lifecycle() -> None:
     d, files = files_of(PLANS["seed"](), "vllm", "s3")
     paths = {f.path for f in files}
     assert {"shared/s3-lifecycle.json", "shared/s3-setup.sh"} <= paths
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "host", "scheme"),
+    [
+        # A StorageGRID endpoint with a port: TLS stays on (NetApp seed; shared_tier.py).
+        ("sg.example.net:10443", "sg.example.net:10443", "https"),
+        # Plain http only when asked for.
+        ("http://sg.example.net:8082", "sg.example.net:8082", "http"),
+        ("https://s3.us-east-1.amazonaws.com", "s3.us-east-1.amazonaws.com", "https"),
+    ],
+)
+def test_s3_endpoint_with_port_and_scheme(endpoint: str, host: str, scheme: str) -> None:
+    plan = PLANS["seed"]()
+    tiers = TierOptions(shared="s3", s3_endpoint=endpoint)
+    d = deployment.from_plan(plan, tiers=tiers)
+    files = [f for r in bundle.render(d, bundle.ENGINES) for f in r.files]
+    lmcache = yaml.safe_load(scripts(files, "lmcache.yaml")[0].text)
+    assert lmcache["remote_url"] == f"s3://{d.tiers.s3_bucket}.{host}"
+    assert lmcache["extra_config"].get("disable_tls", False) is (scheme == "http")
+    _env, vllm_argv = parse_script(scripts(files, "serve.sh")[0].text)
+    [obj] = json.loads(option(vllm_argv, "--kv-transfer-config") or "")[
+        "kv_connector_extra_config"
+    ]["secondary_tiers"][-1:]
+    assert obj["store_config"]["endpoint_override"] == host
+    assert obj["store_config"]["scheme"] == scheme
+    setup = scripts(files, "s3-setup.sh")[0].text
+    assert f"--endpoint-url {scheme}://{host}" in setup.replace(" \\\n  ", " ")
+
+
+@pytest.mark.parametrize("endpoint", ["sg.example.net:0", "ftp://sg.example.net", "a b:1"])
+def test_s3_endpoint_refused(endpoint: str) -> None:
+    with pytest.raises(SizingError) as exc:
+        TierOptions(shared="s3", s3_endpoint=endpoint)
+    assert exc.value.field == "s3_endpoint"
+
+
+def test_pnfs_rdma_mount_as_the_seed_writes_it(tmp_path: Path) -> None:
+    tiers = TierOptions(
+        shared="nfs",
+        nfs_server="storage.example.net",
+        nfs_export="/kvcache",
+        nfs_mount="/mnt/kvcache",
+        nfs_mount_kind="pnfs-rdma",
+    )
+    d = deployment.from_plan(PLANS["seed"](), tiers=tiers)
+    files = [f for r in bundle.render(d, ("vllm",)) for f in r.files]
+    result, calls = run_with_stubs(scripts(files, "mount-shared.sh")[0].text, tmp_path)
+    assert result.returncode == 0, result.stderr
+    # NetApp seed: mount -o vers=4.1,proto=rdma,trunkdiscovery,write=eager,rsize=262144,
+    # wsize=262144 my_storage.my_company.net:/kvcache /mnt/kvcache
+    seed_options = "vers=4.1,proto=rdma,trunkdiscovery,write=eager,rsize=262144,wsize=262144"
+    assert ["mount", "-t", "nfs", "-o", seed_options, f"{tiers.nfs_server}:/kvcache"] == calls[1][
+        :6
+    ]
+    assert calls[1][6] == "/mnt/kvcache"
+    plain = TierOptions(shared="nfs")
+    d = deployment.from_plan(PLANS["seed"](), tiers=plain)
+    files = [f for r in bundle.render(d, ("vllm",)) for f in r.files]
+    result, calls = run_with_stubs(scripts(files, "mount-shared.sh")[0].text, tmp_path)
+    assert result.returncode == 0 and "vers=4.2" in calls[1][4]

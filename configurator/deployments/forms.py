@@ -8,7 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from sizing.engines.bundle import ENGINES
-from sizing.engines.shared_tier import SHARED_KINDS, TierOptions
+from sizing.engines.shared_tier import NFS_MOUNT_KINDS, SHARED_KINDS, TierOptions
 from sizing.errors import SizingError
 
 
@@ -31,6 +31,18 @@ class BundleOptionsForm(forms.Form):
     nfs_export = forms.CharField(label=_("NFS export"), required=False, max_length=200)
     s3_bucket = forms.CharField(label=_("S3 bucket"), required=False, max_length=63)
     s3_region = forms.CharField(label=_("S3 region"), required=False, max_length=32)
+    s3_endpoint = forms.CharField(
+        label=_("S3 endpoint"),
+        required=False,
+        max_length=270,
+        help_text=_("host, host:port or http(s)://host:port; TLS unless http://"),
+    )
+    nfs_mount_kind = forms.ChoiceField(
+        label=_("NFS mount"),
+        choices=[(k, k) for k in NFS_MOUNT_KINDS],
+        initial="nfs",
+        required=False,
+    )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

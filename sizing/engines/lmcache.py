@@ -84,6 +84,8 @@ def config(d: Deployment, slot: Slot) -> dict[str, Any]:
         doc["remote_url"] = d.tiers.s3_virtual_host_url
         doc["remote_serde"] = "naive"
         extra["s3_region"] = d.tiers.s3_region
+        if not d.tiers.s3_tls:
+            extra["disable_tls"] = True
     elif d.shared == "nfs":
         doc["remote_storage_plugins"] = ["fs"]
         doc["remote_serde"] = "naive"

@@ -67,6 +67,7 @@ def l2_adapters(d: Deployment, slot: Slot) -> list[dict[str, Any]]:
                 "s3_endpoint": d.tiers.s3_virtual_host_url,
                 "s3_region": d.tiers.s3_region,
                 "shared": True,
+                **({} if d.tiers.s3_tls else {"disable_tls": True}),
             }
         )
     elif d.shared == "nfs":

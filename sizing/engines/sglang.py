@@ -97,9 +97,9 @@ def storage(d: Deployment, instance: str) -> tuple[str, dict[str, Any]] | None:
                 "obj": {
                     "active": True,
                     "bucket": d.tiers.s3_bucket,
-                    "endpoint_override": d.tiers.s3_endpoint,
+                    "endpoint_override": d.tiers.s3_host,
                     "region": d.tiers.s3_region,
-                    "scheme": "https",
+                    "scheme": d.tiers.s3_scheme,
                 }
             }
         }

@@ -5,6 +5,14 @@ Rules and sources:
 - NFS/pNFS: mount the NAS export with NFS 4.2 (pNFS layouts are negotiated by NFS 4.1
   and later, RFC 5661/RFC 7862), ``hard`` so that I/O waits instead of failing, and
   ``nconnect`` for several TCP connections to one server (nfs(5), Linux 5.3 and later).
+  Or, as the NetApp seed mounts ONTAP for high-performance pNFS over RDMA (RoCE):
+  ``vers=4.1,proto=rdma,trunkdiscovery,write=eager,rsize=262144,wsize=262144``
+  (``nfs_mount_kind = "pnfs-rdma"``).
+- S3 endpoint: a host name, optionally with ``:port`` and an ``http://`` or
+  ``https://`` scheme (a StorageGRID endpoint such as ``sg.example.net:10443``). TLS is
+  on unless the endpoint says ``http://``; only then does LMCache get
+  ``disable_tls: true`` (``lmcache/v1/storage_backend/connector/s3_connector.py``), vLLM's
+  and SGLang's NIXL ``obj`` tier ``scheme: http``.
 - S3: engines read and write objects under a prefix; none of them evicts objects from a
   bucket (vLLM ``obj`` tier, LMCache ``s3`` adapter without ``max_capacity_gb``), so the
   bundle sets a lifecycle rule that expires them (S3 API
@@ -27,9 +35,20 @@ from sizing.errors import SizingError
 
 SHARED_KINDS = ("none", "nfs", "s3")
 """Shared tier kinds: none, an NFS/pNFS export, an S3-compatible bucket."""
+NFS_MOUNT_KINDS = ("nfs", "pnfs-rdma")
+"""How the NFS tier is mounted: NFS 4.2 over TCP, or pNFS 4.1 over RDMA (NetApp seed)."""
+NFS_MOUNT_OPTIONS = {
+    "nfs": "vers=4.2,hard,nconnect=8,noatime",
+    "pnfs-rdma": "vers=4.1,proto=rdma,trunkdiscovery,write=eager,rsize=262144,wsize=262144",
+}
+"""``mount -o`` options of each :data:`NFS_MOUNT_KINDS` (module doc)."""
 
 _PATH = re.compile(r"/[A-Za-z0-9._/-]*")
-_HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?")
+_HOST_PATTERN = r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?"
+_HOST = re.compile(_HOST_PATTERN)
+_ENDPOINT = re.compile(
+    rf"(?:(?P<scheme>https?)://)?(?P<host>{_HOST_PATTERN})(?::(?P<port>\d{{1,5}}))?"
+)
 _BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 _REGION = re.compile(r"[a-z0-9-]{2,32}")
 MAX_HASH_SEED = 4_294_967_295
@@ -48,8 +67,10 @@ class TierOptions:
         nfs_mount: mount point on every node.
         s3_bucket: bucket name (``shared == "s3"``), S3 naming rules.
         s3_region: bucket region.
-        s3_endpoint: S3 endpoint host name, without scheme.
+        s3_endpoint: S3 endpoint: a host name with an optional ``:port`` and an optional
+            ``http://`` or ``https://`` scheme (https when none is given).
         python_hash_seed: ``PYTHONHASHSEED`` on every instance, 0 to 4,294,967,295.
+        nfs_mount_kind: one of :data:`NFS_MOUNT_KINDS`.
 
     Raises:
         SizingError: naming the first invalid field.
@@ -64,6 +85,7 @@ class TierOptions:
     s3_region: str = "us-east-1"
     s3_endpoint: str = "s3.us-east-1.amazonaws.com"
     python_hash_seed: int = 0
+    nfs_mount_kind: str = "nfs"
 
     def __post_init__(self) -> None:
         if self.shared not in SHARED_KINDS:
@@ -79,9 +101,23 @@ class TierOptions:
                     f"{name} must be an absolute path of letters, digits, '.', '_', '-', "
                     f"'/' (not '/' itself), got {value!r}",
                 )
-        for name in ("nfs_server", "s3_endpoint"):
-            if not _HOST.fullmatch(getattr(self, name)):
-                raise SizingError(name, f"{name} must be a host name, got {getattr(self, name)!r}")
+        if not _HOST.fullmatch(self.nfs_server):
+            raise SizingError(
+                "nfs_server", f"nfs_server must be a host name, got {self.nfs_server!r}"
+            )
+        endpoint = _ENDPOINT.fullmatch(self.s3_endpoint)
+        if not endpoint or not 1 <= int(endpoint["port"] or 443) <= 65535:
+            raise SizingError(
+                "s3_endpoint",
+                "s3_endpoint must be a host name with an optional :port and an optional "
+                f"http:// or https://, got {self.s3_endpoint!r}",
+            )
+        if self.nfs_mount_kind not in NFS_MOUNT_KINDS:
+            raise SizingError(
+                "nfs_mount_kind",
+                f"nfs_mount_kind must be one of {', '.join(NFS_MOUNT_KINDS)}, "
+                f"got {self.nfs_mount_kind!r}",
+            )
         if not _BUCKET.fullmatch(self.s3_bucket):
             raise SizingError(
                 "s3_bucket",
@@ -100,9 +136,31 @@ class TierOptions:
             )
 
     @property
+    def s3_scheme(self) -> str:
+        """``https`` unless the endpoint was given with ``http://``."""
+        endpoint = _ENDPOINT.fullmatch(self.s3_endpoint)
+        return (endpoint and endpoint["scheme"]) or "https"
+
+    @property
+    def s3_tls(self) -> bool:
+        """Whether requests to the S3 endpoint use TLS."""
+        return self.s3_scheme == "https"
+
+    @property
+    def s3_host(self) -> str:
+        """The endpoint's ``host`` or ``host:port``, without scheme."""
+        return self.s3_endpoint.split("://", 1)[-1]
+
+    @property
+    def s3_url(self) -> str:
+        """The endpoint as a URL (``https://host:port``) for the AWS CLI."""
+        return f"{self.s3_scheme}://{self.s3_host}"
+
+    @property
     def s3_virtual_host_url(self) -> str:
-        """``s3://<bucket>.<endpoint>``: LMCache's virtual-hosted S3 URL form."""
-        return f"s3://{self.s3_bucket}.{self.s3_endpoint}"
+        """``s3://<bucket>.<host[:port]>``: LMCache's virtual-hosted S3 URL form (the text
+        after ``s3://`` is sent as the Host header, ``s3_connector.py``)."""
+        return f"s3://{self.s3_bucket}.{self.s3_host}"
 
     def shared_dir(self, engine: str) -> str:
         """Directory of ``engine``'s files on the shared NFS mount."""
@@ -116,12 +174,20 @@ class TierOptions:
 def nfs_mount_script(options: TierOptions) -> str:
     """Bash script mounting the NAS export on a node (and the matching fstab line)."""
     source = f"{options.nfs_server}:{options.nfs_export}"
-    mount_opts = "vers=4.2,hard,nconnect=8,noatime"
+    mount_opts = NFS_MOUNT_OPTIONS[options.nfs_mount_kind]
+    other = next(k for k in NFS_MOUNT_KINDS if k != options.nfs_mount_kind)
+    title = (
+        "Mount the shared KV tier (pNFS over RDMA/RoCE, NFS 4.1 with trunk discovery)"
+        if options.nfs_mount_kind == "pnfs-rdma"
+        else "Mount the shared KV tier (NFS 4.2; pNFS layouts are used when the NAS offers them)"
+    )
     return shell.script(
-        title="Mount the shared KV tier (NFS 4.2; pNFS layouts are used when the NAS offers them)",
+        title=title,
         comments=(
             "Run on every node, as root. For a permanent mount add to /etc/fstab:",
             f"{source} {options.nfs_mount} nfs {mount_opts},_netdev 0 0",
+            f"The {other} form instead (bundle option nfs_mount_kind={other}):",
+            f"mount -t nfs -o {NFS_MOUNT_OPTIONS[other]} {source} {options.nfs_mount}",
         ),
         steps=(
             ["mkdir", "-p", options.nfs_mount],
@@ -171,7 +237,7 @@ def s3_lifecycle(options: TierOptions, model_id: str, *, expire_days: int = 1) -
 
 def s3_setup_script(options: TierOptions) -> str:
     """Bash script: check the bucket is reachable and apply the lifecycle rule."""
-    endpoint = f"https://{options.s3_endpoint}"
+    endpoint = options.s3_url
     return shell.script(
         title=f"Prepare the shared S3 tier s3://{options.s3_bucket}",
         comments=(

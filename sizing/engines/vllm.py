@@ -204,8 +204,8 @@ def secondary_tiers(d: Deployment) -> list[dict[str, Any]]:
                 "type": "obj",
                 "store_config": {
                     "bucket": d.tiers.s3_bucket,
-                    "endpoint_override": d.tiers.s3_endpoint,
-                    "scheme": "https",
+                    "endpoint_override": d.tiers.s3_host,
+                    "scheme": d.tiers.s3_scheme,
                     "region": d.tiers.s3_region,
                 },
                 "prefix": d.tiers.s3_prefix(d.model_id),

@@ -10,7 +10,7 @@ from configurator.deployments.services import bundle_build
 from configurator.planning.cli import SizingCommand, output_path, positive_int, write_output
 from sizing.engines.bundle import ENGINES
 from sizing.engines.flags import EngineVersions, versions
-from sizing.engines.shared_tier import SHARED_KINDS, TierOptions
+from sizing.engines.shared_tier import NFS_MOUNT_KINDS, SHARED_KINDS, TierOptions
 from sizing.errors import SizingError
 
 OPTION_FOR_FIELD = {
@@ -23,6 +23,7 @@ OPTION_FOR_FIELD = {
     "s3_region": "--s3-region",
     "s3_endpoint": "--s3-endpoint",
     "python_hash_seed": "--python-hash-seed",
+    "nfs_mount_kind": "--nfs-mount-kind",
     "engine": "--engine",
 }
 
@@ -41,7 +42,14 @@ class Command(SizingCommand):
         parser.add_argument("--nfs-mount", default=TierOptions.nfs_mount)
         parser.add_argument("--s3-bucket", default=TierOptions.s3_bucket)
         parser.add_argument("--s3-region", default=TierOptions.s3_region)
-        parser.add_argument("--s3-endpoint", default=TierOptions.s3_endpoint)
+        parser.add_argument(
+            "--s3-endpoint",
+            default=TierOptions.s3_endpoint,
+            help="host, host:port, or http(s)://host:port (TLS unless http://)",
+        )
+        parser.add_argument(
+            "--nfs-mount-kind", choices=NFS_MOUNT_KINDS, default=TierOptions.nfs_mount_kind
+        )
         parser.add_argument("--python-hash-seed", type=positive_int, default=0)
         defaults = EngineVersions()
         parser.add_argument("--vllm-version", choices=versions("vllm"), default=defaults.vllm)
@@ -62,6 +70,7 @@ class Command(SizingCommand):
                 s3_region=options["s3_region"],
                 s3_endpoint=options["s3_endpoint"],
                 python_hash_seed=options["python_hash_seed"],
+                nfs_mount_kind=options["nfs_mount_kind"],
             )
             data = bundle_build(
                 plan=plan,
