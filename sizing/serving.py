@@ -491,7 +491,7 @@ def summary_keys(serving: Serving | None, *, gpus_per_replica: int) -> dict[str,
         "gpus_without_tier": (
             sc.no_tier_replicas * gpus_per_replica if sc.no_tier_replicas else None
         ),
-        "gpus_saved": serving.benefit.gpus_saved,
+        "gpus_saved": serving.benefit.gpus_saved if serving.benefit.offload_pays else 0,
         "binding": sc.binding,
         "requests_per_s": round(serving.requests_per_s, 3),
         "router": serving.router.command if serving.router else None,

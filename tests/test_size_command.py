@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED_ARGS = [
@@ -115,3 +116,45 @@ def test_bad_input_exits_2_with_one_line(override: list[str], expected: str) -> 
     assert len(lines) == 1, result.stderr
     assert expected in lines[0]
     assert result.stdout == ""
+
+
+def test_traffic_flags_reach_the_plan(capsys: pytest.CaptureFixture[str]) -> None:
+    # 5,000 users of the seed model with four turns a conversation and a 1.5 s TTFT p95
+    # target: the plan meets the target it was given and says which defaults it used.
+    call_command(
+        "size",
+        "--model",
+        "Qwen/Qwen3-32B-FP8",
+        "--context",
+        "8192",
+        "--users",
+        "5000",
+        "--turns",
+        "4",
+        "--ttft-p95-ms",
+        "1500",
+        "--format",
+        "json",
+    )
+    s = json.loads(capsys.readouterr().out)["summary"]
+    assert s["ttft_p95_target_ms"] == 1500.0 and s["ttft_p95_ms"] <= 1500
+    assert s["nodes"] > 1
+    assert not any("turns per conversation" in a for a in s["traffic_assumptions"])
+    assert any("chat profile" in a for a in s["traffic_assumptions"])
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--gap-median-s", "100"], "--gap-p90-s"),
+        (["--turns", "100", "--new-prompt-tokens", "500"], "--turns"),
+        (["--ttft-p95-ms", "3"], "--ttft-p95-ms"),
+        (["--busy-hour-share", "nan"], "--busy-hour-share"),
+    ],
+)
+def test_bad_traffic_flags_name_the_flag(flags: list[str], named: str) -> None:
+    with pytest.raises(CommandError) as err:
+        call_command(
+            "size", "--model", "Qwen/Qwen3-32B-FP8", "--context", "8192", "--users", "500", *flags
+        )
+    assert str(err.value).startswith(f"{named}: ") and err.value.returncode == 2
