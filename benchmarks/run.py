@@ -68,7 +68,11 @@ def main() -> int:
             continue
         module = importlib.import_module(f"benchmarks.{info.name}")
         print(f"running {info.name} …", flush=True)
-        results.extend(module.run())
+        try:
+            results.extend(module.run())
+        except Exception as exc:  # one broken benchmark must not discard the others' figures
+            print(f"{info.name} failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+            results.append(Result(info.name, f"failed: {type(exc).__name__}", "-", "-", False))
     lines = [
         "# Benchmarks",
         "",
