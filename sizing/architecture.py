@@ -153,11 +153,6 @@ class Architecture:
         return any(layer.kind is LayerKind.MLA for layer, _count in self.layer_groups)
 
     @property
-    def is_hybrid(self) -> bool:
-        """True when some layers hold a fixed state or a window instead of every token."""
-        return any(layer.state is not None or layer.kind in WINDOWED_KINDS for layer in self.layers)
-
-    @property
     def model_dtype_bytes(self) -> int:
         """Bytes of one value in the model dtype (2 for bf16/fp16, 4 for fp32)."""
         return DTYPE_BYTES.get(self.dtype.lower(), 2)

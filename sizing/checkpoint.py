@@ -83,21 +83,6 @@ def _compressed_tensors_format(quant: Mapping[str, Any]) -> str:
     return "bf16"
 
 
-def weights_bytes_from_params(total_params: int, fmt: str) -> int:
-    """Estimated checkpoint bytes for ``total_params`` parameters stored as ``fmt``.
-
-    Raises:
-        ValueError: for an unknown format or a non-positive parameter count.
-    """
-    if total_params <= 0:
-        raise ValueError(f"total_params must be positive, got {total_params}")
-    try:
-        bits = WEIGHT_BITS[fmt]
-    except KeyError:
-        raise ValueError(f"unknown weight format {fmt!r}") from None
-    return round(total_params * bits / 8)
-
-
 _UNGATED_TYPES = frozenset({"phi", "gpt2", "gpt_neox", "falcon", "starcoder2", "gpt_bigcode"})
 """Model types whose MLP has two matrices (up, down) instead of three (gate, up, down)."""
 

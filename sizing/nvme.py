@@ -102,8 +102,3 @@ def nvme_tier(
     # More than the bays hold: fill every bay with the drive rated for the most writes.
     drive = max(nvme_drives(), key=lambda d: (d.dwpd * d.capacity_tb, d.capacity_tb))
     return NvmeTier(writes_tb, writes_tb, drive, max_drives, capped=True)
-
-
-def reload_seconds_from_nvme(conversation_bytes: int, drive: NvmeDrive) -> float:
-    """Seconds to read one conversation from one drive at its sequential read rate."""
-    return conversation_bytes / (drive.seq_read_gbs * 1e9)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import timedelta
 from functools import lru_cache
 from typing import Any
@@ -22,8 +23,7 @@ from configurator.verification.models import (
     VerificationReport,
     VerificationStatus,
 )
-from configurator.verification.outcome import Outcome
-from configurator.verification.outcome import checks_outcome as outcome_of
+from configurator.verification.outcome import checks_outcome
 from configurator.verification.records import (
     SETTINGS_FIELDS,
     bundled_cases,
@@ -150,30 +150,7 @@ def plan_checks(
 
 
 def _label(check: CheckResult, alternative: str) -> CheckResult:
-    from dataclasses import replace
-
     return replace(check, alternative=alternative)
-
-
-def checks_outcome(
-    checks: Sequence[CheckResult],
-    *,
-    alternatives: Sequence[str] = (),
-    plan_models: Sequence[str] = (),
-    alternative_names: dict[str, str] | None = None,
-    language: str = "en",
-) -> Outcome:
-    """The overall status, summary and counted/informational split of ``checks``.
-
-    See :func:`configurator.verification.outcome.checks_outcome`.
-    """
-    return outcome_of(
-        checks,
-        alternatives=alternatives,
-        plan_models=plan_models,
-        alternative_names=alternative_names,
-        language=language,
-    )
 
 
 def site_languages() -> list[str]:

@@ -12,7 +12,8 @@ from django.utils import translation
 from configurator.dbcheck import require_tables
 from configurator.planning.cli import SizingCommand
 from configurator.verification.models import BenchmarkRecord
-from configurator.verification.services import benchmarks_load_initial, checks_outcome, plan_checks
+from configurator.verification.outcome import checks_outcome
+from configurator.verification.services import benchmarks_load_initial, plan_checks
 
 
 class Command(SizingCommand):
