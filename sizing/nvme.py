@@ -38,6 +38,7 @@ class NvmeTier:
         drive: the chosen drive model, or ``None`` when no new conversations are given.
         drive_count: drives in the tier.
         capped: True when the chassis's bays limit the tier below a day of conversations.
+        conversation_bytes: KV bytes of one full-length conversation (whole model).
     """
 
     writes_tb_per_day: float
@@ -45,6 +46,17 @@ class NvmeTier:
     drive: NvmeDrive | None
     drive_count: int
     capped: bool = False
+    conversation_bytes: int = 0
+
+    @property
+    def reload_ms(self) -> float | None:
+        """Reading one conversation back from one drive of the tier, ms
+        (:func:`reload_seconds_from_nvme`), or ``None`` without a drive. The engines then
+        copy it from CPU memory to the GPU (seed: only the CPU tier has direct GPU
+        access), which the CPU tier's reload time covers."""
+        if self.drive is None:
+            return None
+        return reload_seconds_from_nvme(self.conversation_bytes, self.drive) * 1000
 
     @property
     def capacity_tb(self) -> float:
@@ -98,7 +110,15 @@ def nvme_tier(
             options.append((count * drive.capacity_tb, drive.dwpd, drive, count))
     if options:
         _raw, _dwpd, drive, count = min(options, key=lambda o: (o[0], -o[1]))
-        return NvmeTier(writes_tb, writes_tb, drive, count)
+        return NvmeTier(writes_tb, writes_tb, drive, count, conversation_bytes=conversation_bytes)
     # More than the bays hold: fill every bay with the drive rated for the most writes.
     drive = max(nvme_drives(), key=lambda d: (d.dwpd * d.capacity_tb, d.capacity_tb))
-    return NvmeTier(writes_tb, writes_tb, drive, max_drives, capped=True)
+    return NvmeTier(
+        writes_tb, writes_tb, drive, max_drives, capped=True, conversation_bytes=conversation_bytes
+    )
+
+
+def reload_seconds_from_nvme(conversation_bytes: int, drive: NvmeDrive) -> float:
+    """Seconds to read one conversation from one drive at its sequential read rate
+    (the drive's datasheet figure in the catalog, GB/s = 10^9 B/s; DESIGN §3.4)."""
+    return conversation_bytes / (drive.seq_read_gbs * 1e9)

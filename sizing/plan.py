@@ -170,6 +170,9 @@ class Plan:
             "nvme_writes_tb_per_day": round(self.nvme.writes_tb_per_day, 3),
             "nvme_drive": self.nvme.drive.model if self.nvme.drive else None,
             "nvme_drive_count": self.nvme.drive_count,
+            "nvme_reload_ms": (
+                None if self.nvme.reload_ms is None else round(self.nvme.reload_ms, 1)
+            ),
             **self.transfer.summary(),
             "vllm_kv_offloading_size_gib": (
                 self.vllm_offload.kv_offloading_size_gib if self.vllm_offload else None

@@ -287,3 +287,68 @@ def test_quote_bundle_download(admin_client, django_user_model) -> None:  # type
     client = Client()
     client.force_login(user)
     assert client.get(url).status_code == 302  # staff only: redirected to the login
+
+
+@pytest.mark.parametrize("shared", ["nfs", "s3"])
+def test_readme_checks_the_shared_tier_across_instances(shared: str) -> None:
+    """NetApp seed, step 5: a long prefix through the router, files or objects in the
+    shared tier, a similar request that reaches the other instance."""
+    plan = PLANS["llama70b-tp2"]()
+    tiers = TierOptions(shared=shared)
+    readme = unzip(bundle_build(plan=plan, engine="vllm", tiers=tiers))["README.md"]
+    check = readme.split("## How to check that tiering works", 1)[1].split("\n## ", 1)[0]
+    ports = [s.port for s in plan_slots(plan)]
+    for port in ports:
+        assert f"http://node1:{port}/v1/models" in check
+    assert "curl -s http://localhost:8000/v1/chat/completions" in check
+    assert check.count('ask "Question') == len(ports)  # one per instance, round robin
+    listing = f"ls -ltr {tiers.nfs_mount}/" if shared == "nfs" else "s3 ls --recursive s3://"
+    assert listing in check
+
+
+def plan_slots(plan):  # type: ignore[no-untyped-def]
+    from sizing.engines import deployment
+
+    return deployment.from_plan(plan).heads
+
+
+def test_readme_and_summary_report_the_nvme_reload() -> None:
+    plan = PLANS["seed"]()
+    # One conversation (1 GiB, DESIGN §3.1) at the chosen drive's sequential read rate.
+    drive = plan.nvme.drive
+    assert drive is not None
+    expected_ms = 2**30 / (drive.seq_read_gbs * 1e9) * 1000
+    assert plan.summary()["nvme_reload_ms"] == pytest.approx(expected_ms, abs=0.05)
+    readme = unzip(bundle_build(plan=plan))["README.md"]
+    assert f"about {expected_ms:.0f} ms more to read from one drive" in readme
+
+
+def test_hybrid_model_carries_the_release_caveat() -> None:
+    from sizing.model import from_catalog
+    from sizing.plan import make_plan
+    from tests.factories import plan_request
+
+    # Nemotron Nano 9B v2 has Mamba-2 layers (its config's hybrid_override_pattern).
+    plan = make_plan(
+        plan_request(
+            model=from_catalog("nvidia/NVIDIA-Nemotron-Nano-9B-v2"), context_tokens=32768, users=400
+        )
+    )
+    readme = unzip(bundle_build(plan=plan))["README.md"]
+    assert "is a hybrid model" in readme and "vLLM 0.33.0" in readme
+    seed = unzip(bundle_build(plan=PLANS["seed"]()))["README.md"]
+    assert "is a hybrid model" not in seed  # Qwen3-32B: full attention in every layer
+
+
+@pytest.mark.parametrize("offload_decode", [False, True])
+def test_offload_prompt_only_is_written_and_explained(offload_decode: bool) -> None:
+    tiers = TierOptions(offload_decode=offload_decode)
+    files = unzip(bundle_build(plan=PLANS["seed"](), tiers=tiers))
+    config = json.loads(files["node1/vllm/instance0/kv-transfer-config.json"])
+    # vLLM's default is true (vllm/v1/kv_offload/base.py); false only when asked.
+    assert config["kv_connector_extra_config"]["offload_prompt_only"] is (not offload_decode)
+    lmcache = yaml.safe_load(files["node1/lmcache/instance0/lmcache.yaml"])
+    assert lmcache["save_decode_cache"] is offload_decode
+    readme = files["README.md"]
+    phrase = "last answer is recomputed" if not offload_decode else "finds its last answer"
+    assert phrase in readme

@@ -93,6 +93,8 @@ def _readme(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
             )
         ],
         "files": sorted(f.path for r in rendered for f in r.files),
+        "has_router": "router/vllm-router.sh" in {f.path for r in rendered for f in r.files},
+        "heads_after_first": list(range(2, len(d.heads) + 1)),
         "cpu_gib_per_instance": f"{d.cpu_bytes_per_instance / 2**30:.2f}",
         "nvme_gb_per_instance": f"{d.nvme_bytes_per_instance / 10**9:.0f}",
         "rows": [

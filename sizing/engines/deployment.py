@@ -68,6 +68,8 @@ class Deployment:
             without expert parallel).
         expert_parallel: whether the routed experts are spread over ``TP × DP`` GPUs.
         layout: the plan's replica arithmetic in words.
+        hybrid: whether the model has linear-attention or Mamba layers (a fixed state
+            per sequence), whose offloading support depends on the engine release.
     """
 
     model_id: str
@@ -91,6 +93,7 @@ class Deployment:
     data_parallel_size: int = 1
     expert_parallel: bool = False
     layout: str = ""
+    hybrid: bool = False
 
     @property
     def world_size(self) -> int:
@@ -218,6 +221,7 @@ def from_plan(
         data_parallel_size=par.data_parallel_size,
         expert_parallel=par.expert_parallel_size > 1,
         layout=par.layout,
+        hybrid=any(layer.state is not None for layer in plan.request.model.architecture.layers),
     )
 
 

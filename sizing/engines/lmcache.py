@@ -13,6 +13,9 @@ Units and scopes (``lmcache/v1/config.py``, ``cache_engine.py``,
   the whole latent of the instance's conversations. With pipeline parallel the first
   rank is worker 0 of the whole instance, so the bundle sets ``save_only_first_rank``
   false and every worker keeps its own stage's latent (:mod:`sizing.rank_bytes`).
+- ``save_decode_cache`` (default false): decode blocks are stored only when the tier
+  options ask for them (``TierOptions.offload_decode``), as vLLM's
+  ``offload_prompt_only``.
 - The disk tier is on only when ``local_disk`` is set and ``max_local_disk_size`` > 0.
 - Shared tier: S3 has no plugin form, only ``remote_url: s3://<bucket>.<host>`` with
   ``extra_config.s3_region`` (required); NFS uses the ``fs`` remote storage plugin with
@@ -41,6 +44,7 @@ from sizing.engines.vllm import (
     key_steps,
     not_launched,
     parallel_notes,
+    prompt_only_note,
     role,
     serve_argv,
 )
@@ -71,6 +75,7 @@ def config(d: Deployment, slot: Slot) -> dict[str, Any]:
         "local_cpu": True,
         "max_local_cpu_size": cpu_gib,
         "pre_caching_hash_algorithm": "builtin",
+        "save_decode_cache": d.tiers.offload_decode,
     }
     extra: dict[str, Any] = {}
     if d.ranks.lmcache_first_rank_only:
@@ -138,6 +143,7 @@ def render(d: Deployment) -> Rendered:
         *parallel_notes(d),
         "LMCache in-process sizes are per worker (TP × PP ranks): each worker keeps its "
         "own share of every conversation in max_local_cpu_size GiB.",
+        prompt_only_note(d),
     ]
     if d.ranks.lmcache_first_rank_only:
         notes.append(

@@ -71,6 +71,9 @@ class TierOptions:
             ``http://`` or ``https://`` scheme (https when none is given).
         python_hash_seed: ``PYTHONHASHSEED`` on every instance, 0 to 4,294,967,295.
         nfs_mount_kind: one of :data:`NFS_MOUNT_KINDS`.
+        offload_decode: offload decode blocks too (vLLM ``offload_prompt_only: false``,
+            LMCache ``save_decode_cache: true``), for plans whose returning users depend
+            on long answers; by default only prompt blocks are offloaded.
 
     Raises:
         SizingError: naming the first invalid field.
@@ -86,6 +89,7 @@ class TierOptions:
     s3_endpoint: str = "s3.us-east-1.amazonaws.com"
     python_hash_seed: int = 0
     nfs_mount_kind: str = "nfs"
+    offload_decode: bool = False
 
     def __post_init__(self) -> None:
         if self.shared not in SHARED_KINDS:

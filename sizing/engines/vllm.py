@@ -17,6 +17,11 @@ Units and scopes (vLLM 0.31.0 and 0.33.0 wheels: ``vllm/engine/arg_utils.py``,
   ``root_dir`` on the drive's mount, then ``fs`` on the NFS mount or ``obj`` for S3
   (``vllm/v1/kv_offload/tiering/factory.py``; the ``obj`` tier needs NIXL's OBJ plugin).
   The ``fs`` tier has no capacity key and vLLM never deletes its files.
+- ``offload_prompt_only`` (default true, ``vllm/v1/kv_offload/base.py``): only prompt
+  (prefill) blocks are offloaded, decode blocks are skipped. A returning conversation
+  then finds its earlier prompts in the tier, and its last answer is recomputed unless
+  it is still on the GPU. The bundle writes the key explicitly, false only when the
+  tier options ask for decode blocks (``TierOptions.offload_decode``).
 - Instances sharing a tier use the same ``PYTHONHASHSEED`` and
   ``--prefix-caching-hash-algo`` (``vllm/v1/core/kv_cache_utils.py``).
 - The short form cannot express secondary tiers, so it is emitted only for a CPU-only
@@ -216,7 +221,10 @@ def secondary_tiers(d: Deployment) -> list[dict[str, Any]]:
 
 def kv_transfer_config(d: Deployment, buffer: VllmOffload) -> dict[str, Any]:
     """The full ``--kv-transfer-config`` of one instance (``OffloadingConnector``)."""
-    extra: dict[str, Any] = {"cpu_bytes_to_use": buffer.cpu_bytes_to_use}
+    extra: dict[str, Any] = {
+        "cpu_bytes_to_use": buffer.cpu_bytes_to_use,
+        "offload_prompt_only": not d.tiers.offload_decode,
+    }
     tiers = secondary_tiers(d)
     if tiers:
         extra = {"spec_name": "TieringOffloadingSpec", **extra, "secondary_tiers": tiers}
@@ -336,6 +344,7 @@ def render(d: Deployment) -> Rendered:
                 files.append(
                     BundleFile(f"node{node}/vllm/{name}", _cleanup_script(root), executable=True)
                 )
+    notes.append(prompt_only_note(d))
     if tiers:
         notes.append(
             "The short form --kv-offloading-size cannot name secondary tiers, so only the "
@@ -349,6 +358,22 @@ def render(d: Deployment) -> Rendered:
     if d.shared == "s3":
         notes.append("The obj tier needs NIXL with its OBJ plugin installed beside vLLM.")
     return Rendered("vllm", tuple(files), tuple(notes))
+
+
+def prompt_only_note(d: Deployment) -> str:
+    """The README sentence on which blocks are offloaded (module doc)."""
+    if d.tiers.offload_decode:
+        return (
+            "Decode blocks are offloaded too (offload_prompt_only: false, save_decode_cache: "
+            "true): a returning conversation also finds its last answer in the tier."
+        )
+    return (
+        "Only prompt blocks are offloaded (offload_prompt_only: true, vLLM's default; "
+        "LMCache save_decode_cache: false): a returning conversation finds its earlier "
+        "prompts in the tier, and its last answer is recomputed unless it is still on the "
+        "GPU. Where returning users depend on long answers, build the bundle with "
+        "--offload-decode."
+    )
 
 
 def not_launched(engine: str) -> str:

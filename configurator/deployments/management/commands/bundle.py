@@ -24,6 +24,7 @@ OPTION_FOR_FIELD = {
     "s3_endpoint": "--s3-endpoint",
     "python_hash_seed": "--python-hash-seed",
     "nfs_mount_kind": "--nfs-mount-kind",
+    "offload_decode": "--offload-decode",
     "engine": "--engine",
 }
 
@@ -50,6 +51,11 @@ class Command(SizingCommand):
         parser.add_argument(
             "--nfs-mount-kind", choices=NFS_MOUNT_KINDS, default=TierOptions.nfs_mount_kind
         )
+        parser.add_argument(
+            "--offload-decode",
+            action="store_true",
+            help="offload decode blocks too (offload_prompt_only: false)",
+        )
         parser.add_argument("--python-hash-seed", type=positive_int, default=0)
         defaults = EngineVersions()
         parser.add_argument("--vllm-version", choices=versions("vllm"), default=defaults.vllm)
@@ -71,6 +77,7 @@ class Command(SizingCommand):
                 s3_endpoint=options["s3_endpoint"],
                 python_hash_seed=options["python_hash_seed"],
                 nfs_mount_kind=options["nfs_mount_kind"],
+                offload_decode=options["offload_decode"],
             )
             data = bundle_build(
                 plan=plan,
