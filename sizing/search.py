@@ -112,7 +112,8 @@ class Recommendation(Generic[P]):
         binding: when nothing meets the targets, the target or constraint that binds.
         nearest: when nothing meets the targets, the configuration that comes closest.
         without_tier: the cheapest configuration that meets the targets without a CPU
-            tier, whatever its price (:func:`could_hold_everyone` bounds that search).
+            tier: among those sized, and beyond the reported range among those whose GPUs
+            could hold every conversation (:func:`could_hold_everyone`).
         evaluated: plans made (the reference included).
         considered: configurations in the space (the reference included); the others
             were priced out by :func:`node_floor`.
@@ -278,7 +279,7 @@ def _front_cap(meeting: Sequence[Configuration[P]], top: int) -> Any:
 
 def could_hold_everyone(request: PlanRequest) -> bool:
     """Whether ``request``'s GPUs could hold every user's conversation, so that the plan
-    sells no CPU tier: an upper bound from the memory alone.
+    needs no CPU tier for memory: an upper bound from the memory alone.
 
     ``gpus × utilization × reported GiB`` (:mod:`sizing.gpu`'s budget before weights and
     overhead) over one node, or over :data:`sizing.gpu.MAX_PIPELINE_NODES` nodes when the
@@ -306,8 +307,10 @@ def _cheapest_without_tier(
     plans it took beyond the main search.
 
     Continues the branch and bound over the configurations the main search left, in the
-    order of their floors, sizing only those that :func:`could_hold_everyone`, until a
-    floor exceeds the best found.
+    order of their floors, until a floor exceeds the best found. Beyond the main search's
+    range only those that :func:`could_hold_everyone` are sized: a plan under traffic can
+    also drop its tier when the tier does not pay, and such a configuration is found
+    only within the main search's range.
     """
     best = min(
         (c for c in feasible if c.meets_targets and not c.has_cpu_tier), key=_rank, default=None

@@ -57,9 +57,11 @@ def test_three_cheapest_with_relative_cost_and_a_link_each(client: Client) -> No
 def test_price_band_when_presales_allow_it(client: Client) -> None:
     PublicPricing.objects.create(pk=1, show_price_band=True, band_percent=10)
     html = client.post("/recommendations/", SEED, headers={**HTMX, **EN}).content.decode()
-    # The cheapest at demo prices (tests/web/test_recommend.py): 31,000.00 EUR net for
-    # 2 × RTX 4090; ±10 % → 27,900 to 34,100 EUR.
-    assert "27,900 – 34,100 €" in html
+    # The cheapest at demo prices (demo_prices.csv): 2 × RTX PRO 6000 Workstation Edition,
+    # 24 × 32 GB, no NVMe = GPUs 17,200 + chassis 9,800 + CPUs 7,300 + DIMMs 3,960 + PSUs
+    # 1,040 + NIC 890 + boot 290 + services 3,520 = 44,000.00 EUR net; ±10 % → 39,600 to
+    # 48,400 EUR.
+    assert "39,600 – 48,400 €" in html
 
 
 def test_german_page_keeps_svg_numbers_plain(client: Client) -> None:
