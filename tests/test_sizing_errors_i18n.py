@@ -195,7 +195,7 @@ def test_host_memory_per_node_names_the_dimm_slots_in_german() -> None:
     # reserve = 21,667 GB; 24 slots × 256 GB (hardware.json largest RDIMM) = 6,144 GB per
     # node (sizing/host_memory.py message). On the L40S (no measured basis for the load)
     # the plan stays on one node.
-    exc = engine_error(users=20_000, gpu_slug="l40s")
+    exc = engine_error(users=20_000, gpu="l40s")
     assert exc.code == "host_memory_per_node" and "21,667 GB" in exc.message
     assert worded(exc, "de") == (
         "Die CPU-Speicherstufe braucht 21.667 GB Hauptspeicher, mehr als die 6.144 GB, die "
