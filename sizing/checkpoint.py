@@ -156,7 +156,7 @@ def param_count(config: Mapping[str, Any]) -> int:
         ConfigError: when a needed field is missing (via :func:`from_config`).
 
     Source: the weight shapes of the transformers/vLLM model classes (Llama, Qwen2/3,
-    Mixtral, DeepSeek-V2/V3, Mamba-2, Nemotron-H); checked in ``tests/test_architecture.py``
+    Mixtral, DeepSeek-V2/V3, Mamba-2, Nemotron-H); checked in ``tests/sizing/test_architecture.py``
     against published safetensors totals of the catalog.
     """
     cfg = text_config(config)

@@ -55,7 +55,7 @@ def tp2_plan() -> Plan:
 
 def pp_plan() -> Plan:
     """DeepSeek-V3 with an FP8 cache on 8 × H100 SXM per node: the weights need two
-    nodes, TP 8 × PP 2 (plan of sizing.gpu; checked in tests/test_engines_parallel.py)."""
+    nodes, TP 8 × PP 2 (plan of sizing.gpu; checked in tests/sizing/test_engines_parallel.py)."""
     return make_plan(
         plan_request(
             model=from_catalog("deepseek-ai/DeepSeek-V3"),
@@ -71,7 +71,7 @@ def pp_plan() -> Plan:
 
 def ep_plan() -> Plan:
     """Qwen3-30B-A3B with expert parallel on 4 GPUs: TP 1, 4 data-parallel ranks, EP 4
-    (plan of sizing.gpu; checked in tests/test_engines_parallel.py)."""
+    (plan of sizing.gpu; checked in tests/sizing/test_engines_parallel.py)."""
     return make_plan(
         plan_request(
             model=from_catalog("Qwen/Qwen3-30B-A3B"),

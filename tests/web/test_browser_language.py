@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.test_browser_configurator import CHROMIUM_ARGS, chromium_path  # noqa: F401
+from tests.web.test_browser_configurator import CHROMIUM_ARGS, chromium_path  # noqa: F401
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -45,7 +45,7 @@ def test_cli_json_lists_the_cheapest_first(capsys: pytest.CaptureFixture[str]) -
     prices = [Decimal(c["price_net_eur"]) for c in configs]
     assert prices == sorted(prices)
     # The seed's own layout (4 × RTX PRO 6000 SE, 24 × 48 GB, one 6.4 TB drive) priced
-    # from the demo list: 66,910.00 EUR (as the seed quote in tests/test_quotes.py).
+    # from the demo list: 66,910.00 EUR (as the seed quote in tests/web/test_quotes.py).
     reference = data["reference"]
     assert (reference["gpus_per_node"], reference["dimm_count"], reference["dimm_gb"]) == (
         4,

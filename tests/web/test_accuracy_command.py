@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-CASES = Path(__file__).resolve().parent.parent / "sizing" / "data" / "ground_truth_cases.json"
+CASES = Path(__file__).resolve().parents[2] / "sizing" / "data" / "ground_truth_cases.json"
 ROOT = CASES.parent.parent.parent
 
 
@@ -122,7 +122,7 @@ def test_misses_of_another_cases_file_are_its_own(
 def test_traffic_report_on_the_bundled_cases(capsys: pytest.CaptureFixture[str]) -> None:
     # sizing/data/traffic_cases.json: Mooncake trace hit rates and the vLLM connector
     # blog's throughput against the hit rate; held-out median within the ±25 % target.
-    cases = Path(__file__).resolve().parent.parent / "sizing" / "data" / "traffic_cases.json"
+    cases = Path(__file__).resolve().parents[2] / "sizing" / "data" / "traffic_cases.json"
     call_command("accuracy", "--kind", "traffic", "--cases", str(cases), "--format", "json")
     report = json.loads(capsys.readouterr().out)
     assert report["skipped"] == []

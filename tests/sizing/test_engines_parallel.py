@@ -28,7 +28,7 @@ from tests.engine_bundle import (
     values,
 )
 from tests.factories import plan_request
-from tests.test_engines_vllm import host_bytes
+from tests.sizing.test_engines_vllm import host_bytes
 
 
 def test_the_pp_plan_is_pipeline_parallel_over_two_nodes() -> None:

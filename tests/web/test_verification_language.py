@@ -54,7 +54,7 @@ def pdf_text(report: VerificationReport) -> str:
 
 def h200_alternative(report: VerificationReport):
     # The bundled cases hold no H200 start, so the seed quote's H200 alternative has no
-    # comparable data (tests/test_verification_outcome.py names the same gap).
+    # comparable data (tests/web/test_verification_outcome.py names the same gap).
     return next(a for a in report.quote.alternatives.all() if "H200" in a.label)
 
 

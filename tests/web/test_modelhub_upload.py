@@ -17,7 +17,7 @@ from sizing.model import catalog_entry
 from sizing.units import GIB
 from sizing.workload import SEED_WORKLOAD
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def published_config(repo_id: str) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from sizing.verdict import BINDING
 from sizing.workload import Workload
 from tests.factories import plan_request
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def seed_plan(**changes: Any) -> Plan:

@@ -33,7 +33,7 @@ EN = {"Accept-Language": "en"}
 DE = {"Accept-Language": "de"}
 
 CATALOG = json.loads(
-    (Path(__file__).resolve().parents[1] / "sizing/data/models.json").read_text("utf-8")
+    (Path(__file__).resolve().parents[2] / "sizing/data/models.json").read_text("utf-8")
 )["models"]["Qwen/Qwen3-32B-FP8"]
 SEED_CONFIG: dict[str, Any] = CATALOG["config"]
 SEED_WEIGHTS_GIB = CATALOG["checkpoint_bytes"] / GIB  # 34.3 GB (seed document) in GiB

@@ -23,7 +23,7 @@ from configurator.verification.parsers import (
     parse_vllm_log,
 )
 
-DATA = Path(__file__).parent / "data" / "verification"
+DATA = Path(__file__).resolve().parents[1] / "data" / "verification"
 
 
 def read(name: str) -> str:

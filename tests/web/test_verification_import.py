@@ -17,7 +17,7 @@ from configurator.verification.models import BenchmarkRecord
 from configurator.verification.parsers import ParseError
 from configurator.verification.services import record_import_file
 
-DATA = Path(__file__).parent / "data" / "verification"
+DATA = Path(__file__).resolve().parents[1] / "data" / "verification"
 VLLM_LOG = DATA / "vllm-0.19.0-debug-granite-3.1-2b-h100.log"
 
 

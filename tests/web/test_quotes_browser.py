@@ -22,7 +22,7 @@ from tests.quote_factories import make_inquiry, make_presales
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 MEASURE = """() => {
@@ -81,7 +81,7 @@ def test_alternatives_stay_inside_their_cards(browser: Any, live_server: Any, wi
     page.set_viewport_size({"width": width, "height": height})
     m = page.evaluate(MEASURE)
     context.close()
-    assert len(m["cards"]) == 4  # seed inquiry: four alternatives (tests/test_quotes.py)
+    assert len(m["cards"]) == 4  # seed inquiry: four alternatives (tests/web/test_quotes.py)
     assert m["pageWidth"] <= m["viewport"]  # no sideways scrolling of the whole page
     for card in m["cards"]:
         for scroller in card["scrollers"]:  # a wide table scrolls inside its own card

@@ -2,7 +2,7 @@
 
 Expected figures: the seed example (DESIGN §3: 24 × 48 GB, vLLM --kv-offloading-size
 125) priced with configurator/catalog/data/demo_prices.csv (66,910.00 EUR net, VAT 19 %
-12,712.90, gross 79,622.90; the sum is spelled out in tests/test_quotes.py).
+12,712.90, gross 79,622.90; the sum is spelled out in tests/web/test_quotes.py).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from configurator.verification.models import VerificationReport, VerificationSta
 from tests.conftest import ci_requires
 from tests.quote_factories import make_inquiry, make_presales
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 
 pytestmark = pytest.mark.django_db

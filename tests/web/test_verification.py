@@ -24,7 +24,7 @@ from configurator.verification.services import (
 from configurator.verification.tasks import verify_quote
 from tests.quote_factories import SEED_INPUTS
 
-# Task effects are checked in-process; tests/test_celery_worker.py runs the real worker.
+# Task effects are checked in-process; tests/web/test_celery_worker.py runs the real worker.
 pytestmark = pytest.mark.usefixtures("eager_tasks")
 
 LLAMA_H100 = {

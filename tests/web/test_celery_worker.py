@@ -24,7 +24,7 @@ from configurator.verification.services import benchmarks_load_initial, plan_che
 from configurator.verification.tasks import verify_quote
 from tests.conftest import ci_requires
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CELERY = ROOT / ".venv" / "bin" / "celery"
 INPUTS = {
     "model_id": "meta-llama/Llama-3.1-8B-Instruct",
@@ -123,7 +123,7 @@ def test_worker_runs_the_job_and_returns_its_result(worker_env):
     worker = start_worker(worker_env)
     try:
         result = verify_quote.delay(quote.pk)
-        # Llama-3.1-8B on H100 agrees with cases 017-030 (tests/test_verification.py).
+        # Llama-3.1-8B on H100 agrees with cases 017-030 (tests/web/test_verification.py).
         assert result.get(timeout=60) == "verified"
     finally:
         stop(worker)

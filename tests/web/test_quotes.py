@@ -132,7 +132,7 @@ def test_quantity_change_over_htmx_returns_the_alternative_only(presales: Client
     line.refresh_from_db()
     assert line.quantity == 5
     # Without htmx the form posts and redirects back to the editor; 0 removes the line
-    # once the removal is confirmed (tests/test_quotes_deviations.py covers the refusal).
+    # once the removal is confirmed (tests/web/test_quotes_deviations.py covers the refusal).
     plain = presales.post(url, {"quantity": "0", "confirm_remove": "1"})
     assert plain.status_code == 302
     assert not QuoteLine.objects.filter(pk=line.pk).exists()
@@ -152,7 +152,7 @@ def test_add_line_and_discount_change_the_totals(presales: Client) -> None:
         reverse("quotes:line_add", args=[alt.pk]), {"sku": "NOPE", "quantity": "1"}
     )
     assert unknown.status_code == 400
-    assert alt.lines.count() == 13  # 12 BOM lines (tests/test_bom.py seed) + 1 added
+    assert alt.lines.count() == 13  # 12 BOM lines (tests/sizing/test_bom.py seed) + 1 added
     settings_url = reverse("quotes:settings", args=[quote.pk])
     bad = presales.post(settings_url, {"discount_percent": "120", "language": "en", "notes": ""})
     assert bad.status_code == 400
