@@ -218,7 +218,7 @@ def run_with_stubs(
         **(env or {}),
     }
     result = subprocess.run(
-        ["bash", str(script)], env=run_env, capture_output=True, text=True, timeout=60
+        ["bash", str(script)], env=run_env, capture_output=True, text=True, timeout=60, cwd=tmp_path
     )
     calls = [
         p.read_bytes().decode().split("\0")[:-1]
