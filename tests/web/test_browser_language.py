@@ -44,11 +44,13 @@ ALLOWED = {
     "rtx", "pro", "blackwell", "micron", "max", "dell", "cisco", "hugging", "face", "hub",
     "kaplan", "et", "al", "nvbandwidth", "pcie", "gen", "ddr", "cuda", "hgx", "sxm", "nvl",
     "mi", "fp", "bf", "a", "h", "l", "x", "v", "q", "config", "json", "py", "id",
+    "p",  # percentiles: p95, p90
     "deutsch", "english",
     # technical terms German writes the same: GPU, KV cache, token, DIMM, prefill, FLOPs
     "gpu", "gpus", "cpu", "kv", "tp", "dimm", "dimms", "dwpd", "nvme", "numa", "llm",
     "prefill", "flops", "tflops", "token", "cache", "offloading", "offload", "engine",
     "prompt", "system", "tensor", "bit", "byte", "bytes", "block", "blog", "link",
+    "ttft", "tpot",  # time to first token, time per output token
     # units
     "gib", "gb", "tb", "mb", "ms", "b", "s", "w",
     # German words spelled like English ones
