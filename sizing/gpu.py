@@ -49,7 +49,6 @@ fit no single node at all, and a given TP that cannot hold one request is an err
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from sizing.architecture import Architecture, conversation_bytes, kv_bytes_per_token
@@ -322,13 +321,13 @@ def choose_parallelism(
     widest = evaluate(sizes[-1], 1)
     if widest.budget_gib > 0:
         # One node holds the weights: the widest valid TP, or the given one, is too small.
+        # Pipeline stages over nodes are planned only for weights that do not fit one
+        # node, so the refusal suggests no second node.
         failed = widest if tensor_parallel_size is None else evaluate(tps[0], 1)
         if failed.budget_gib <= 0:
             error = _weights_infeasible(failed, gpu, gpus_per_node, weights_gib, weight_bits, rule)
         else:
-            error = _conversation_infeasible(
-                failed, gpu, gpus_per_node, work, weight_bits, evaluate
-            )
+            error = _conversation_infeasible(failed, gpu, gpus_per_node, work, weight_bits)
         raise _given_tp(error) if tensor_parallel_size is not None else error
     for pp in range(2, min(MAX_PIPELINE_NODES, arch.num_layers) + 1):
         for tp in tps:
@@ -358,7 +357,6 @@ def _conversation_infeasible(
     gpus_per_node: int,
     work: ConversationShape,
     weight_bits: float,
-    evaluate: Callable[[int, int], _Candidate],
 ) -> InfeasibleError:
     need = c.unique_gib + c.prefix_gib
     # The conversation's cache grows about linearly with the context (growing layers).
@@ -369,12 +367,6 @@ def _conversation_infeasible(
     if weight_bits > 8:
         fixes.append(Fix("fp8_or_4bit_weights"))
     fixes += [Fix("more_gpus_tp"), Fix("larger_gpu")]
-    try:
-        two_nodes = evaluate(c.tp, 2).per_replica >= 1
-    except ValueError:  # a one-layer model has no second stage
-        two_nodes = False
-    if two_nodes:
-        fixes.append(Fix("two_nodes_pp"))
     return InfeasibleError(
         "context_tokens",
         f"one conversation needs {need:.2f} GiB per GPU at tensor parallel {c.tp}, but only "

@@ -251,9 +251,6 @@ FIXES: dict[str, Promise] = {
     "more_gpus_tp": gettext_lazy("more GPUs per node (a larger tensor parallel size)"),
     "more_gpus": gettext_lazy("more GPUs per node"),
     "larger_gpu": gettext_lazy("a GPU with more memory"),
-    "two_nodes_pp": gettext_lazy(
-        "two nodes with pipeline parallel 2 (the layers split between them)"
-    ),
     "gpus_divide_heads": gettext_lazy("a GPU count that divides the attention heads"),
     "fewer_users": gettext_lazy("fewer users per node"),
     "shorter_context": gettext_lazy("a shorter context"),

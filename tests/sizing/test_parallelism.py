@@ -163,7 +163,11 @@ def test_a_conversation_that_does_not_fit_says_what_would_fix_it() -> None:
     fixes = " | ".join(err.value.fixes)
     assert "an FP8 KV cache" in fixes
     assert "a context of at most about 22,7" in fixes  # 40,960 × 5.55 / 10
-    assert "pipeline parallel 2" in fixes  # half the layers per node would hold it
+    # Half the layers per node would hold it, but the planner splits layers over nodes
+    # only for weights that do not fit one node (sizing/gpu.py), so the refusal must
+    # not suggest a layout the planner then refuses.
+    assert "pipeline parallel" not in fixes and "two nodes" not in fixes
+    assert "more GPUs per node" in fixes
 
 
 MODELS = [m for m in catalog_ids() if catalog_entry(m).get("checkpoint_bytes")]  # type: ignore[union-attr]
