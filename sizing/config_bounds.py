@@ -10,10 +10,23 @@ largest catalog values, for the record: 126 layers and 16,384 hidden (Llama 3.1 
 128 heads (Llama 3.1 405B, DeepSeek V3), 512 experts (Qwen3-Next 80B), vocabulary
 262,208 (Gemma 3), context 10,485,760 (Llama 4 Scout), head dim 256 (Gemma 2,
 Qwen3-Next), intermediate 53,248 (Llama 3.1 405B), KV-LoRA rank 512 (DeepSeek V3).
+
+The counts in :data:`POSITIVE` must also be at least 1 where the config gives them: a
+zero is no model (transformers builds ``nn.ModuleList`` of ``num_hidden_layers`` layers
+and divides by ``num_attention_heads``), and the sizing would otherwise read a zero
+``num_key_value_heads`` as "unset" and size multi-head attention. ``head_dim`` may be 0
+only in an MLA config (``kv_lora_rank`` set), which never reads it (GLM-5.3-Flash in
+the catalog ships ``head_dim: 0``). A float is no count: transformers passes it on to
+``torch.nn.Linear``, which accepts only integers. The KV heads must divide the
+attention heads: transformers' ``repeat_kv`` (``models/llama/modeling_llama.py``)
+repeats each KV head ``num_attention_heads // num_key_value_heads`` times, and vLLM's
+attention backends (``vllm/attention/layer.py``: ``num_heads % num_kv_heads == 0``)
+assert the same, so no engine serves a config where they do not.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -95,6 +108,47 @@ LIST_KEYS: Mapping[str, int] = {"layer_types": _LAYERS, "layers_block_type": _LA
 OTHER_COUNT_BOUND = 1_048_576
 """Any other ``num_*`` count: the engine may loop over it; no real model comes near."""
 
+POSITIVE = frozenset(
+    {
+        "num_hidden_layers",
+        "num_layers",
+        "n_layer",
+        "num_attention_heads",
+        "num_key_value_heads",
+        "head_dim",
+        "hidden_size",
+        "vocab_size",
+        "n_routed_experts",
+        "num_local_experts",
+        "num_experts",
+        "num_experts_per_tok",
+        "experts_per_token",
+    }
+)
+"""Counts that must be at least 1 when present (``None`` means unset and is left alone)."""
+
+SHOWN_DIGITS = 15
+"""Integers with more digits are echoed in scientific notation, not digit by digit."""
+
+
+def shown_value(value: int | float) -> int | str:
+    """``value`` as an error sentence may quote it: an integer of at most
+    :data:`SHOWN_DIGITS` digits as itself (a page groups its digits per language), else a
+    short text (``"1e+300"``, ``"1.5"``, ``"about 1e+400"`` beyond a float's range)."""
+    if isinstance(value, int) and abs(value) < 10**SHOWN_DIGITS:
+        return value
+    if isinstance(value, int):
+        if abs(value) < 10**308:
+            return f"{float(value):.3g}"
+        return f"about 1e+{int(abs(value).bit_length() * math.log10(2))}"
+    if abs(value) >= 10**SHOWN_DIGITS:
+        return f"{value:.3g}"
+    return repr(value)
+
+
+def _text(value: int | str) -> str:
+    return f"{value:,}" if isinstance(value, int) else value
+
 
 def check_config_bounds(config: Mapping[str, Any]) -> None:
     """Refuse a config whose counts or sizes exceed what real models have.
@@ -104,9 +158,15 @@ def check_config_bounds(config: Mapping[str, Any]) -> None:
     :data:`LIST_KEYS`, and every other integer ``num_*`` key against
     :data:`OTHER_COUNT_BOUND`. Values of other types are left to the parsers.
 
+    Also refuses a zero or negative count of :data:`POSITIVE`, a float where a count of
+    :data:`BOUNDS` is required, and KV heads that do not divide the attention heads.
+
     Raises:
-        ConfigError: on field ``config.<key>`` with code ``config_out_of_range`` and the
-            values ``key``, ``got`` and ``max``.
+        ConfigError: on field ``config.<key>`` with code ``config_out_of_range`` (values
+            ``key``, ``got``, ``max``), ``config_not_positive_int`` (``key``, ``got``),
+            ``config_not_whole_number`` (``key``, ``got``) or
+            ``config_kv_heads_indivisible`` (``heads``, ``kv_heads``). ``got`` is
+            :func:`shown_value` of the config's value: never hundreds of digits.
     """
     parts = [config]
     for wrapper in ("text_config", "language_config"):
@@ -117,14 +177,57 @@ def check_config_bounds(config: Mapping[str, Any]) -> None:
         for key, value in part.items():
             bound = _bound(str(key), value)
             if bound is not None:
-                got = len(value) if isinstance(value, list) else value
+                got = shown_value(len(value) if isinstance(value, list) else value)
                 raise ConfigError(
                     f"config.{key}",
-                    f"config.json field '{key}' is {got:,}, more than any real model has "
+                    f"config.json field '{key}' is {_text(got)}, more than any real model has "
                     f"(at most {bound:,})",
                     code="config_out_of_range",
                     values={"key": str(key), "got": got, "max": bound},
                 )
+            _check_count(part, str(key), value)
+        _check_kv_heads(part)
+
+
+def _check_count(part: Mapping[str, Any], key: str, value: Any) -> None:
+    """Refuse a float count of :data:`BOUNDS` and a count of :data:`POSITIVE` below 1."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return
+    if isinstance(value, float) and key in BOUNDS:
+        raise ConfigError(
+            f"config.{key}",
+            f"config.json field '{key}' must be a whole number, got {_text(shown_value(value))}",
+            code="config_not_whole_number",
+            values={"key": key, "got": shown_value(value)},
+        )
+    if key not in POSITIVE or value >= 1:
+        return
+    if key == "head_dim" and value == 0 and part.get("kv_lora_rank"):
+        return
+    raise ConfigError(
+        f"config.{key}",
+        f"config.json field '{key}' must be a positive integer, got {_text(shown_value(value))}",
+        code="config_not_positive_int",
+        values={"key": key, "got": shown_value(value)},
+    )
+
+
+def _check_kv_heads(part: Mapping[str, Any]) -> None:
+    """Refuse KV heads that do not divide the attention heads (module docstring)."""
+    heads = part.get("num_attention_heads")
+    kv_heads = part.get("num_key_value_heads")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (heads, kv_heads)):
+        return
+    assert isinstance(heads, int) and isinstance(kv_heads, int)
+    if kv_heads >= 1 and heads % kv_heads:
+        raise ConfigError(
+            "config.num_key_value_heads",
+            f"config.json field 'num_key_value_heads' ({kv_heads:,}) must divide "
+            f"'num_attention_heads' ({heads:,}): each KV head serves a whole group of "
+            "attention heads",
+            code="config_kv_heads_indivisible",
+            values={"heads": heads, "kv_heads": kv_heads},
+        )
 
 
 def _bound(key: str, value: Any) -> int | None:

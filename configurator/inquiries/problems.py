@@ -101,6 +101,13 @@ MESSAGES: dict[str, Promise] = {
     "config_not_positive_int": gettext_lazy(
         "The config.json field %(key)s must be a positive integer, got %(got)s."
     ),
+    "config_not_whole_number": gettext_lazy(
+        "The config.json field %(key)s must be a whole number, got %(got)s."
+    ),
+    "config_kv_heads_indivisible": gettext_lazy(
+        "The config.json field num_key_value_heads (%(kv_heads)s) must divide "
+        "num_attention_heads (%(heads)s): each KV head serves a whole group of attention heads."
+    ),
     "config_not_non_negative_int": gettext_lazy(
         "The config.json field %(key)s must be a non-negative integer, got %(got)s."
     ),

@@ -285,11 +285,26 @@ def _spec(found: HubModel | HubMetadata) -> ModelSpec:
         ) from exc
 
 
+VALUE_ERROR_CODES = frozenset(
+    {
+        "config_out_of_range",
+        "config_not_positive_int",
+        "config_not_non_negative_int",
+        "config_not_whole_number",
+        "config_kv_heads_indivisible",
+    }
+)
+"""Engine codes for a bad value in a config.json (``sizing.config_bounds``,
+``sizing.architecture``): reported as themselves, never as an unsupported architecture."""
+
+
 def engine_error(exc: SizingError, *, subject: str, model: str, field: str) -> ModelLookupError:
     """The engine's error as a lookup error about ``subject`` (English) or ``model``.
 
     ``values`` name the model (``""`` for an unnamed upload) and whether it is an
-    upload (``private`` 1 or 0); the engine's own error is the ``cause``.
+    upload (``private`` 1 or 0); the engine's own error is the ``cause``. A bad value
+    (:data:`VALUE_ERROR_CODES`) keeps the engine's code and values, so that a page words
+    it as that field's error.
     """
     values: dict[str, Value] = {"model": model, "private": int(field == "config")}
     if exc.field == "weights":
@@ -299,6 +314,15 @@ def engine_error(exc: SizingError, *, subject: str, model: str, field: str) -> M
             "parameter count): give the weights in GiB",
             field="weights_gib" if field == "config" else field,
             values=values,
+            cause=exc,
+        )
+    if exc.code in VALUE_ERROR_CODES:
+        return ModelLookupError(
+            LookupFailure.MALFORMED_CONFIG,
+            f"{subject}: {exc.message}",
+            field=field,
+            code=exc.code,
+            values={**values, **dict(exc.values)},
             cause=exc,
         )
     if isinstance(exc, ConfigError):
