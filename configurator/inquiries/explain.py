@@ -8,6 +8,7 @@ live in the ``sizing`` modules named in each :class:`Figure`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cache
 
@@ -18,6 +19,7 @@ from django.utils.translation import gettext_noop as _noop
 
 from configurator.inquiries import measurements
 from sizing.architecture import GROWING_KINDS, LayerKind
+from sizing.performance.ttft import HitTime
 from sizing.plan import Plan
 from sizing.units import GB, GIB
 
@@ -202,11 +204,12 @@ def gpu_figure(plan: Plan, w: Words) -> Figure:
             (
                 _(
                     "tensor parallel size: the smallest that holds the weights and one "
-                    "full-length conversation; replicas = %(n)s GPUs / %(tp)s = %(replicas)s"
+                    "full-length conversation; replicas per node = %(n)s GPUs / %(tp)s = %(replicas)s"
                 )
                 if plan.request.workload.tensor_parallel_size is None
                 else _(
-                    "tensor parallel size: as given; replicas = %(n)s GPUs / %(tp)s = %(replicas)s"
+                    "tensor parallel size: as given; replicas per node = %(n)s GPUs / %(tp)s = "
+                    "%(replicas)s"
                 )
             )
             % {
@@ -214,6 +217,7 @@ def gpu_figure(plan: Plan, w: Words) -> Figure:
                 "tp": num(p.tensor_parallel_size),
                 "replicas": num(p.replicas),
             },
+            *_scale_steps(plan, w),
         ),
         source=_(
             "our planning rule (0.9 × the memory the driver reports, vLLM's "
@@ -221,6 +225,56 @@ def gpu_figure(plan: Plan, w: Words) -> Figure:
             "vLLM documentation, parallelism and scaling"
         ),
     )
+
+
+def _scale_steps(plan: Plan, w: Words) -> list[str]:
+    """How traffic sets the replicas and nodes (``sizing.scale.scale``,
+    ``sizing.cluster.plan_cluster``): the larger of what memory and compute need, on
+    whole nodes; empty without traffic."""
+    _, num = w.gettext, w.num
+    serving = plan.serving
+    if serving is None:
+        return []
+    scale, cluster = serving.scale, serving.cluster
+    compute = scale.replicas_for_compute
+    needed = max(scale.replicas_for_memory, compute or 0)
+    if compute is None:
+        need = _("replicas: %(memory)s for memory; no replica count meets the targets") % {
+            "memory": num(scale.replicas_for_memory)
+        }
+    else:
+        need = _(
+            "replicas needed = max(%(memory)s for memory, %(compute)s for the load) = %(needed)s"
+        ) % {
+            "memory": num(scale.replicas_for_memory),
+            "compute": num(compute),
+            "needed": num(needed),
+        }
+    groups = cluster.nodes // cluster.pipeline_nodes
+    values = {
+        "needed": num(needed),
+        "per_node": num(cluster.replicas_per_node),
+        "pp": num(cluster.pipeline_nodes),
+        "nodes": num(cluster.nodes),
+        "groups": num(groups),
+        "replicas": num(cluster.replicas),
+    }
+    if math.ceil(needed / cluster.replicas_per_node) != groups:
+        nodes = _(
+            "nodes: %(nodes)s, the fewest the plan allows; replicas = %(groups)s × "
+            "%(per_node)s per node = %(replicas)s"
+        )
+    elif cluster.pipeline_nodes == 1:
+        nodes = _(
+            "nodes = ⌈%(needed)s / %(per_node)s replicas per node⌉ = %(nodes)s; "
+            "replicas = %(nodes)s × %(per_node)s = %(replicas)s"
+        )
+    else:
+        nodes = _(
+            "nodes = ⌈%(needed)s / %(per_node)s replicas per node⌉ × %(pp)s nodes per "
+            "replica = %(nodes)s; replicas = %(groups)s × %(per_node)s = %(replicas)s"
+        )
+    return [need, nodes % values]
 
 
 def resident_figure(plan: Plan, w: Words) -> Figure:
@@ -340,7 +394,12 @@ def host_figure(plan: Plan, w: Words) -> Figure:
     return Figure(
         key="host",
         label=_("Host memory"),
-        value=f"{num(host.dimm_count)} × {num(host.dimm_gb)} GB = {num(host.total_gb)} GB",
+        value=(
+            _("%(n)s × %(size)s GB = %(total)s GB per node")
+            if plan.parallelism.nodes > 1
+            else "%(n)s × %(size)s GB = %(total)s GB"
+        )
+        % {"n": num(host.dimm_count), "size": num(host.dimm_gb), "total": num(host.total_gb)},
         detail=_("per socket: %(n)s × %(size)s GB = %(gb)s GB, %(dpc)s DIMM per channel")
         % {
             "n": num(host.dimms_per_socket),
@@ -455,6 +514,68 @@ def _unclaimed(plan: Plan, w: Words) -> list[str]:
     return out
 
 
+def _signed(value: float, w: Words) -> str:
+    """``value`` with one decimal and a typographic minus."""
+    return w.num(value, 1).replace("-", "−")
+
+
+def _miss_line(plan: Plan, w: Words) -> str:
+    """A miss's TTFT as the sum of its terms (:class:`~sizing.performance.prefill.
+    PrefillTime`): a memory-bound prefill shows the weights read instead of the multiplies."""
+    _, num = w.gettext, w.num
+    r = plan.transfer.returning
+    assert r is not None
+    values = {
+        "tokens": num(r.context_tokens),
+        "fe": num(r.frontend_ms, 1),
+        "fixed": num(r.miss.fixed_ms, 1),
+        "linear": num(r.miss.linear_ms, 1),
+        "attn": num(r.miss.attention_ms, 1),
+        "read": num(r.miss.weights_read_ms, 1),
+        "comm": num(r.miss.communication_ms, 1),
+        "tp": num(plan.parallelism.tensor_parallel_size),
+        "ms": num(r.miss_ms, 1),
+    }
+    if r.miss.compute_bound:
+        return (
+            _(
+                "miss: tokenize %(tokens)s tokens (%(fe)s ms) + prefill: fixed %(fixed)s ms + "
+                "weight multiplies %(linear)s ms + attention %(attn)s ms + TP communication "
+                "%(comm)s ms on %(tp)s GPU = %(ms)s ms"
+            )
+            % values
+        )
+    return (
+        _(
+            "miss: tokenize %(tokens)s tokens (%(fe)s ms) + prefill: fixed %(fixed)s ms + "
+            "reading the weights %(read)s ms (longer than the multiplies and attention) + "
+            "TP communication %(comm)s ms on %(tp)s GPU = %(ms)s ms"
+        )
+        % values
+    )
+
+
+def _hit_terms(hit: HitTime, new_tokens: int, w: Words, reload_term: str = "") -> str:
+    """The terms a hit's TTFT is made of, joined by " + " (:func:`sizing.performance.ttft.
+    ttft_hit`: tokenization + reload + the path's fitted hit correction + the prefill of
+    the new tokens); a zero reload or correction is left out."""
+    _, num = w.gettext, w.num
+    terms = [reload_term] if reload_term else []
+    if not reload_term and hit.reload.total_ms:
+        terms.append(_("reload (%(ms)s ms)") % {"ms": num(hit.reload.total_ms, 1)})
+    if hit.correction_ms:
+        terms.append(
+            _("the fitted per-request correction of a hit (%(ms)s ms)")
+            % {"ms": _signed(hit.correction_ms, w)}
+        )
+    terms.append(
+        _("prefill of the %(new)s new tokens (%(ms)s ms)")
+        % {"new": num(new_tokens), "ms": num(hit.prefill.total_ms, 1)}
+    )
+    terms.append(_("tokenization (%(ms)s ms)") % {"ms": num(hit.frontend_ms, 1)})
+    return " + ".join(terms)
+
+
 def transfer_figure(plan: Plan, w: Words) -> Figure:
     """A returning user's time to first token: miss, CPU-tier hit, GPU prefix hit
     (``sizing.transfer``, ``sizing.performance``)."""
@@ -472,47 +593,28 @@ def transfer_figure(plan: Plan, w: Words) -> Figure:
             source=_("performance model calibration (docs/accuracy.md)"),
         )
     cpu, gpu_hit = r.tier("cpu"), r.tier("gpu")
-    tp = plan.parallelism.tensor_parallel_size
-    steps = [
-        _(
-            "miss: tokenize %(tokens)s tokens (%(fe)s ms) + prefill: fixed %(fixed)s ms + "
-            "weight multiplies %(linear)s ms + attention %(attn)s ms + TP communication "
-            "%(comm)s ms on %(tp)s GPU = %(ms)s ms"
-        )
-        % {
-            "tokens": num(r.context_tokens),
-            "fe": num(r.frontend_ms, 1),
-            "fixed": num(r.miss.fixed_ms, 1),
-            "linear": num(r.miss.linear_ms, 1),
-            "attn": num(r.miss.attention_ms, 1),
-            "comm": num(r.miss.communication_ms, 1),
-            "tp": num(tp),
-            "ms": num(r.miss_ms),
-        }
-    ]
+    steps = [_miss_line(plan, w)]
     if cpu.hit is not None:
         rl = cpu.hit.reload
+        reload_term = _(
+            "reload %(cached)s tokens (%(gib)s GiB per GPU, %(ms_r)s ms, %(gbs)s GB/s effective)"
+        ) % {
+            "cached": num(r.context_tokens - r.new_tokens),
+            "gib": num(rl.bytes_per_rank / 2**30, 2),
+            "ms_r": num(rl.total_ms, 1),
+            "gbs": num(rl.effective_gbs, 1),
+        }
         steps.append(
-            _(
-                "CPU-tier hit: reload %(cached)s tokens (%(gib)s GiB per GPU, %(ms_r)s ms, "
-                "%(gbs)s GB/s effective) + prefill of the %(new)s new tokens (%(ms_p)s ms) + "
-                "tokenization (%(fe)s ms) = %(ms)s ms"
-            )
+            _("CPU-tier hit: %(terms)s = %(ms)s ms")
             % {
-                "cached": num(r.context_tokens - r.new_tokens),
-                "gib": num(rl.bytes_per_rank / 2**30, 2),
-                "ms_r": num(rl.total_ms, 1),
-                "gbs": num(rl.effective_gbs, 1),
-                "new": num(r.new_tokens),
-                "ms_p": num(cpu.hit.prefill.total_ms, 1),
-                "fe": num(cpu.hit.frontend_ms, 1),
+                "terms": _hit_terms(cpu.hit, r.new_tokens, w, reload_term),
                 "ms": num(cpu.hit.ttft_ms, 1),
             }
         )
     if gpu_hit.hit is not None:
         steps.append(
-            _("GPU prefix-cache hit: prefill of the new tokens only = %(ms)s ms")
-            % {"ms": num(gpu_hit.hit.ttft_ms, 1)}
+            _("GPU prefix-cache hit: %(terms)s = %(ms)s ms")
+            % {"terms": _hit_terms(gpu_hit.hit, r.new_tokens, w), "ms": num(gpu_hit.hit.ttft_ms, 1)}
         )
     steps.append(
         _(

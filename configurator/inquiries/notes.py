@@ -10,6 +10,7 @@ word them later in the customer's language.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +47,9 @@ def view(code: str, values: Mapping[str, Any]) -> NoteView:
     shown = dict(values)
     if "fixes" in shown:
         shown["fixes"] = FIXES.get(str(shown["fixes"]), shown["fixes"])
+    if "months" in shown:
+        # The plural of "month" follows the whole number the sentence shows.
+        shown["months_whole"] = math.floor(float(shown["months"]) + 0.5)
     return NoteView(code=code, values=shown)
 
 

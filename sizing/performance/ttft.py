@@ -68,6 +68,15 @@ class HitTime:
     frontend_ms: float
     basis: Basis
 
+    @property
+    def correction_ms(self) -> float:
+        """The reload path's fitted per-request hit correction as :func:`ttft_hit` applies
+        it, ms: ``hit_correction_ms``, or less when the reload and correction together
+        would fall below zero. ``frontend_ms + reload.total_ms + correction_ms +
+        prefill.total_ms`` is :attr:`ttft_ms` (``sizing/data/performance.json``, ``fit``
+        of each reload path)."""
+        return max(0.0, self.reload.total_ms + self.reload.hit_correction_ms) - self.reload.total_ms
+
 
 @dataclass(frozen=True)
 class TierHit:
