@@ -204,7 +204,8 @@ def gpu_figure(plan: Plan, w: Words) -> Figure:
             (
                 _(
                     "tensor parallel size: the smallest that holds the weights and one "
-                    "full-length conversation; replicas per node = %(n)s GPUs / %(tp)s = %(replicas)s"
+                    "full-length conversation; replicas per node = %(n)s GPUs / %(tp)s = "
+                    "%(replicas)s"
                 )
                 if plan.request.workload.tensor_parallel_size is None
                 else _(

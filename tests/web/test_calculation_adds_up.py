@@ -50,6 +50,7 @@ def steps(client: Client, inputs: dict[str, Any], language: str, key: str) -> li
 
 
 def number(text: str, language: str) -> float:
+    """``text`` as the page writes a number in ``language``, read back."""
     decimal, thousands = SEPARATORS[language]
     return float(text.replace("−", "-").replace(thousands, "").replace(decimal, "."))
 
@@ -75,7 +76,9 @@ def test_each_ttft_line_sums_to_its_total(client: Client, language: str) -> None
     # sizing/data/performance.json), which the line must show as a term of its own.
     assert cpu.correction_ms < 0
     lines = steps(client, seed_form(), language, "transfer")
-    expected = dict(zip(HIT_LINES[language], (returning.miss_ms, cpu.ttft_ms, gpu.ttft_ms)))
+    expected = dict(
+        zip(HIT_LINES[language], (returning.miss_ms, cpu.ttft_ms, gpu.ttft_ms), strict=True)
+    )
     for prefix, total_ms in expected.items():
         (line,) = [s for s in lines if s.startswith(prefix)]
         values, total = terms_and_total(line.removeprefix(prefix), language)
@@ -93,7 +96,7 @@ def test_a_large_workload_states_the_plans_replicas_and_nodes(
     summary = plan_stored({**SEED_INPUTS, **LARGE}).summary()
     assert summary["nodes"] > 1  # the workload needs many nodes
     lines = " | ".join(steps(client, seed_form(**LARGE), language, "gpus"))
-    decimal, thousands = SEPARATORS[language]
+    thousands = SEPARATORS[language][1]
 
     def n(value: int) -> str:
         return f"{value:,}".replace(",", thousands)
