@@ -17,7 +17,7 @@ from django_htmx.http import replace_url
 from django_htmx.middleware import HtmxDetails
 
 from configurator.clients import client_address_of, rate_limited
-from configurator.inquiries import chart, explain, notes, problems, ttft_chart
+from configurator.inquiries import chart, explain, notes, problems, traffic_chart, ttft_chart
 from configurator.inquiries.forms import ContactForm, WorkloadForm, model_suggestions
 from configurator.inquiries.models import Inquiry
 from configurator.inquiries.recommendations import recommendations_context
@@ -60,6 +60,7 @@ def _estimate_context(request: HttpRequest, form: WorkloadForm) -> dict[str, Any
         context["ttft"] = ttft_chart.chart(
             form.plan.transfer.curve(), form.plan.request.workload.context_tokens
         )
+        context["traffic"] = traffic_chart.charts(traffic_chart.curves(form.plan))
         context["reasons"] = notes.views(form.plan.verdict.reason_notes)
         context["warnings"] = notes.views(form.plan.verdict.warning_notes)
         context["prompt_gib"] = chart.prompt_gib(form.plan)

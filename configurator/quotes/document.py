@@ -15,7 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone, translation
 
-from configurator.inquiries import ttft_chart
+from configurator.inquiries import traffic_chart, ttft_chart
 from configurator.quotes.engine_appendix import engine_appendix
 from configurator.quotes.models import Quote, compute_totals
 from configurator.quotes.pricing import PricedLine
@@ -323,6 +323,7 @@ def as_decimal_document(doc: dict[str, Any]) -> dict[str, Any]:
                     alt["summary"].get("ttft_curve") or [],
                     int(alt["summary"].get("context_tokens") or 0),
                 ),
+                "traffic": traffic_chart.charts(alt["summary"].get("traffic_curves")),
             }
         )
     for key in ("date", "valid_until"):

@@ -16,6 +16,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from configurator.catalog.services import prices_on
+from configurator.inquiries import traffic_chart
 from configurator.inquiries.models import Inquiry
 from configurator.planning.recommend import recommendation_create
 from configurator.planning.services import plan_stored
@@ -93,7 +94,11 @@ def _add_alternative(
     with translation.override(quote.language):
         label = alternative_label(plan.request.workload)
     alt = QuoteAlternative.objects.create(
-        quote=quote, position=position, label=label, inputs=inputs, plan_summary=plan.summary()
+        quote=quote,
+        position=position,
+        label=label,
+        inputs=inputs,
+        plan_summary={**plan.summary(), "traffic_curves": traffic_chart.curves(plan)},
     )
     QuoteLine.objects.bulk_create(
         QuoteLine(
