@@ -10,6 +10,7 @@ plan carries its traffic evaluator; the geometry is
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -71,7 +72,7 @@ def _check(html: str) -> None:
         assert x == pytest.approx(ex, abs=0.1) and y == pytest.approx(ey, abs=0.2)
     # The knee: up to the plan's tier each step buys far more hit rate than any step
     # beyond it, where the curve flattens (each step under 5 % of the plot's height).
-    rises = [y0 - y1 for (_x0, y0), (_x1, y1) in zip(drawn, drawn[1:])]
+    rises = [y0 - y1 for (_x0, y0), (_x1, y1) in pairwise(drawn)]
     knee = len(drawn) // 2  # the plan's tier is the middle point of 0..2 × tier
     assert max(rises[:knee]) > 4 * max(rises[knee:])
     assert all(r < 0.05 * (traffic_chart.BOTTOM - traffic_chart.TOP) for r in rises[knee:])
@@ -80,9 +81,10 @@ def _check(html: str) -> None:
     without = _points(html, "users-without")
     assert len(with_tier) == len(ttft)  # the tier keeps up at every count drawn
     assert len(without) < len(ttft)  # without it the GPUs fall behind before 4 × users
-    # TTFT rises with users and the tier keeps it lower (same log scale for both lines).
-    assert all(a[1] >= b[1] for a, b in zip(with_tier, with_tier[1:]))
-    assert all(w[1] <= t[1] for w, t in zip(without, with_tier))  # SVG y grows downwards
+    # TTFT rises with users and the tier keeps it lower (SVG y grows downwards; both lines
+    # share one log scale).
+    assert all(a[1] >= b[1] for a, b in pairwise(with_tier))
+    assert all(w[1] <= t[1] for w, t in zip(without, with_tier, strict=False))
     assert sorted(ms for _n, ms in ttft) == [ms for _n, ms in ttft]
     span = traffic_chart.RIGHT - traffic_chart.LEFT
     for (x, _y), (n, _ms) in zip(with_tier, ttft, strict=True):
