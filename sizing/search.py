@@ -369,10 +369,15 @@ def recommend(
         ``pareto`` are empty and ``binding`` and ``nearest`` say why.
 
     Raises:
-        SizingError: the workload itself is out of range (``sizing.plan.validate``), or a
-            GPU slug is unknown.
+        SizingError: the workload itself is out of range, or the requested layout refuses
+            it as :func:`sizing.plan.make_plan` does (a TP size it cannot take, traffic
+            that does not fit the context), or a GPU slug is unknown.
     """
     validate(request)
+    try:
+        make_plan(request)  # the requested layout checked as ``size`` and the plans API do
+    except InfeasibleError:
+        pass  # that layout cannot hold it; another one may
     feasible: list[Configuration[P]] = []
     rejected: list[Rejection] = []
     unpriced: list[str] = []

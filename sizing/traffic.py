@@ -140,7 +140,9 @@ def conversation_shape(traffic: Traffic, unique_context_tokens: int) -> Conversa
 
     Raises:
         SizingError: on ``turns``, ``new_prompt_tokens`` or ``output_tokens`` when out of
-            range or when the conversation would outgrow the context.
+            range or when the conversation would outgrow the context; on
+            ``context_tokens`` when a per-turn default derived from the context is too
+            small (the context is the input the customer gave).
     """
     turns = traffic.turns
     if not isinstance(turns, int) or not 1 <= turns <= MAX_TURNS:
@@ -155,12 +157,14 @@ def conversation_shape(traffic: Traffic, unique_context_tokens: int) -> Conversa
     if output is None:
         output = min(DEFAULT_OUTPUT_TOKENS, per_turn // 2)
     prompt = traffic.new_prompt_tokens
+    derived = {"output_tokens": traffic.output_tokens is None, "new_prompt_tokens": prompt is None}
     if prompt is None:
         prompt = per_turn - output
     for field, value, low in (("output_tokens", output, 0), ("new_prompt_tokens", prompt, 1)):
         if not isinstance(value, int) or value < low:
             raise SizingError(
-                field,
+                # a default derived from the context: the context is the input to change
+                "context_tokens" if derived[field] else field,
                 f"{field.replace('_', ' ')} per turn must be a whole number of at least {low}; "
                 f"with {turns:,} turns in a context of {unique_context_tokens:,} tokens "
                 f"it would be {value!r}",
