@@ -53,6 +53,7 @@ target would be a guess (``sizing.performance``).
 from __future__ import annotations
 
 import bisect
+import contextlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -374,10 +375,8 @@ def recommend(
             that does not fit the context), or a GPU slug is unknown.
     """
     validate(request)
-    try:
+    with contextlib.suppress(InfeasibleError):  # that layout cannot hold it; another may
         make_plan(request)  # the requested layout checked as ``size`` and the plans API do
-    except InfeasibleError:
-        pass  # that layout cannot hold it; another one may
     feasible: list[Configuration[P]] = []
     rejected: list[Rejection] = []
     unpriced: list[str] = []

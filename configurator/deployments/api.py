@@ -359,6 +359,9 @@ class RecommendationOut(Schema):
     pareto_axis: str
     reference: ConfigurationOut | None
     binding: str | None = Field(None, description="what binds when nothing meets the workload")
+    binding_text: str | None = Field(
+        None, description="what binds, in the customer's words (e.g. a target with its value)"
+    )
     nearest: ConfigurationOut | None
     dram_instead_of_gpus: DramTradeOut
     evaluated: int

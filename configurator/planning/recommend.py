@@ -15,9 +15,11 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import override
 
 from configurator.catalog.models import Price
 from configurator.catalog.services import bom_net_eur, priced_gpu_slugs, prices_on
+from configurator.inquiries.templatetags.bindings import binding_words
 from configurator.planning.services import model_spec
 from sizing import catalog
 from sizing.bom import Bom
@@ -104,6 +106,7 @@ class RecommendationResult:
         dram_with_tier / dram_without_tier: the cheapest with and without a CPU tier.
         evaluated: configurations sized.
         priced_on: the date of the price list used.
+        ttft_p95_target_ms / tpot_target_ms: the workload's latency targets, ms.
     """
 
     configurations: tuple[Recommended, ...]
@@ -116,6 +119,18 @@ class RecommendationResult:
     dram_without_tier: Recommended | None
     evaluated: int
     priced_on: dt.date
+    ttft_p95_target_ms: float
+    tpot_target_ms: float
+
+    @property
+    def binding_text(self) -> str | None:
+        """What binds in the customer's words (``bindings.binding_words``); ``None`` when
+        something meets the workload."""
+        if self.binding is None:
+            return None
+        return binding_words(
+            self.binding, ttft_p95_ms=self.ttft_p95_target_ms, tpot_ms=self.tpot_target_ms
+        )
 
     @property
     def dram_saving_eur(self) -> Decimal | None:
@@ -138,12 +153,15 @@ class RecommendationResult:
             return None if r is None else r.summary()
 
         saving = self.dram_saving_eur
+        with override("en"):  # the JSON contract is English, as the reasons are
+            binding_text = self.binding_text
         return {
             "configurations": [r.summary() for r in self.configurations],
             "pareto": [r.summary() for r in self.pareto],
             "pareto_axis": self.axis,
             "reference": one(self.reference),
             "binding": self.binding,
+            "binding_text": binding_text,
             "nearest": one(self.nearest),
             "dram_instead_of_gpus": {
                 "with_cpu_tier": one(self.dram_with_tier),
@@ -232,11 +250,11 @@ def recommendation_create(
         return bom_net_eur(bom, prices)
 
     rec = recommend(request, gpu_slugs=slugs, price=price, top=top)
-    return _result(rec, stored, day)
+    return _result(rec, stored, day, request)
 
 
 def _result(
-    rec: Recommendation[Decimal], workload: dict[str, Any], day: dt.date
+    rec: Recommendation[Decimal], workload: dict[str, Any], day: dt.date, request: PlanRequest
 ) -> RecommendationResult:
     base = rec.cheapest[0].price if rec.cheapest else None
 
@@ -259,4 +277,6 @@ def _result(
         dram_without_tier=wrap(without),
         evaluated=rec.evaluated,
         priced_on=day,
+        ttft_p95_target_ms=request.traffic.ttft_p95_ms,
+        tpot_target_ms=request.traffic.tpot_ms,
     )

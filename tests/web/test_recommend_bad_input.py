@@ -55,3 +55,37 @@ def test_api_refuses_as_plans_does(
         assert answer.status_code == 400
         assert answer.json()["field"] == field
     assert answers[0].json() == answers[1].json()
+
+
+def test_binding_words_name_the_target_with_its_value() -> None:
+    from django.utils.translation import override
+
+    from configurator.inquiries.templatetags.bindings import binding_words
+
+    # 2,000 ms and 200 ms: the default TTFT p95 and TPOT targets (sizing/traffic.py).
+    targets = {"ttft_p95_ms": 2000.0, "tpot_ms": 200.0}
+    with override("en"):
+        assert binding_words("TTFT p95", **targets) == "the TTFT p95 target of 2,000 ms"
+        assert binding_words("TPOT", **targets) == "the TPOT target of 200 ms"
+        assert binding_words("NVMe endurance", **targets) == "NVMe endurance"
+    with override("de"):
+        assert binding_words("TTFT p95", **targets) == "das TTFT-p95-Ziel von 2.000 ms"
+
+
+@pytest.mark.django_db
+def test_a_valid_workload_nothing_meets_names_the_binding_in_words(
+    capsys: pytest.CaptureFixture[str], client: Client
+) -> None:
+    pricelist_load_demo()
+    # 5,000 users all active at once: no node of 2 to 8 GPUs keeps them all on the GPUs
+    # (tests/web/test_recommend.py, the same workload).
+    args = [*BASE[:2], "--context", "8192", "--users", "5000", "--active-share", "1"]
+    call_command("recommend", *args)
+    out = capsys.readouterr().out
+    assert "No configuration meets the workload: GPU capacity for active users binds." in out
+    body = {**BODY, "users": 5000, "active_share": 1}
+    answer = client.post("/api/recommendations", body, content_type="application/json")
+    assert answer.status_code == 200
+    data = answer.json()
+    assert data["configurations"] == []
+    assert data["binding_text"] == "GPU capacity for active users"

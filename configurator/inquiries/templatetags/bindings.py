@@ -1,10 +1,16 @@
-"""``binding_label``: the name of a constraint or target the engine reports, translated."""
+"""``binding_label``: the name of a constraint or target the engine reports, translated;
+:func:`binding_words`: what binds when nothing meets a workload, in the customer's words
+(one wording for the page, the presales workspace, the CLI and the API)."""
 
 from __future__ import annotations
 
 from django import template
 from django.utils.functional import Promise
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
+
+from configurator.inquiries.explain import num
+from sizing.search import TPOT_TARGET, TTFT_TARGET
 
 register = template.Library()
 
@@ -34,3 +40,18 @@ def binding_label(name: str) -> str:
     """``name`` in the active language (unknown names as they are)."""
     label = LABELS.get(str(name))
     return str(label) if label is not None else str(name)
+
+
+def binding_words(name: str | None, *, ttft_p95_ms: float, tpot_ms: float) -> str:
+    """What binds, in the active language: a latency target with its value ("the TTFT
+    p95 target of 2,000 ms"), any other constraint by its :func:`binding_label`.
+
+    Args:
+        name: the binding the search reports (``sizing.search.Recommendation.binding``).
+        ttft_p95_ms, tpot_ms: the workload's targets, ms (``sizing.traffic.Traffic``).
+    """
+    if name == TTFT_TARGET:
+        return gettext("the TTFT p95 target of %(ms)s ms") % {"ms": num(ttft_p95_ms)}
+    if name == TPOT_TARGET:
+        return gettext("the TPOT target of %(ms)s ms") % {"ms": num(tpot_ms)}
+    return binding_label(name or "")

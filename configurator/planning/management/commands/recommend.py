@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core.management.base import CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser, no_translations
 from django.utils import timezone
 
 from configurator.catalog.services import prices_from_demo_file, prices_on
@@ -50,6 +50,7 @@ class Command(SizingCommand):
         )
         parser.add_argument("--format", choices=("text", "json"), default="text")
 
+    @no_translations  # English, as the reasons and errors are
     def handle(self, *args: Any, **options: Any) -> None:
         today = timezone.localdate()
         try:
@@ -73,7 +74,7 @@ class Command(SizingCommand):
             f"{result.evaluated} configurations sized."
         ]
         if not result.configurations:
-            out.append(f"No configuration meets the workload: {result.binding} binds.")
+            out.append(f"No configuration meets the workload: {result.binding_text} binds.")
             if result.nearest is not None:
                 out.append("Nearest:")
                 out.append(_line("~", result.nearest))
