@@ -335,12 +335,13 @@ def bill_of_materials(plan: Plan) -> Bom:
     )
     add(dimm_sku(host.dimm_gb), "dimm", host.dimm_count, buffer_note_en, buffer_note_de)
     tp = plan.parallelism.tensor_parallel_size
+    replicas = plan.parallelism.replicas
     add(
         gpu_sku(plan.gpu.slug),
         "gpu",
         gpus,
-        f"{plan.parallelism.replicas} replica(s) at tensor parallel size {tp}",
-        f"{plan.parallelism.replicas} Replik(en) mit Tensor-Parallelität {tp}",
+        f"{replicas} {'replica' if replicas == 1 else 'replicas'} at tensor parallel size {tp}",
+        f"{replicas} {'Replikat' if replicas == 1 else 'Replikate'} mit Tensor-Parallelität {tp}",
     )
     bridges = _bridges(plan.gpu.slug, gpus, tp)
     if bridges:

@@ -28,8 +28,12 @@ class Note:
 
     @property
     def text(self) -> str:
-        """The English sentence."""
-        return ENGLISH[self.code].format(**dict(self.values))
+        """The English sentence, in the singular where its count is one."""
+        values = dict(self.values)
+        singular = ENGLISH_ONE.get(self.code)
+        if singular is not None and values.get(singular[0]) == 1:
+            return singular[1].format(**values)
+        return ENGLISH[self.code].format(**values)
 
 
 ENGLISH = {
@@ -61,7 +65,7 @@ ENGLISH = {
     "against {miss_ms:,} ms to recompute it: prompts this short are about as cheap to "
     "recompute.",
     "pool_one_request": "A replica's GPU pool holds {per_replica:,} max-length "
-    "conversation(s) at this load: reloads cannot raise the batch.",
+    "conversations at this load: reloads cannot raise the batch.",
     "few_tier_hits": "Only {tier_pct:g} % of returns would hit a tier beside the GPU "
     "({gpu_pct:g} % already hit the GPU): a tier would rarely be read.",
     "tier_hits": "{cpu_pct:g} % of returns hit the CPU tier ({gpu_pct:g} % the GPU, "
@@ -79,7 +83,18 @@ ENGLISH = {
     "no_tier_unreachable": "Without the tier no plan within the node limit reaches the same "
     "TTFT p95.",
 }
+
 """English wording of each note code."""
+
+ENGLISH_ONE = {
+    "pool_one_request": (
+        "per_replica",
+        "A replica's GPU pool holds {per_replica:,} max-length conversation at this load: "
+        "reloads cannot raise the batch.",
+    ),
+}
+"""Sentences of :data:`ENGLISH` whose count (the value named first) can be one: the
+singular wording, used when that count is exactly 1."""
 
 
 @dataclass(frozen=True)

@@ -99,5 +99,9 @@ def test_german_page_has_no_english_words(browser: Any, live_server: Any) -> Non
     german = visible_text(browser, url, "de-DE")
     english = visible_text(browser, url, "en-US")
     assert "Gespräche auf den GPUs" in german and "Conversations on the GPUs" in english
+    # "Replik" is German for a retort (a replica is a "Replikat"); plurals are real ones
+    for wrong in ("Replik ", "Repliken", "Replika ", "(en)", "(e)", "verfehlen"):
+        assert wrong not in german
+    assert "(s)" not in english and "(s)" not in german
     untranslated = sorted((words(german) & words(english)) - ALLOWED)
     assert not untranslated, f"English words on the German page: {untranslated}"

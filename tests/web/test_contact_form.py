@@ -317,6 +317,34 @@ def test_plain_text_mails_are_not_html_escaped(
     assert all("&amp;" not in m.subject + m.body for m in mail.outbox)
 
 
+@pytest.mark.parametrize(
+    ("phone", "message", "absent", "present"),
+    [
+        ("", "", ["Telefon", "Nachricht:"], []),
+        ("+49 30 1234", "Zwei Standorte.", [], ["Telefon (optional): +49 30 1234", "Nachricht:"]),
+    ],
+)
+def test_presales_mail_leaves_out_empty_optional_lines(
+    client: Client,
+    django_capture_on_commit_callbacks: Any,
+    phone: str,
+    message: str,
+    absent: list[str],
+    present: list[str],
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            "/quote/", request_data(phone=phone, message=message), headers={"Accept-Language": "de"}
+        )
+    presales = next(m for m in mail.outbox if list(m.to) == ["presales@example.com"])
+    for line in absent:
+        assert line not in presales.body
+    for line in present:
+        assert line in presales.body
+    for m in mail.outbox:  # real plurals, "Replikat" for a replica
+        assert not any(w in m.body for w in ("(s)", "(en)", "(e)", "Replik ", "Repliken"))
+
+
 def test_thanks_without_a_request_goes_back_to_the_configurator(client: Client) -> None:
     response = client.get("/quote/thanks/")
     assert response.status_code == 302 and response["Location"] == "/"

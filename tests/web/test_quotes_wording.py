@@ -92,3 +92,37 @@ def test_bundle_readme_names_the_gpu() -> None:
         readme = archive.read("README.md").decode()
     assert f"4 × {SEED_GPU_NAME} per node" in readme  # seed: 4 GPUs per node
     assert "rtx-pro-6000-se per node" not in readme
+
+
+# Words a PDF must not print: "Replik" is German for a retort (a replica is a
+# "Replikat"), and "(s)"/"(en)" stand in for plurals the message catalog has.
+NOT_WORDS = ("Replik ", "Repliken", "Replika ", "(en)", "(e)", "(s)")
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        # seed: 4 GPUs at tensor parallel size 1 are 4 engine instances; pyproject 0.1.0
+        ("en", ["engine instances at tensor parallel size 1", "Sizing engine 0.1.0"]),
+        (
+            "de",
+            [
+                "Engine-Instanzen mit Tensor-Parallelität 1",
+                "ganze Gespräche je Replikat",
+                "Rechenkern 0.1.0",
+            ],
+        ),
+    ],
+)
+def test_pdf_uses_real_plurals_and_translates_the_footer(
+    language: str, expected: list[str]
+) -> None:
+    quote = quote_create_from_inquiry(inquiry=make_inquiry(language=language), user=None)
+    data = quote_pdf_render(document_from_quote(quote))
+    pages = [page.extract_text() for page in PdfReader(io.BytesIO(data)).pages]
+    text = " ".join(" ".join(pages).split()) + " "
+    for phrase in expected:
+        assert phrase in text
+    for wrong in NOT_WORDS:
+        assert wrong not in text, text[max(0, text.find(wrong) - 120) : text.find(wrong) + 60]
+    assert "Engine sizing" not in text
