@@ -42,17 +42,20 @@ class PlanRequest:
     Attributes:
         model: the model to serve (resolved from ``workload.model`` or a private config).
         workload: the customer's inputs (:class:`sizing.workload.Workload`).
-        traffic: turns, time between turns, tokens per turn, the busy hour and the
-            latency targets (:class:`~sizing.traffic.Traffic`; defaults stated there).
         platform_slug: the server platform.
         rule: the GPU budget rule (seed defaults).
     """
 
     model: ModelSpec
     workload: Workload
-    traffic: Traffic = field(default_factory=Traffic)
     platform_slug: str = "epyc-9005-2s"
     rule: BudgetRule = field(default_factory=BudgetRule)
+
+    @property
+    def traffic(self) -> Traffic:
+        """The workload's turns, time between turns, tokens per turn, busy hour and
+        latency targets (:class:`~sizing.traffic.Traffic`; defaults stated there)."""
+        return self.workload.traffic
 
 
 @dataclass(frozen=True)

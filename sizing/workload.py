@@ -21,7 +21,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from sizing import traffic as traffic_inputs
 from sizing.errors import SizingError
+from sizing.hit_rate import MAX_TURNS
+from sizing.return_gaps import DEFAULT_PROFILE, MAX_GAP_S, PROFILES
+from sizing.traffic import Traffic
 
 KV_DTYPES = ("auto", "bf16", "fp16", "fp32", "fp8")
 """Accepted ``kv_dtype`` values (vLLM ``--kv-cache-dtype``; ``auto`` = model dtype)."""
@@ -101,6 +105,59 @@ class Workload:
     expert_parallel: bool = _input(
         False, help="spread a MoE model's experts over the node's GPUs (vLLM expert parallel)"
     )
+    # The traffic (sizing.traffic: defaults and their sources in its docstring).
+    turns: int = _input(
+        traffic_inputs.DEFAULT_TURNS, help="turns per conversation", min=1, max=MAX_TURNS
+    )
+    gap_profile: str = _input(
+        DEFAULT_PROFILE,
+        help="named profile of the time between turns",
+        choices=tuple(PROFILES),
+    )
+    gap_median_s: float | None = _input(
+        None,
+        help="median time between turns, s (with the p90; overrides the profile)",
+        exclusive_min=0,
+        max=MAX_GAP_S,
+    )
+    gap_p90_s: float | None = _input(
+        None, help="90th percentile time between turns, s", exclusive_min=0, max=MAX_GAP_S
+    )
+    new_prompt_tokens: int | None = _input(
+        None,
+        help="tokens a user adds per turn (not given: the context spread over the turns)",
+        min=1,
+        max=MAX_CONTEXT_TOKENS,
+    )
+    output_tokens: int | None = _input(
+        None,
+        help="tokens the model answers per turn (not given: 343, at most half a turn)",
+        min=0,
+        max=MAX_CONTEXT_TOKENS,
+    )
+    busy_hour_active_share: float = _input(
+        traffic_inputs.DEFAULT_BUSY_HOUR_SHARE,
+        help="share of users active in the busiest hour, above 0 and at most 1",
+        exclusive_min=0,
+        max=1,
+    )
+    ttft_p95_ms: float = _input(
+        traffic_inputs.DEFAULT_TTFT_P95_MS,
+        help="TTFT p95 target, ms",
+        exclusive_min=0,
+        max=traffic_inputs.MAX_TARGET_MS,
+    )
+    tpot_ms: float = _input(
+        traffic_inputs.DEFAULT_TPOT_MS,
+        help="TPOT target, ms",
+        exclusive_min=0,
+        max=traffic_inputs.MAX_TARGET_MS,
+    )
+
+    @property
+    def traffic(self) -> Traffic:
+        """The traffic inputs as :class:`sizing.traffic.Traffic` (same field names)."""
+        return Traffic(**{name: getattr(self, name) for name in traffic_inputs.FIELDS})
 
     @property
     def active_users(self) -> int | None:
@@ -199,6 +256,10 @@ class Workload:
                 code="tensor_parallel_range",
                 values={"gpus": self.gpus_per_node, "got": tp},
             )
+        traffic = self.traffic
+        traffic_inputs.validate_targets(traffic)
+        traffic_inputs.gaps(traffic)
+        traffic_inputs.conversation_shape(traffic, self.context_tokens - prompt)
 
     def to_json(self) -> dict[str, Any]:
         """The workload as a JSON object, one key per field (what inquiries and quote
@@ -242,6 +303,10 @@ class Workload:
 
 REQUIRED = tuple(f.name for f in dataclasses.fields(Workload) if f.default is dataclasses.MISSING)
 """Fields without a default: the model, the context and the users."""
+
+FLAG_NAMES = {"gap_profile": "time-between-turns", "busy_hour_active_share": "busy-hour-share"}
+"""Flags the CLI has spelled differently from the field (``--time-between-turns``) since
+they were added; the field's own flag works as well."""
 
 SHORT_NAMES = {"context_tokens": "context"}
 """Names the CLI (``--context``) and the JSON API (``"context"``) have taken for a field

@@ -5,6 +5,7 @@ Django-free: the engine tests use them as well as the web tests.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from sizing.gpu import BudgetRule
@@ -34,6 +35,6 @@ def plan_request(
         extra["platform_slug"] = platform_slug
     if rule is not None:
         extra["rule"] = rule
-    if traffic is not None:
-        extra["traffic"] = traffic
+    if traffic is not None:  # the traffic inputs are workload fields of the same names
+        fields = {**dataclasses.asdict(traffic), **fields}
     return PlanRequest(model=model, workload=Workload(model=model.repo_id, **fields), **extra)

@@ -23,6 +23,7 @@ from configurator.inquiries import problems
 from configurator.inquiries.choices import FixedChoiceField
 from configurator.inquiries.contact import ContactForm, describe_fields
 from configurator.inquiries.notices import fallback_notice
+from configurator.inquiries.traffic_fields import TRAFFIC_FIELDS, TrafficFields
 from configurator.modelhub.errors import HubLookupPending
 from configurator.modelhub.services import model_lookup
 from configurator.modelhub.upload import (
@@ -124,7 +125,7 @@ class SharePercentField(forms.IntegerField):
         return None if percent is None else percent / 100
 
 
-class WorkloadForm(forms.Form):
+class WorkloadForm(TrafficFields):
     """What the customer wants to run; ``plan`` holds the sizing once the form is valid.
 
     Every :class:`Workload` field is a form field of the same name whose cleaned value is
@@ -236,6 +237,7 @@ class WorkloadForm(forms.Form):
         self.private_config: dict[str, Any] | None = None
         self.private_config_text = ""
         self.fields["model"].widget.attrs.update(autocomplete_attrs())
+        self.order_fields([name for name in self.fields if name not in TRAFFIC_FIELDS])
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -375,8 +377,14 @@ class WorkloadForm(forms.Form):
 
     @staticmethod
     def workload(cleaned: Mapping[str, Any], *, model: str) -> Workload:
-        """The :class:`Workload` of the cleaned data, naming ``model`` (the resolved id)."""
-        return Workload(**{name: cleaned[name] for name in FIELDS if name != "model"}, model=model)
+        """The :class:`Workload` of the cleaned data, naming ``model`` (the resolved id);
+        an empty field that has a default takes it."""
+        values = {
+            name: cleaned[name]
+            for name in FIELDS
+            if name != "model" and not (cleaned[name] in (None, "") and FIELDS[name].default)
+        }
+        return Workload(**values, model=model)
 
     def inquiry_columns(self) -> dict[str, Any]:
         """The :class:`~configurator.inquiries.models.Inquiry` columns of a valid form: the

@@ -64,6 +64,17 @@ class Inquiry(models.Model):
     new_conversations_per_day = models.PositiveIntegerField(
         _("new conversations per day"), default=0
     )
+    turns = models.PositiveIntegerField(_("turns per conversation"), default=8)
+    gap_profile = models.CharField(_("time between turns"), max_length=16, default="chat")
+    gap_median_s = models.FloatField(_("median time between turns (s)"), null=True, blank=True)
+    gap_p90_s = models.FloatField(_("p90 time between turns (s)"), null=True, blank=True)
+    new_prompt_tokens = models.PositiveIntegerField(
+        _("new prompt tokens per turn"), null=True, blank=True
+    )
+    output_tokens = models.PositiveIntegerField(_("output tokens per turn"), null=True, blank=True)
+    busy_hour_active_share = models.FloatField(_("share active in the busiest hour"), default=1.0)
+    ttft_p95_ms = models.FloatField(_("TTFT p95 target (ms)"), default=2000.0)
+    tpot_ms = models.FloatField(_("TPOT target (ms)"), default=200.0)
     plan_summary = models.JSONField(_("plan snapshot"), default=dict)
 
     # The contact.

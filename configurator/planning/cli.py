@@ -22,11 +22,12 @@ from sizing import catalog
 from sizing.errors import SizingError
 from sizing.model import ModelSpec
 from sizing.plan import Plan
-from sizing.workload import FIELDS, SHORT_NAMES, Workload
+from sizing.workload import FIELDS, FLAG_NAMES, SHORT_NAMES, Workload
 
-FLAG_SPELLING = {name: "--" + short for name, short in SHORT_NAMES.items()}
+FLAG_SPELLING = {name: "--" + short for name, short in {**SHORT_NAMES, **FLAG_NAMES}.items()}
 """Workload fields whose flag is not ``--`` + the field name with dashes (the seed
-example's ``--context``); the field's own flag (``--context-tokens``) works as well."""
+example's ``--context``, ``--time-between-turns``); the field's own flag
+(``--context-tokens``) works as well."""
 
 MODEL_FLAGS = {
     "config": "--config",
@@ -109,50 +110,6 @@ def add_workload_arguments(parser: CommandParser) -> None:
         parser.add_argument(*flags, dest=name, type=ARG_TYPES[kind], help=help_text, **extra)
 
 
-TRAFFIC_FLAGS: dict[str, tuple[str, Callable[[str], Any], str]] = {
-    "turns": ("--turns", positive_int, "turns per conversation (default 8)"),
-    "gap_profile": (
-        "--time-between-turns",
-        str,
-        "named profile of the time between turns: chat, document_qa or agent (default chat)",
-    ),
-    "gap_median_s": ("--gap-median-s", share, "median time between turns, s (with --gap-p90-s)"),
-    "gap_p90_s": ("--gap-p90-s", share, "90th percentile time between turns, s"),
-    "new_prompt_tokens": (
-        "--new-prompt-tokens",
-        positive_int,
-        "tokens a user adds per turn (default: the context spread over the turns)",
-    ),
-    "output_tokens": (
-        "--output-tokens",
-        positive_int,
-        "tokens the model answers per turn (default 343)",
-    ),
-    "busy_hour_active_share": (
-        "--busy-hour-share",
-        share,
-        "share of users active in the busiest hour, above 0 and at most 1 (default 1)",
-    ),
-    "ttft_p95_ms": ("--ttft-p95-ms", share, "TTFT p95 target, ms (default 2000)"),
-    "tpot_ms": ("--tpot-ms", share, "TPOT target, ms (default 200)"),
-}
-"""The traffic flags: :class:`sizing.traffic.Traffic` field → (flag, type, help)."""
-
-
-def add_traffic_arguments(parser: CommandParser) -> None:
-    """One flag per :class:`sizing.traffic.Traffic` input; the defaults are the type's."""
-    group = parser.add_argument_group(
-        "traffic", "how the users use the model; each default is stated in the plan"
-    )
-    for name, (flag, kind, help_text) in TRAFFIC_FLAGS.items():
-        group.add_argument(flag, dest=f"traffic_{name}", type=kind, default=None, help=help_text)
-
-
-def traffic_from_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The traffic inputs the options give, by :class:`sizing.traffic.Traffic` field."""
-    return {name: options.get(f"traffic_{name}") for name in TRAFFIC_FLAGS}
-
-
 def positive_gib(text: str) -> float:
     """argparse type: a positive size in GiB."""
     try:
@@ -227,7 +184,6 @@ class SizingCommand(BaseCommand):
             "--weights-gib", type=positive_gib, default=None, help="weights of the --config model"
         )
         parser.add_argument("--revision", default=None, help="Hub revision (branch, tag, commit)")
-        add_traffic_arguments(parser)
 
     def workload_from_options(self, options: dict[str, Any]) -> Workload:
         """The options' :class:`Workload` (one option per field, same names)."""
@@ -241,13 +197,9 @@ class SizingCommand(BaseCommand):
                 self.workload_from_options(options),
                 model=model,
                 revision=options.get("revision"),
-                traffic=traffic_from_options(options),
             )
         except SizingError as exc:
-            flag = TRAFFIC_FLAGS[exc.field][0] if exc.field in TRAFFIC_FLAGS else None
-            raise CommandError(
-                f"{flag or flag_for(exc.field)}: {exc.message}", returncode=2
-            ) from exc
+            raise CommandError(f"{flag_for(exc.field)}: {exc.message}", returncode=2) from exc
 
     def _uploaded_model(self, options: dict[str, Any]) -> ModelSpec | None:
         """The ``--config`` model (naming ``options["model"]`` after it), or ``None``."""

@@ -10,7 +10,6 @@ from configurator.modelhub.services import model_resolve
 from configurator.modelhub.upload import model_from_config_upload
 from sizing.model import ModelSpec
 from sizing.plan import Plan, PlanRequest, make_plan
-from sizing.traffic import from_mapping as traffic_from
 from sizing.workload import Workload, model_source
 
 
@@ -21,12 +20,8 @@ def plan_create(
     model: ModelSpec | None = None,
     private_config: Mapping[str, Any] | None = None,
     private_weights_gib: float | None = None,
-    traffic: Mapping[str, Any] | None = None,
 ) -> Plan:
     """Resolve ``workload.model`` (:func:`model_spec`) and size one node for the workload.
-
-    ``traffic`` holds inputs of :class:`sizing.traffic.Traffic` by name (absent or
-    ``None``: their defaults).
 
     Raises:
         sizing.errors.SizingError: naming the input (a :class:`Workload` field) that
@@ -39,7 +34,7 @@ def plan_create(
         private_config=private_config,
         private_weights_gib=private_weights_gib,
     )
-    return make_plan(PlanRequest(model=spec, workload=workload, traffic=traffic_from(traffic)))
+    return make_plan(PlanRequest(model=spec, workload=workload))
 
 
 def plan_stored(inputs: Mapping[str, Any]) -> Plan:

@@ -104,7 +104,7 @@ def test_a_private_model_is_stored_beside_the_workload() -> None:
 @pytest.mark.parametrize(
     ("data", "field"),
     [
-        ({**SEED_WORKLOAD.to_json(), "turns": 3}, "turns"),
+        ({**SEED_WORKLOAD.to_json(), "turns_per_day": 3}, "turns_per_day"),
         ({**SEED_WORKLOAD.to_json(), "gpu_slug": "h200-nvl"}, "gpu"),  # given twice
         ({"model": "Qwen/Qwen3-32B-FP8", "users": 500}, "context_tokens"),
     ],

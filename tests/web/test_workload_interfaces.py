@@ -42,6 +42,18 @@ EVERY = Workload(
     shared_prompt_tokens=1024,
     tensor_parallel_size=2,
     expert_parallel=True,
+    # The traffic, every input away from its default (sizing.traffic): 4 turns of
+    # 1,000 + 500 tokens (6,000 ≤ 8,192 − 1,024), the customer's own gaps, half the users
+    # in the busiest hour, looser TTFT and tighter TPOT than MLPerf's 2,000 / 200 ms.
+    turns=4,
+    gap_profile="agent",
+    gap_median_s=60.0,
+    gap_p90_s=300.0,
+    new_prompt_tokens=1000,
+    output_tokens=500,
+    busy_hour_active_share=0.5,
+    ttft_p95_ms=3000.0,
+    tpot_ms=150.0,
 )
 
 pytestmark = pytest.mark.django_db
@@ -65,6 +77,14 @@ def test_every_field_differs_from_its_default() -> None:
     # The plan honours the explicit layout: TP 2, the experts over all 8 GPUs.
     plan = make_plan(PlanRequest(model=from_catalog(EVERY.model), workload=EVERY))
     assert (plan.parallelism.tensor_parallel_size, plan.parallelism.expert_parallel_size) == (2, 8)
+    # The traffic reaches the plan: without it the plan under traffic differs.
+    assert plan.request.traffic.turns == 4
+    assert (
+        plan.summary()
+        != make_plan(
+            PlanRequest(model=from_catalog(EVERY.model), workload=EVERY.replace(turns=3))
+        ).summary()
+    )
 
 
 def form_data() -> dict[str, Any]:
@@ -88,6 +108,27 @@ def test_cli(expected: Plan) -> None:
     out = io.StringIO()
     call_command("size", *args, "--format=json", stdout=out)
     assert json.loads(out.getvalue())["summary"] == expected.summary()
+
+
+def test_cli_documented_traffic_flags(expected: Plan) -> None:
+    # docs/cli.md spells two traffic flags apart from their fields.
+    args = [f"--{name.replace('_', '-')}={value}" for name, value in EVERY.to_json().items()]
+    args = [a for a in args if not a.startswith(("--expert-parallel", "--gap-profile", "--busy"))]
+    args += ["--expert-parallel", "--time-between-turns=agent", "--busy-hour-share=0.5"]
+    out = io.StringIO()
+    call_command("size", *args, "--format=json", stdout=out)
+    assert json.loads(out.getvalue())["summary"] == expected.summary()
+
+
+def test_api_bad_traffic_value_names_the_field(client: Client) -> None:
+    body = {**EVERY.to_json(), "busy_hour_active_share": 1.5}
+    response = client.post("/api/plans", body, content_type="application/json")
+    assert response.status_code == 422
+    assert "busy_hour_active_share" in response.content.decode()
+    # Below the median of 60 s: a check across fields, the engine's, a 400 naming it.
+    body = {**EVERY.to_json(), "gap_p90_s": 30.0}
+    response = client.post("/api/plans", body, content_type="application/json")
+    assert (response.status_code, response.json()["field"]) == (400, "gap_p90_s")
 
 
 def test_api(client: Client, expected: Plan) -> None:
