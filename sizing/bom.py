@@ -10,6 +10,12 @@ Rules (each line's reason names its input):
   24 DIMMs) and 8 NVMe bays (upper end of the 2-8 front bays of the hardware notes'
   8-GPU pattern). The chosen chassis must hold the plan's GPUs, DIMMs and NVMe drives;
   otherwise the BOM raises :class:`ChassisLimitError` naming the constraint.
+- GPU cooling: a chassis takes only the cooling kinds listed for it in hardware.json
+  (``chassis[].takes_cooling`` against each GPU's ``cooling``): the 4U PCIe server takes
+  passive server cards and blower cards, whose air leaves front to back with the chassis
+  fans (NVIDIA RTX PRO 6000 Server Edition and Max-Q Workstation Edition pages); it does
+  not take the 600 W flow-through Workstation Edition (NVIDIA's datasheet: a desktop
+  cooler) or open-air consumer cards. The baseboard chassis takes SXM/OAM modules only.
 - CPUs: one AMD EPYC 9355 (32 cores, 280 W TDP) per socket of the plan's platform (AMD
   EPYC 9005 platform facts; the seed names the 9355).
 - DIMMs: the plan's DIMM layout (``sizing.host_memory``): count and size per node.
@@ -33,6 +39,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from sizing import catalog
+from sizing.catalog import Gpu
 from sizing.errors import Fix, InfeasibleError
 from sizing.nvme import WARRANTY_YEARS
 from sizing.plan import Plan
@@ -84,6 +92,15 @@ class Chassis:
     nvme_bays: int
     source: str
 
+    @property
+    def takes_cooling(self) -> frozenset[str]:
+        """The GPU cooling kinds this chassis holds (``chassis`` in hardware.json)."""
+        return catalog.chassis_cooling().get(self.sku, frozenset())
+
+    def takes(self, gpu: Gpu) -> bool:
+        """Whether ``gpu``'s cooling (``Gpu.cooling``) is one this chassis holds."""
+        return gpu.cooling in self.takes_cooling
+
 
 PCIE_CHASSIS = Chassis(
     sku="CHS-SP5-4U8G",
@@ -102,12 +119,48 @@ BASEBOARD_CHASSIS = Chassis(
 MAX_PCIE_GPUS_PER_CHASSIS = PCIE_CHASSIS.gpu_slots
 
 
+def chassis_for(slug: str) -> Chassis:
+    """The chassis a node of GPU ``slug`` is built in: the baseboard one for SXM/OAM
+    modules (:data:`BASEBOARD_GPUS`), the 4U PCIe server otherwise."""
+    return BASEBOARD_CHASSIS if slug in BASEBOARD_GPUS else PCIE_CHASSIS
+
+
+def server_gpu(gpu: Gpu) -> bool:
+    """Whether the chassis a node of ``gpu`` is built in takes it (module docstring)."""
+    return chassis_for(gpu.slug).takes(gpu)
+
+
 class ChassisLimitError(InfeasibleError):
     """The plan needs more GPUs, DIMMs or NVMe drives per node than the chassis holds.
 
     ``binding`` names the slot kind (``"GPU slots per chassis"``, ``"DIMM slots per
     chassis"``, ``"NVMe bays per chassis"``); ``field`` the input to change.
     """
+
+
+COOLING_BINDING = "GPU cooling per chassis"
+"""The binding of a GPU whose cooling the chassis does not take."""
+
+
+def check_gpu_cooling(chassis: Chassis, gpu: Gpu) -> None:
+    """Check that ``chassis`` takes ``gpu``'s cooling kind (module docstring).
+
+    Raises:
+        ChassisLimitError: field ``gpu``, binding ``"GPU cooling per chassis"``, naming
+            the GPU, its cooling and the kinds the chassis takes.
+    """
+    if chassis.takes(gpu):
+        return
+    takes = ", ".join(sorted(chassis.takes_cooling))
+    raise ChassisLimitError(
+        "gpu",
+        f"gpu {gpu.slug} ({gpu.name}, {gpu.cooling} cooling) does not go into the "
+        f"{chassis.sku} chassis, which takes {takes} GPUs only",
+        binding=COOLING_BINDING,
+        fixes=(Fix("server_gpu"),),
+        code="chassis_gpu_cooling",
+        values={"gpu": gpu.name, "cooling": gpu.cooling or "", "sku": chassis.sku, "takes": takes},
+    )
 
 
 def check_chassis(chassis: Chassis, *, gpus: int, dimm_count: int, nvme_drive_count: int) -> None:
@@ -273,14 +326,16 @@ def bill_of_materials(plan: Plan) -> Bom:
         appear only when the plan has an NVMe tier or tensor parallelism.
 
     Raises:
-        ChassisLimitError: the node's GPUs, DIMMs or NVMe drives exceed the chassis'
-            slots or bays (:func:`check_chassis`); a ``ValueError`` subclass.
+        ChassisLimitError: the chassis does not take the GPU's cooling
+            (:func:`check_gpu_cooling`), or the node's GPUs, DIMMs or NVMe drives exceed
+            its slots or bays (:func:`check_chassis`); a ``ValueError`` subclass.
     """
     req = plan.request
     nodes = plan.parallelism.nodes
     gpus = req.workload.gpus_per_node
     on_baseboard = plan.gpu.slug in BASEBOARD_GPUS
-    chassis = BASEBOARD_CHASSIS if on_baseboard else PCIE_CHASSIS
+    chassis = chassis_for(plan.gpu.slug)
+    check_gpu_cooling(chassis, plan.gpu)
     check_chassis(
         chassis,
         gpus=gpus,

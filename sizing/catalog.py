@@ -34,6 +34,9 @@ class Gpu:
         tdp_w: board power in W.
         nvlink_gbps_bidirectional: NVLink bandwidth per GPU, both directions, GB/s
             (``None`` without NVLink).
+        cooling: how the card is cooled (``passive``, ``blower``, ``flow-through``,
+            ``open-air``, ``module``; ``cooling`` in hardware.json, from the vendor's
+            datasheet): what decides which chassis takes it (:func:`chassis_cooling`).
     """
 
     slug: str
@@ -48,6 +51,7 @@ class Gpu:
     fp8_kv_cache: bool
     tdp_w: int | None
     nvlink_gbps_bidirectional: float | None = None
+    cooling: str | None = None
 
     @property
     def nvlink_gbps_per_direction(self) -> float | None:
@@ -122,8 +126,20 @@ def gpus() -> dict[str, Gpu]:
             fp8_kv_cache=g["fp8_kv_cache"] is True,
             tdp_w=g["tdp_w"],
             nvlink_gbps_bidirectional=(g.get("nvlink") or {}).get("gbps_per_gpu_bidirectional"),
+            cooling=g.get("cooling"),
         )
     return out
+
+
+@cache
+def chassis_cooling() -> dict[str, frozenset[str]]:
+    """The GPU cooling kinds each chassis takes, by chassis SKU.
+
+    From ``chassis[].takes_cooling`` in hardware.json, whose ``sources`` name the chassis
+    review and NVIDIA's datasheets (a rack server's fans blow through passive heatsinks
+    and blower cards; a workstation card's flow-through fans fight that airflow).
+    """
+    return {c["sku"]: frozenset(c["takes_cooling"]) for c in _data()["chassis"]}
 
 
 def gpu(slug: str) -> Gpu:

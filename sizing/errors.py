@@ -82,6 +82,8 @@ FIX_ENGLISH = {
     "fewer_new_conversations": "fewer new conversations per day",
     "longer_target": "a longer latency target",
     "plan_chooses_tp": "let the plan choose the tensor parallel size",
+    "server_gpu": "a server GPU (passive or blower cooling, e.g. the RTX PRO 6000 Server "
+    "Edition or Max-Q)",
 }
 """English wording of each fix code."""
 
@@ -103,6 +105,7 @@ FIX_INPUTS = {
     "fewer_new_conversations": "new_conversations_per_day",
     "longer_target": "ttft_p95_ms",
     "plan_chooses_tp": "tensor_parallel_size",
+    "server_gpu": "gpu",
 }
 """The request input each fix changes (a field name of :class:`SizingError`)."""
 

@@ -41,7 +41,9 @@ types.
 Hard constraints (a configuration breaking one is never returned, only counted in
 :attr:`Recommendation.rejected`): the plan cannot be made (weights or one max-length
 conversation do not fit, host memory beyond the largest DIMMs, TP divisibility); the BOM
-does not fit the chassis (GPU slots, DIMM slots, NVMe bays); the CPU tier would only
+does not fit the chassis (the GPU's cooling, GPU slots, DIMM slots, NVMe bays: a GPU no
+chassis takes, such as the flow-through RTX PRO 6000 Workstation Edition, is rejected
+before it is sized, :func:`sizing.bom.check_gpu_cooling`); the CPU tier would only
 mirror the GPU cache (verdict binding "mirror"). Targets (a configuration that misses
 one is kept as "nearest" but not recommended): the users active at once are resident on
 the GPUs (``active_share``), and TTFT p95 and TPOT at the busiest hour within the
@@ -62,13 +64,13 @@ from typing import Any, Generic
 from sizing import catalog
 from sizing.architecture import conversation_bytes, kv_bytes_per_token
 from sizing.bom import (
-    BASEBOARD_CHASSIS,
-    BASEBOARD_GPUS,
+    COOLING_BINDING,
     CPU_SKU,
-    PCIE_CHASSIS,
     Bom,
     BomLine,
     bill_of_materials,
+    chassis_for,
+    check_gpu_cooling,
     gpu_sku,
 )
 from sizing.configuration import Configuration, Miss, P, PriceFn, Rejection
@@ -252,7 +254,7 @@ def node_floor(request: PlanRequest) -> Bom:
     plan's (the pruning rule of the module docstring).
     """
     slug, gpus = request.workload.gpu, request.workload.gpus_per_node
-    chassis = BASEBOARD_CHASSIS if slug in BASEBOARD_GPUS else PCIE_CHASSIS
+    chassis = chassis_for(slug)
     sockets = catalog.platform(request.platform_slug).sockets
     return Bom(
         nodes=1,
@@ -339,11 +341,12 @@ def _cheapest_without_tier(
 
 
 def _binding(rejected: Sequence[Rejection], feasible: Sequence[Configuration[Any]]) -> str:
-    """The target missed by most near configurations, else the most common hard limit."""
+    """The target missed by most near configurations, else the most common hard limit
+    (a GPU type no chassis takes is left out: the request's workload does not bind it)."""
     misses = Counter(m.target for c in feasible for m in c.misses)
     if misses:
         return misses.most_common(1)[0][0]
-    counts = Counter(r.binding for r in rejected)
+    counts = Counter(r.binding for r in rejected if r.binding != COOLING_BINDING)
     return counts.most_common(1)[0][0] if counts else "no GPU type on the price list"
 
 
@@ -383,6 +386,12 @@ def recommend(
     tried = candidates(request, gpu_slugs, gpus_per_node)
     floors = []
     for candidate in tried:
+        try:
+            gpu = catalog.gpu(candidate.workload.gpu)
+            check_gpu_cooling(chassis_for(gpu.slug), gpu)
+        except InfeasibleError as exc:
+            rejected.append(_rejection(candidate, exc.binding, exc.message))
+            continue
         floor = price(node_floor(candidate))
         if floor is None:
             unpriced.append(candidate.workload.gpu)

@@ -8,6 +8,7 @@ NVMe tier. Price differences are left to the caller, which owns the money.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,8 @@ ENGLISH = {
     "({evaluated:,} sized; the others cost more in chassis, CPUs and GPUs alone).",
     "below_reference": "Costs no more than the requested {ref_gpus} × {ref_gpu} with "
     "{ref_memory_gb:,} GB of host memory.",
+    "below_reference_by": "{below_pct} % below the requested layout ({ref_gpus} × {ref_gpu} "
+    "with {ref_memory_gb:,} GB of host memory).",
     "tier": "{on_gpus:,} conversations stay on the GPUs; a CPU tier of {tier_gib:,.0f} GiB "
     "({per_replica_gib:,.0f} GiB per replica) keeps the other {resting:,} warm, so DRAM "
     "does the work of more GPUs.",
@@ -83,6 +86,31 @@ def _tier(config: Configuration[Any]) -> Reason:
     )
 
 
+def below_pct(price: Any, reference_price: Any) -> int:
+    """Whole percent by which ``price`` lies below ``reference_price``, rounded down so
+    that the sentence never claims more than the saving; 0 when the reference price is
+    not positive or the prices cannot be divided (a caller's own price type)."""
+    try:
+        share = (reference_price - price) / reference_price
+    except (TypeError, ZeroDivisionError, ArithmeticError):
+        return 0
+    return max(0, math.floor(float(share) * 100 + 1e-9))
+
+
+def _below_reference(config: Configuration[Any], ref: Configuration[Any]) -> Reason:
+    """``below_reference_by`` with the percentage when it is 1 % or more, otherwise
+    ``below_reference`` (costs no more than the requested layout)."""
+    pct = below_pct(config.price, ref.price)
+    figures: tuple[tuple[str, int | float | str], ...] = (
+        ("ref_gpus", ref.gpus),
+        ("ref_gpu", ref.plan.gpu.name),
+        ("ref_memory_gb", ref.plan.host.total_gb),
+    )
+    if pct >= 1:
+        return Reason("below_reference_by", (("below_pct", pct), *figures))
+    return Reason("below_reference", figures)
+
+
 def reasons(config: Configuration[Any], rec: Recommendation[Any]) -> tuple[Reason, ...]:
     """Why ``config`` is listed in ``rec``: rank, tiers, and what it gives up.
 
@@ -99,16 +127,7 @@ def reasons(config: Configuration[Any], rec: Recommendation[Any]) -> tuple[Reaso
         out.extend(_against(config, cheapest))
     ref = rec.reference
     if ref is not None and config is not ref and not ref.price < config.price:
-        out.append(
-            Reason(
-                "below_reference",
-                (
-                    ("ref_gpus", ref.gpus),
-                    ("ref_gpu", ref.plan.gpu.name),
-                    ("ref_memory_gb", ref.plan.host.total_gb),
-                ),
-            )
-        )
+        out.append(_below_reference(config, ref))
     out.append(_tier(config))
     plan = config.plan
     request = plan.request

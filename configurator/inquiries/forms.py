@@ -33,6 +33,7 @@ from configurator.modelhub.upload import (
 )
 from configurator.planning.services import plan_create
 from sizing import catalog
+from sizing.bom import server_gpu
 from sizing.errors import SizingError
 from sizing.model import ModelSpec, catalog_ids
 from sizing.plan import Plan
@@ -74,8 +75,11 @@ UPLOAD_FIELDS = ("config_file", "config_text", "model_name", "weights_gib")
 
 @cache
 def gpu_choices() -> tuple[tuple[str, str], ...]:
-    """GPUs the engine knows, largest memory first (``sizing.catalog.gpus``)."""
-    gpus = sorted(catalog.gpus().values(), key=lambda g: (-g.marketed_memory_gb, g.name))
+    """GPUs the engine knows that a chassis the builder sells takes, largest memory first
+    (``sizing.catalog.gpus``; :func:`sizing.bom.server_gpu`: not the flow-through RTX PRO
+    6000 Workstation Edition nor open-air consumer cards)."""
+    known = (g for g in catalog.gpus().values() if server_gpu(g))
+    gpus = sorted(known, key=lambda g: (-g.marketed_memory_gb, g.name))
     return tuple((g.slug, g.name) for g in gpus)
 
 
@@ -196,7 +200,15 @@ class WorkloadForm(TrafficFields):
     kv_dtype = FixedChoiceField(
         label=_("KV-cache dtype"), choices=KV_DTYPE_CHOICES, initial=FIELDS["kv_dtype"].default
     )
-    gpu = FixedChoiceField(label=_("GPU"), choices=gpu_choices, initial=DEFAULT_GPU)
+    gpu = FixedChoiceField(
+        label=_("GPU"),
+        choices=gpu_choices,
+        initial=DEFAULT_GPU,
+        help_text=_(
+            "Server GPUs only: the RTX PRO 6000 Workstation Edition and consumer cards have "
+            "desktop coolers that a rack server does not take."
+        ),
+    )
     gpus_per_node = forms.IntegerField(
         label=_("GPUs per node"),
         **limits("gpus_per_node"),

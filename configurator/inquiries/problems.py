@@ -166,6 +166,10 @@ MESSAGES: dict[str, Promise] = {
         "The CPU tier needs %(need_gb)s GB of host memory, more than the %(largest_gb)s GB one "
         "node can hold (%(slots)s DIMM slots × %(dimm_gb)s GB)."
     ),
+    "chassis_gpu_cooling": gettext_lazy(
+        "The %(gpu)s (%(cooling)s cooling) does not go into the %(sku)s chassis, which takes "
+        "%(takes)s GPUs only."
+    ),
     "chassis_gpu_slots": gettext_lazy(
         "The %(sku)s chassis holds at most %(max)s GPUs per node, got %(got)s."
     ),
@@ -266,6 +270,9 @@ FIXES: dict[str, Promise] = {
     "fewer_new_conversations": gettext_lazy("fewer new conversations per day"),
     "longer_target": gettext_lazy("a longer latency target"),
     "plan_chooses_tp": gettext_lazy("let the plan choose the tensor parallel size"),
+    "server_gpu": gettext_lazy(
+        "a server GPU (passive or blower cooling, e.g. the RTX PRO 6000 Server Edition or Max-Q)"
+    ),
 }
 """The wording of each fix code of :data:`sizing.errors.FIX_ENGLISH`."""
 

@@ -102,6 +102,24 @@ def test_too_many_pcie_gpus_for_one_chassis() -> None:
         bill_of_materials(plan)  # type: ignore[arg-type]
 
 
+def test_workstation_edition_does_not_go_into_the_4u_server() -> None:
+    # NVIDIA's Workstation Edition datasheet: a 600 W double flow-through desktop cooler;
+    # the 4U server takes passive and blower cards (``chassis`` in hardware.json).
+    plan = _plan(gpu="rtx-pro-6000-ws", gpus_per_node=4)
+    with pytest.raises(ChassisLimitError) as err:
+        bill_of_materials(plan)  # type: ignore[arg-type]
+    assert err.value.field == "gpu" and err.value.binding == "GPU cooling per chassis"
+    assert "rtx-pro-6000-ws" in err.value.message and "flow-through" in err.value.message
+    assert "CHS-SP5-4U8G" in err.value.message
+
+
+@pytest.mark.parametrize("slug", ["rtx-pro-6000-se", "rtx-pro-6000-maxq"])
+def test_server_and_max_q_editions_go_into_the_4u_server(slug: str) -> None:
+    # Server Edition: passive for rack servers; Max-Q: 300 W blower (NVIDIA pages).
+    bom = bill_of_materials(_plan(gpu=slug, gpus_per_node=4))  # type: ignore[arg-type]
+    assert bom.line("chassis") is not None and bom.line("chassis").sku == "CHS-SP5-4U8G"  # type: ignore[union-attr]
+
+
 def test_too_many_baseboard_gpus_for_one_chassis() -> None:
     # An HGX/OAM baseboard carries 8 modules (hardware notes, 8-GPU pattern).
     plan = _plan(gpu="h200-sxm", gpus_per_node=16, users=50, new_conversations_per_day=0)

@@ -36,6 +36,8 @@ def table_price(prices: Mapping[str, int]) -> object:
 # A toy price list whose answer is worked out by hand below: only GPUs and DIMMs cost.
 TOY = {
     "GPU-RTX-PRO-6000-SE": 1000,
+    # Priced below the Server Edition so that only the chassis rule keeps it out.
+    "GPU-RTX-PRO-6000-WS": 600,
     "GPU-H200-NVL": 5000,
     "DIMM-DDR5-32GB": 100,
     "DIMM-DDR5-48GB": 200,
@@ -71,7 +73,9 @@ def test_cheapest_known_by_hand() -> None:
     # Reference: the requested 4 × RTX with 24 × 48 GB (seed layout) = 4,000 + 4,800.
     assert rec.reference is not None and rec.reference.price == 8800
     codes = [r.code for r in reasons(first, rec)]
-    assert codes[:2] == ["cheapest", "below_reference"]
+    assert codes[:2] == ["cheapest", "below_reference_by"]
+    # 4,400 against 8,800 (both above): (8,800 - 4,400) / 8,800 = 50 %.
+    assert "50 % below the requested layout (4 × NVIDIA RTX PRO 6000" in why_text(first, rec)
     assert "a CPU tier of 500 GiB" in why_text(first, rec)
 
 
@@ -143,7 +147,7 @@ def test_pareto_front_is_not_dominated() -> None:
             )
 
 
-SLUGS = ["rtx-pro-6000-se", "h200-nvl", "l40s", "a100-pcie-80gb", "h200-sxm"]
+SLUGS = ["rtx-pro-6000-se", "rtx-pro-6000-ws", "h200-nvl", "l40s", "a100-pcie-80gb", "h200-sxm"]
 MODELS = ["Qwen/Qwen3-32B-FP8", "Qwen/Qwen3-8B", "meta-llama/Llama-3.1-70B-Instruct"]
 
 
@@ -156,6 +160,8 @@ def _violations(config: Configuration[int], request: PlanRequest, slugs: list[st
     out = []
     if r.workload.gpu not in slugs:
         out.append("GPU not searched")
+    if catalog.gpu(r.workload.gpu).cooling not in catalog.chassis_cooling()[chassis.sku]:
+        out.append("GPU the chassis does not take")
     if plan.parallelism.conversations_per_replica < 1:
         out.append("one conversation does not fit")
     if plan.host.dimm_count > chassis.dimm_slots:
@@ -209,6 +215,22 @@ def test_no_configuration_breaks_a_hard_constraint(
     assert [c.price for c in rec.cheapest] == sorted(c.price for c in rec.cheapest)
     if not rec.cheapest:
         assert rec.binding
+
+
+def test_workstation_edition_is_skipped_though_cheapest() -> None:
+    # The WS card costs 600 against the SE's 1,000 (TOY) with the same 96 GB, so only
+    # the chassis rule (``chassis`` in hardware.json) keeps it out of the answer.
+    rec = recommend(
+        SEED,
+        gpu_slugs=["rtx-pro-6000-ws", "rtx-pro-6000-se"],
+        price=table_price(TOY),  # type: ignore[arg-type]
+        gpus_per_node=(2, 3),
+    )
+    assert rec.cheapest and rec.cheapest[0].plan.request.workload.gpu == "rtx-pro-6000-se"
+    listed = [*rec.cheapest, *rec.pareto, *rec.feasible]
+    assert all(c.plan.request.workload.gpu != "rtx-pro-6000-ws" for c in listed)
+    refused = [r for r in rec.rejected if r.gpu_slug == "rtx-pro-6000-ws"]
+    assert refused and all(r.binding == "GPU cooling per chassis" for r in refused)
 
 
 @pytest.mark.parametrize("users", [60, 500, 3000])

@@ -54,7 +54,12 @@ def test_cli_json_lists_the_cheapest_first(capsys: pytest.CaptureFixture[str]) -
     )
     assert Decimal(reference["price_net_eur"]) == Decimal("66910.00")
     assert prices[0] <= Decimal(reference["price_net_eur"])
-    assert "Costs no more than the requested 4 × NVIDIA RTX PRO 6000" in configs[0]["why"]
+    # The cheapest: 2 × RTX PRO 6000 SE, 24 × 32 GB, no NVMe = 44,600.00 EUR (demo list,
+    # broken down in tests/web/test_recommend_page.py); (66,910 - 44,600) / 66,910 = 33.3 %.
+    assert configs[0]["gpu"] == "rtx-pro-6000-se"
+    assert Decimal(configs[0]["price_net_eur"]) == Decimal("44600.00")
+    assert "33 % below the requested layout (4 × NVIDIA RTX PRO 6000" in configs[0]["why"]
+    assert all(c["gpu"] != "rtx-pro-6000-ws" for c in configs + data["pareto"])
     assert configs[0]["why_codes"][0]["code"] == "cheapest"
 
 

@@ -50,18 +50,22 @@ def test_three_cheapest_with_relative_cost_and_a_link_each(client: Client) -> No
     page = client.get(links[0].replace("&amp;", "&"), headers=EN).content.decode()
     slug = re.search(r"gpu=([\w.-]+)", links[0]).group(1)  # type: ignore[union-attr]
     assert re.search(rf'<option value="{re.escape(slug)}" selected>', page)
-    assert "Costs no more than the requested 4 × NVIDIA RTX PRO 6000" in html
+    # 44,600 against the requested layout's 66,910 EUR (tests/web/test_recommend.py):
+    # (66,910 - 44,600) / 66,910 = 33.3 % → "33 %".
+    assert "33 % below the requested layout (4 × NVIDIA RTX PRO 6000" in html
+    assert "Workstation Edition" not in html
     assert '<svg viewBox="0 0 320 180"' in html and 'class="front"' in html
 
 
 def test_price_band_when_presales_allow_it(client: Client) -> None:
     PublicPricing.objects.create(pk=1, show_price_band=True, band_percent=10)
     html = client.post("/recommendations/", SEED, headers={**HTMX, **EN}).content.decode()
-    # The cheapest at demo prices (demo_prices.csv): 2 × RTX PRO 6000 Workstation Edition,
-    # 24 × 32 GB, no NVMe = GPUs 17,200 + chassis 9,800 + CPUs 7,300 + DIMMs 3,960 + PSUs
-    # 1,040 + NIC 890 + boot 290 + services 3,520 = 44,000.00 EUR net; ±10 % → 39,600 to
-    # 48,400 EUR.
-    assert "39,600 – 48,400 €" in html
+    # The cheapest at demo prices (demo_prices.csv): 2 × RTX PRO 6000 Server Edition (the
+    # Workstation Edition does not go into the 4U server, hardware.json ``chassis``),
+    # 24 × 32 GB, no NVMe = GPUs 17,800 + chassis 9,800 + CPUs 7,300 + DIMMs 3,960 + PSUs
+    # 1,040 + NIC 890 + boot 290 + services 3,520 = 44,600.00 EUR net; ±10 % → 40,140 to
+    # 49,060 EUR.
+    assert "40,140 – 49,060 €" in html
 
 
 def test_german_page_keeps_svg_numbers_plain(client: Client) -> None:

@@ -23,6 +23,7 @@ LABELS: dict[str, Promise] = {
     "one max-length conversation does not fit": _("one max-length conversation does not fit"),
     "weights do not fit at this TP": _("weights do not fit on the GPUs"),
     "tensor parallel divisibility": _("tensor parallel divisibility"),
+    "GPU cooling per chassis": _("GPU cooling per chassis"),
     "GPU slots per chassis": _("GPU slots per chassis"),
     "DIMM slots per chassis": _("DIMM slots per chassis"),
     "NVMe bays per chassis": _("NVMe bays per chassis"),
