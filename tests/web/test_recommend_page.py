@@ -64,8 +64,8 @@ def test_price_band_when_presales_allow_it(client: Client) -> None:
     # Workstation Edition does not go into the 4U server, hardware.json ``chassis``),
     # 24 × 32 GB, no NVMe = GPUs 17,800 + chassis 9,800 + CPUs 7,300 + DIMMs 3,960 + PSUs
     # 1,040 + NIC 890 + boot 290 + services 3,520 = 44,600.00 EUR net; ±10 % → 40,140 to
-    # 49,060 EUR.
-    assert "40,140 – 49,060 €" in html
+    # 49,060 EUR, to whole hundreds (BAND_ROUNDING_EUR) → 40,100 to 49,100 EUR.
+    assert "40,100 – 49,100 €" in html
 
 
 def test_german_page_keeps_svg_numbers_plain(client: Client) -> None:

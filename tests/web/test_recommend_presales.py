@@ -54,6 +54,9 @@ def test_quote_from_the_second_recommendation_keeps_the_others_as_alternatives(
     ]
     # The chosen one first, then the other two recommended ones, cheapest first.
     assert got == [want[1], want[0], want[2]]
+    # Every alternative is a card the 4U server takes (hardware.json ``chassis``): the
+    # flow-through Workstation Edition, cheapest per card at demo prices, is none of them.
+    assert all(a.inputs["gpu"] != "rtx-pro-6000-ws" for a in alts)
     # Each alternative is the recommended BOM, priced from the same list: the quote's
     # subtotal of the chosen one is what the recommendation showed.
     totals = alts[0].totals(discount_percent=Decimal(0), vat_rate=Decimal("0.19"))
@@ -75,4 +78,8 @@ def test_bad_choice_stores_nothing(presales: Client) -> None:
     assert response.status_code == 302 and not Quote.objects.exists()
     # 16 GPUs per node are beyond the chassis's 8 GPU slots (sizing/bom.py): a message, no draft.
     response = presales.post(url, {**bad, "gpu": "rtx-pro-6000-se", "gpus_per_node": "16"})
+    assert response.status_code == 302 and not Quote.objects.exists()
+    # The Workstation Edition's flow-through cooler does not go into the 4U server
+    # (sizing/bom.py check_gpu_cooling): a message, no draft.
+    response = presales.post(url, {**bad, "gpu": "rtx-pro-6000-ws"})
     assert response.status_code == 302 and not Quote.objects.exists()
