@@ -59,12 +59,12 @@ class TrafficFields(forms.Form):
         required=False,
     )
     gap_median_s = forms.FloatField(
-        label=_("Median time between turns (s)"),
+        label=_("Median time between turns in seconds"),
         help_text=_("With the p90, overrides the profile"),
         **_limits("gap_median_s", number=True),
     )
     gap_p90_s = forms.FloatField(
-        label=_("p90 time between turns (s)"), **_limits("gap_p90_s", number=True)
+        label=_("p90 time between turns in seconds"), **_limits("gap_p90_s", number=True)
     )
     new_prompt_tokens = forms.IntegerField(
         label=_("New prompt tokens per turn"),

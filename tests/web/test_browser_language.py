@@ -55,6 +55,7 @@ ALLOWED = {
     "gib", "gb", "tb", "mb", "ms", "b", "s", "w",
     # German words spelled like English ones
     "in", "so", "name", "optional", "parameter", "plus", "warm",
+    "an", "agent", "chat", "median", "server", "rack", "desktop", "consumer",
 }
 # fmt: on
 
