@@ -28,7 +28,7 @@ from configurator.modelhub.errors import HubLookupPending
 from configurator.planning.recommend import recommendation_create
 from configurator.planning.services import plan_create
 from sizing import catalog
-from sizing.engines.shared_tier import TierOptions
+from sizing.engines.shared_tier import TIER_FIELDS, TierOptions
 from sizing.errors import SizingError
 from sizing.plan import Plan
 from sizing.workload import FIELDS, SHORT_NAMES, Workload
@@ -75,7 +75,6 @@ api = SizingApi(
 )
 
 Engine = Literal["vllm", "lmcache", "lmcache-server", "sglang", "dynamo", "all"]
-Shared = Literal["none", "nfs", "s3"]
 
 
 def _integral(value: Any) -> Any:
@@ -103,13 +102,16 @@ KINDS: dict[Any, Any] = {int: Whole, int | None: Whole | None}
 numbers written as ``11.0``)."""
 
 
-def workload_fields() -> dict[str, Any]:
-    """One schema field per :class:`Workload` field: its type, default, limits and English
-    description from the type (``choices`` become an enum, ``gpu`` the catalog's GPUs);
-    the name of :data:`~sizing.workload.SHORT_NAMES` (``context``) is accepted as well."""
-    hints = get_type_hints(Workload)
+def schema_fields(
+    cls: type, fields: dict[str, dataclasses.Field[Any]], short_names: dict[str, str]
+) -> dict[str, Any]:
+    """One schema field per dataclass field of ``cls``: its type, default, limits and
+    English description from the field's ``metadata`` (``choices`` become an enum,
+    ``gpu`` the catalog's GPUs); a name of ``short_names`` (``context``) is accepted as
+    well."""
+    hints = get_type_hints(cls)
     out: dict[str, Any] = {}
-    for name, f in FIELDS.items():
+    for name, f in fields.items():
         meta = f.metadata
         kind = Literal[tuple(meta["choices"])] if "choices" in meta else hints[name]
         kind = KINDS.get(kind, kind)
@@ -127,7 +129,7 @@ def workload_fields() -> dict[str, Any]:
             )
             if limit in meta
         }
-        names = [name, SHORT_NAMES[name]] if name in SHORT_NAMES else [name]
+        names = [name, short_names[name]] if name in short_names else [name]
         default = ... if f.default is dataclasses.MISSING else f.default
         out[name] = (
             kind,
@@ -152,7 +154,7 @@ SizingFields = create_model(
     "SizingFields",
     __base__=StrictFields,
     __doc__="The workload (``sizing.workload.Workload``); unknown fields are refused.",
-    **workload_fields(),
+    **schema_fields(Workload, FIELDS, SHORT_NAMES),
 )
 
 
@@ -162,11 +164,18 @@ class SizingRequest(SizingFields):  # type: ignore[misc, valid-type]
     model_config = ConfigDict(strict=True, extra="forbid")
 
 
-class BundleQuery(SizingFields):  # type: ignore[misc, valid-type]
-    """A sizing request plus the bundle's engine and shared tier."""
+TierFields = create_model(
+    "TierFields",
+    __base__=SizingFields,
+    __doc__="The workload and the bundle's tiers (``sizing.engines.shared_tier.TierOptions``).",
+    **schema_fields(TierOptions, TIER_FIELDS, {}),
+)
+
+
+class BundleQuery(TierFields):  # type: ignore[misc, valid-type]
+    """A sizing request plus the bundle's engine and its tier options."""
 
     engine: Engine = "all"
-    shared: Shared = "none"
 
 
 class PlanOut(Schema):
@@ -296,9 +305,12 @@ def bundle_get(request: HttpRequest, query: Query[BundleQuery]) -> HttpResponse:
             for name in unknown
         ]
         return api.create_response(request, {"detail": errors}, status=422)
-    data = bundle_build(
-        plan=_plan(query), engine=query.engine, tiers=TierOptions(shared=query.shared)
-    )
+    try:
+        tiers = TierOptions(**{name: getattr(query, name) for name in TIER_FIELDS})
+    except SizingError as exc:
+        error = {"type": "value_error", "loc": ["query", exc.field], "msg": exc.message}
+        return api.create_response(request, {"detail": [error]}, status=422)
+    data = bundle_build(plan=_plan(query), engine=query.engine, tiers=tiers)
     response = HttpResponse(data, content_type="application/zip")
     response["Content-Disposition"] = 'attachment; filename="kv-offload-bundle.zip"'
     return response

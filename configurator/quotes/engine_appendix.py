@@ -1,7 +1,8 @@
 """The quote's engine appendix, built by the same code as the deployment bundle.
 
 For each alternative the appendix shows the ``vllm serve`` command of the first engine
-instance with the bundle's default tier locations (``sizing.engines.shared_tier.
+instance, exactly as its ``serve.sh`` in the bundle starts it (``numactl``, port, flags),
+with the bundle's default tier locations (``sizing.engines.shared_tier.
 TierOptions``): ``sizing.engines.deployment.from_plan`` gives the instances and tiers,
 ``sizing.engines.vllm`` the arguments and the ``--kv-transfer-config`` (with
 ``TieringOffloadingSpec`` and an ``fs`` tier when the plan has an NVMe tier), and the
@@ -10,7 +11,6 @@ short ``--kv-offloading-size`` form only where the bundle emits it (CPU tier onl
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from configurator.planning.services import plan_stored
@@ -20,14 +20,18 @@ from sizing.units import GIB
 
 
 def engine_appendix(inputs: dict[str, Any]) -> dict[str, Any] | None:
-    """The vLLM launch of ``inputs``' first engine instance as JSON-safe data.
+    """The vLLM launch of ``inputs``' first engine instance as JSON-safe data: the exec
+    line of that instance's ``serve.sh`` in the bundle (``numactl`` binding, port and
+    flags from the same slot, ``sizing.engines.placement``).
 
     Returns ``None`` when the inputs cannot be sized or the bundle has no launch for
     the layout. Keys: ``command`` (the shell command, one option per line),
     ``short_command`` (the short form or ``None``), ``config`` (the
-    ``--kv-transfer-config`` object or ``None`` without a CPU tier), ``instances``,
-    ``cpu_gib_per_instance``, ``cpu_bytes_per_instance`` and ``tier_dirs`` (the ``fs``
-    tiers' directories).
+    ``--kv-transfer-config`` object or ``None`` without a CPU tier), ``env`` (the
+    script's exported variables, ``NAME=value`` lines), ``script`` (its path in the
+    bundle), ``ports`` (the first node's instance ports, the router's backends),
+    ``instances``, ``cpu_gib_per_instance``, ``cpu_bytes_per_instance`` and
+    ``tier_dirs`` (the ``fs`` tiers' directories).
     """
     try:
         plan = plan_stored(inputs)
@@ -37,29 +41,38 @@ def engine_appendix(inputs: dict[str, Any]) -> dict[str, Any] | None:
     if not d.launch_supported or not d.slots:
         return None
     slot = d.slots[0]
-    argv = [*vllm.base_argv(d, slot), "--prefix-caching-hash-algo", vllm.HASH_ALGO]
+    common = {
+        "env": "\n".join(f"{k}={v}" for k, v in vllm.engine_env(d, slot).items()),
+        "script": f"node{slot.node}/vllm/{slot.name}/serve.sh",
+        "ports": [s.port for s in d.heads if s.node == slot.node],
+        "instances": len(d.heads),
+    }
     buffer = vllm.offload(d.vllm_native_bytes / GIB)
     if buffer is None:
         return {
-            "command": shell.command(argv),
+            **common,
+            "command": shell.command([*slot.numactl, *vllm.serve_argv(d, slot)]),
             "short_command": None,
             "config": None,
-            "instances": len(d.heads),
             "cpu_gib_per_instance": 0,
             "cpu_bytes_per_instance": 0,
             "tier_dirs": [],
         }
     config = vllm.kv_transfer_config(d, buffer)
-    full = [*argv, "--kv-transfer-config", json.dumps(config, separators=(",", ":"))]
     tiers = vllm.secondary_tiers(d)
     short = None
     if not tiers:
-        short = shell.command([*argv, "--kv-offloading-size", str(buffer.kv_offloading_size_gib)])
+        short_argv = [
+            *vllm.serve_argv(d, slot),
+            "--kv-offloading-size",
+            str(buffer.kv_offloading_size_gib),
+        ]
+        short = shell.command([*slot.numactl, *short_argv])
     return {
-        "command": shell.command(full),
+        **common,
+        "command": shell.command([*slot.numactl, *vllm.serve_argv(d, slot, config)]),
         "short_command": short,
         "config": config,
-        "instances": len(d.heads),
         "cpu_gib_per_instance": buffer.kv_offloading_size_gib,
         "cpu_bytes_per_instance": buffer.cpu_bytes_to_use,
         "tier_dirs": [t["root_dir"] for t in tiers if t["type"] == "fs"],

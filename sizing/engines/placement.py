@@ -32,6 +32,10 @@ from dataclasses import dataclass
 
 from sizing.engines import shell
 
+BASE_PORT = 8100
+"""HTTP port of instance 0 on a node; instance ``i`` listens on ``BASE_PORT + i`` (every
+script, the router's backends and the quote's engine appendix read it from the slot)."""
+
 
 @dataclass(frozen=True)
 class Slot:
@@ -128,7 +132,7 @@ def slots(
     sockets: int,
     pipeline_parallel_size: int = 1,
     data_parallel: bool = False,
-    base_port: int = 8100,
+    base_port: int = BASE_PORT,
 ) -> tuple[Slot, ...]:
     """Lay the instances of every node onto GPUs, NUMA nodes, ports and node ranks.
 

@@ -48,7 +48,8 @@ from sizing.engines.deployment import BundleFile, Deployment, Rendered
 from sizing.units import GIB
 
 ROUTER_PORT = 8000
-"""The router's port, the clients' endpoint (engines listen from 8100)."""
+"""The router's port, the clients' endpoint (engines listen from
+:data:`~sizing.engines.placement.BASE_PORT`)."""
 SESSION_HEADER = "x-session-id"
 ROUTER_IMAGE = "ghcr.io/vllm-project/production-stack/router:latest"
 """The production-stack router image the NetApp seed runs (override with ``ROUTER_IMAGE``)."""

@@ -25,10 +25,12 @@ Rules and sources:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from sizing.engines import shell
 from sizing.errors import SizingError
@@ -55,6 +57,13 @@ MAX_HASH_SEED = 4_294_967_295
 """Largest ``PYTHONHASHSEED`` Python accepts (Python docs, "PYTHONHASHSEED")."""
 
 
+def _option(default: Any, *, help: str, **limits: Any) -> Any:
+    """A :class:`TierOptions` field with its English description and limits in
+    ``metadata`` (as :mod:`sizing.workload` declares its inputs: ``min``/``max``
+    inclusive, ``max_length``, ``choices``), read by the JSON API's schema."""
+    return field(default=default, metadata={"help": help, **limits})
+
+
 @dataclass(frozen=True)
 class TierOptions:
     """Where the tiers live; validated on creation.
@@ -79,17 +88,27 @@ class TierOptions:
         SizingError: naming the first invalid field.
     """
 
-    nvme_mount: str = "/mnt/nvme"
-    shared: str = "none"
-    nfs_server: str = "nas.example.internal"
-    nfs_export: str = "/export/kvcache"
-    nfs_mount: str = "/mnt/kvshared"
-    s3_bucket: str = "kv-cache"
-    s3_region: str = "us-east-1"
-    s3_endpoint: str = "s3.us-east-1.amazonaws.com"
-    python_hash_seed: int = 0
-    nfs_mount_kind: str = "nfs"
-    offload_decode: bool = False
+    nvme_mount: str = _option("/mnt/nvme", help="mount point of the local NVMe drive(s)")
+    shared: str = _option("none", help="shared tier", choices=SHARED_KINDS)
+    nfs_server: str = _option("nas.example.internal", help="NAS host name", max_length=253)
+    nfs_export: str = _option("/export/kvcache", help="exported path on the NAS")
+    nfs_mount: str = _option("/mnt/kvshared", help="mount point of the NFS tier on every node")
+    s3_bucket: str = _option("kv-cache", help="S3 bucket", max_length=63)
+    s3_region: str = _option("us-east-1", help="S3 bucket region", max_length=32)
+    s3_endpoint: str = _option(
+        "s3.us-east-1.amazonaws.com",
+        help="S3 endpoint: host, host:port or http(s)://host:port; TLS unless http://",
+        max_length=270,
+    )
+    python_hash_seed: int = _option(
+        0, help="PYTHONHASHSEED on every instance", min=0, max=MAX_HASH_SEED
+    )
+    nfs_mount_kind: str = _option(
+        "nfs", help="NFS 4.2 over TCP, or pNFS 4.1 over RDMA", choices=NFS_MOUNT_KINDS
+    )
+    offload_decode: bool = _option(
+        False, help="offload decode blocks too (offload_prompt_only: false)"
+    )
 
     def __post_init__(self) -> None:
         if self.shared not in SHARED_KINDS:
@@ -173,6 +192,10 @@ class TierOptions:
     def s3_prefix(self, model_id: str) -> str:
         """Object key prefix for one model (``kv/<model>/``)."""
         return "kv/" + re.sub(r"[^A-Za-z0-9._-]+", "-", model_id) + "/"
+
+
+TIER_FIELDS = {f.name: f for f in dataclasses.fields(TierOptions)}
+"""The fields of :class:`TierOptions` by name, in declaration order."""
 
 
 def nfs_mount_script(options: TierOptions) -> str:

@@ -14,6 +14,7 @@ from django.test import Client
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import positive_data_acceptance
 
+from sizing.engines.shared_tier import NFS_MOUNT_KINDS, SHARED_KINDS, TIER_FIELDS
 from sizing.workload import (
     KV_DTYPES,
     MAX_CONTEXT_TOKENS,
@@ -240,3 +241,85 @@ def test_api_conforms_to_its_schema(case, offline_hub) -> None:  # type: ignore[
     # A well-formed request may still be unsizable (unknown model offline, a context the
     # model cannot hold): that is a documented 400, so "valid data accepted" is not checked.
     case.call_and_validate(excluded_checks=[positive_data_acceptance])
+
+
+def _bundle_files(response) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+        return {n: archive.read(n).decode() for n in archive.namelist()}
+
+
+@pytest.mark.django_db
+def test_bundle_get_takes_every_tier_option(client: Client) -> None:
+    # The NetApp seed's tiers: ONTAP pNFS over RDMA (NFS 4.1, 256 KiB rsize/wsize), a
+    # StorageGRID endpoint on plain http with its port, decode blocks offloaded.
+    nfs = client.get(
+        "/api/bundle",
+        {
+            **SEED,
+            "engine": "vllm",
+            "shared": "nfs",
+            "nfs_mount_kind": "pnfs-rdma",
+            "nfs_server": "ontap.example.net",
+            "offload_decode": "true",
+        },
+    )
+    assert nfs.status_code == 200, nfs.content[:300]
+    files = _bundle_files(nfs)
+    mount = next(t for n, t in files.items() if n.endswith("mount-shared.sh"))
+    assert "vers=4.1,proto=rdma,trunkdiscovery" in mount and "rsize=262144" in mount
+    assert "ontap.example.net:/export/kvcache" in mount
+    config = json.loads(files["node1/vllm/instance0/kv-transfer-config.json"])
+    assert config["kv_connector_extra_config"]["offload_prompt_only"] is False
+    s3 = client.get(
+        "/api/bundle",
+        {
+            **SEED,
+            "engine": "lmcache",
+            "shared": "s3",
+            "s3_endpoint": "http://sg.example.net:8082",
+            "python_hash_seed": 7,
+        },
+    )
+    assert s3.status_code == 200, s3.content[:300]
+    files = _bundle_files(s3)
+    yaml_text = next(t for n, t in files.items() if n.endswith("lmcache.yaml"))
+    assert "disable_tls: true" in yaml_text and "sg.example.net:8082" in yaml_text
+    assert "export PYTHONHASHSEED=7" in files["node1/lmcache/instance0/serve.sh"]
+    tls = client.get(
+        "/api/bundle",
+        {**SEED, "engine": "lmcache", "shared": "s3", "s3_endpoint": "sg.example.net:10443"},
+    )
+    yaml_text = next(t for n, t in _bundle_files(tls).items() if n.endswith("lmcache.yaml"))
+    assert "sg.example.net:10443" in yaml_text and "disable_tls" not in yaml_text
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("nfs_mount_kind", "rdma"),
+        ("shared", "ceph"),
+        ("offload_decode", "sometimes"),
+        ("python_hash_seed", "-1"),
+        ("s3_endpoint", "ftp://sg.example.net"),
+        ("s3_endpoint", "sg.example.net:99999"),
+        ("nfs_mount", "relative/path"),
+    ],
+)
+def test_a_tier_option_it_cannot_use_is_a_422_naming_it(
+    client: Client, field: str, value: str
+) -> None:
+    response = client.get("/api/bundle", {**SEED, "shared": "s3", field: value})
+    assert response.status_code == 422
+    assert [e["loc"] for e in response.json()["detail"]] == [["query", field]]
+
+
+def test_the_schema_lists_every_tier_option(client: Client) -> None:
+    schema = client.get("/api/openapi.json").json()
+    query = {p["name"]: p["schema"] for p in schema["paths"]["/api/bundle"]["get"]["parameters"]}
+    assert set(TIER_FIELDS) <= set(query)
+    assert query["nfs_mount_kind"]["enum"] == list(NFS_MOUNT_KINDS)
+    assert query["shared"]["enum"] == list(SHARED_KINDS)
+    assert query["offload_decode"]["type"] == "boolean"
+    assert query["python_hash_seed"]["maximum"] == 4_294_967_295  # Python's PYTHONHASHSEED
+    assert "TLS unless http://" in query["s3_endpoint"]["description"]

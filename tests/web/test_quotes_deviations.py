@@ -187,6 +187,17 @@ def test_pdf_appendix_matches_the_bundle_for_the_nvme_alternative() -> None:
         "--prefix-caching-hash-algo",
     ):
         assert flag in appendix["command"] and flag in serve_text
+    # The appendix shows instance0's serve.sh as it is: its exec line with numactl and
+    # port, its exported variables, and the node's ports as the router's backends.
+    assert serve == appendix["script"] == "node1/vllm/instance0/serve.sh"
+    assert "exec " + appendix["command"] + "\n" in serve_text
+    assert "--port 8100" in appendix["command"]
+    assert all(f"export {line}" in serve_text for line in appendix["env"].splitlines())
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        router = zf.read("router/vllm-router.sh").decode()
+    # The seed node runs four TP-1 instances (DESIGN §3), from placement.BASE_PORT.
+    assert appendix["ports"] == [8100, 8101, 8102, 8103]
+    assert ",".join(f"http://node1:{p}" for p in appendix["ports"]) in router
     make_presales()
     quote = quote_create_from_inquiry(inquiry=make_inquiry(), user=None)
     text = "\n".join(
@@ -194,6 +205,7 @@ def test_pdf_appendix_matches_the_bundle_for_the_nvme_alternative() -> None:
         for p in PdfReader(io.BytesIO(quote_pdf_render(document_from_quote(quote)))).pages
     )
     assert "TieringOffloadingSpec" in text
+    assert "8100, 8101, 8102, 8103" in text and "numactl" in text
     # The alternative without NVMe tier keeps the seed's short form (DESIGN §3: 125 GiB).
     no_nvme = engine_appendix({**SEED_INPUTS, "new_conversations_per_day": 0})
     assert no_nvme is not None and "--kv-offloading-size 125" in no_nvme["short_command"]
