@@ -5,10 +5,13 @@ Each ground-truth case is predicted from its pre-start inputs alone
 ``kv_cache_tokens`` are read only to compare. Percentiles use the nearest-rank method
 (the smallest value with at least p % of the errors at or below it).
 
-The activation coefficients of :mod:`sizing.calibrated.vllm` were fitted on the vLLM
-0.19.0 logs of the llm-d-planner accuracy sweep, which are also cases here; the summary
-therefore also reports those cases ("fit") apart from all others ("held out"), whose
-figures are the honest out-of-sample measure.
+Which cases are in-sample is data, not a version rule: a case whose log set one of the
+model's constants names it in ``fitted_terms`` (the terms of :data:`FIT_TERMS`). The
+summary reports those cases ("fit") apart from all others ("held out"), per engine; only
+the held-out figures are an out-of-sample measure. A case added after the constants were
+set is held out by rule, whatever its prediction. A case whose log does not state an
+input the prediction needs says why in ``not_evaluable`` and is skipped with that reason
+(it counts against the evaluated share).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sizing.calibrated import predict, setup_from_case
@@ -37,6 +40,7 @@ class CaseResult:
             ``None`` when the log did not give it).
         engine_version: the version string as the case states it.
         skipped: the reason the case was not evaluated, else ``None``.
+        fitted_terms: the :data:`FIT_TERMS` set from this case's log (empty: held out).
     """
 
     case_id: str
@@ -48,6 +52,7 @@ class CaseResult:
     predicted_kv_cache_tokens: int | None = None
     measured_kv_cache_tokens: int | None = None
     skipped: str | None = None
+    fitted_terms: tuple[str, ...] = ()
 
     @property
     def error_pct(self) -> float | None:
@@ -70,6 +75,7 @@ class CaseResult:
             "engine": self.engine,
             "engine_version": self.engine_version,
             "model_id": self.model_id,
+            "split": "fit" if self.fitted_terms else "held_out",
         }
         if self.skipped:
             return {**head, "skipped": self.skipped}
@@ -103,8 +109,20 @@ def evaluate_case(
     engine = str(case.get("engine") or "")
     model_id = str(case.get("model_id") or "")
     version = str(case.get("engine_version") or "")
-    base = CaseResult(case_id=case_id, engine=engine, model_id=model_id, engine_version=version)
+    terms = tuple(str(t) for t in case.get("fitted_terms") or ())
+    base = CaseResult(
+        case_id=case_id,
+        engine=engine,
+        model_id=model_id,
+        engine_version=version,
+        fitted_terms=terms,
+    )
     measured = case.get("kv_cache_gib")
+    unknown = sorted(set(terms) - set(FIT_TERMS))
+    if unknown:
+        return _skip(base, f"fitted_terms names unknown terms: {', '.join(unknown)}")
+    if case.get("not_evaluable"):
+        return _skip(base, f"not evaluable: {case['not_evaluable']}")
     if not measured:
         return _skip(base, "no measured kv_cache_gib")
     try:
@@ -122,25 +140,37 @@ def evaluate_case(
         measured_kv_cache_gib=float(measured),
         predicted_kv_cache_tokens=pred.kv_cache_tokens,
         measured_kv_cache_tokens=case.get("kv_cache_tokens"),
+        fitted_terms=terms,
     )
 
 
 def _skip(base: CaseResult, reason: str) -> CaseResult:
-    return CaseResult(base.case_id, base.engine, base.model_id, base.engine_version, skipped=reason)
+    return replace(base, skipped=reason)
 
 
-FIT_VERSION = "0.19.0"
-"""vLLM version of the logs the activation coefficients were fitted on."""
+FIT_TERMS: dict[str, str] = {
+    "v1_activation": "V1 activation coefficients (sizing.calibrated.vllm ACT_*)",
+    "cuda_graph_estimate": "size of the CUDA-graph estimate (0.85 / 1.5 GiB)",
+    "non_torch_v0_15_tp1": "non-torch memory at TP 1, v0.15 and later (0.25 GiB)",
+    "non_torch_nvswitch_tp": "non-torch memory at TP >= 2 on NVSwitch servers (2.1 GiB)",
+    "non_torch_pp": "non-torch memory at PP >= 2 (0.07 GiB)",
+    "non_torch_v0_10_tp1": "non-torch memory at TP 1 before v0.15 (0.14 GiB)",
+    "non_torch_pcie_tp": "non-torch memory at TP >= 2 on PCIe cards (0.21 GiB)",
+    "non_torch_v0": "non-torch memory of the V0 engine (0.35 GiB)",
+    "sglang_free_before_load": "SGLang free memory before load (total - 0.38 / 0.86 GiB)",
+}
+"""The constants set from case logs, by the name cases use in ``fitted_terms``."""
 
 
 def in_fit_set(result: CaseResult) -> bool:
-    """True for a case whose log was used to fit the model's coefficients."""
-    return result.engine == "vllm" and result.engine_version.strip() == FIT_VERSION
+    """True for a case whose log set one of the model's constants (``fitted_terms``)."""
+    return bool(result.fitted_terms)
 
 
 def summarize(results: Iterable[CaseResult]) -> dict[str, Any]:
     """``evaluated``, ``skipped``, median, p90 and max absolute KV-GiB error, overall, per
-    engine and per split (``fit`` / ``held_out`` vLLM cases, see the module docstring)."""
+    engine and per split (``vllm_by_split``, ``sglang_by_split``: ``fit`` / ``held_out``,
+    see the module docstring)."""
     results = list(results)
     done = [r for r in results if r.error_pct is not None]
 
@@ -162,11 +192,12 @@ def summarize(results: Iterable[CaseResult]) -> dict[str, Any]:
         engine: stats([r for r in done if r.engine == engine])
         for engine in sorted({r.engine for r in done})
     }
-    vllm_done = [r for r in done if r.engine == "vllm"]
-    summary["vllm_by_split"] = {
-        "fit": stats([r for r in vllm_done if in_fit_set(r)]),
-        "held_out": stats([r for r in vllm_done if not in_fit_set(r)]),
-    }
+    for engine in ("vllm", "sglang"):
+        rows = [r for r in done if r.engine == engine]
+        summary[f"{engine}_by_split"] = {
+            "fit": stats([r for r in rows if in_fit_set(r)]),
+            "held_out": stats([r for r in rows if not in_fit_set(r)]),
+        }
     return summary
 
 

@@ -52,6 +52,7 @@ def _rows(results: list[CaseResult]) -> list[list[str]]:
                     r.engine_version,
                     r.model_id,
                     *([""] * 5),
+                    _split(r),
                     f"skipped: {r.skipped}",
                 ]
             )
@@ -67,6 +68,7 @@ def _rows(results: list[CaseResult]) -> list[list[str]]:
                 _fmt(r.error_pct, "+.2f"),
                 _fmt(r.predicted_kv_cache_tokens, ","),
                 _fmt(r.measured_kv_cache_tokens, ","),
+                _split(r),
                 "",
             ]
         )
@@ -83,8 +85,14 @@ HEADERS = [
     "error %",
     "predicted tokens",
     "measured tokens",
+    "split",
     "note",
 ]
+
+
+def _split(result: CaseResult) -> str:
+    """``fit: <terms>`` for an in-sample case, ``held out`` otherwise."""
+    return f"fit: {', '.join(result.fitted_terms)}" if result.fitted_terms else "held out"
 
 
 def _summary_lines(summary: dict[str, Any]) -> list[str]:
@@ -96,11 +104,15 @@ def _summary_lines(summary: dict[str, Any]) -> list[str]:
     for engine, stats in summary["by_engine"].items():
         lines.append(f"{engine}: {stats['evaluated']} cases, {_errors(stats)}")
     labels = {
-        "fit": "vllm, fit set (0.19.0 logs, in-sample)",
-        "held_out": "vllm, held out (other versions, out-of-sample)",
+        "fit": "fit set (a constant was set from their logs, in-sample)",
+        "held_out": "held out (no constant set from them, out-of-sample)",
     }
-    for split, stats in summary.get("vllm_by_split", {}).items():
-        lines.append(f"{labels[split]}: {stats['evaluated']} cases, {_errors(stats)}")
+    for engine in ("vllm", "sglang"):
+        for split, stats in summary.get(f"{engine}_by_split", {}).items():
+            if stats["evaluated"]:
+                lines.append(
+                    f"{engine}, {labels[split]}: {stats['evaluated']} cases, {_errors(stats)}"
+                )
     return lines
 
 
@@ -112,20 +124,21 @@ def _errors(stats: dict[str, Any]) -> str:
 
 
 MISS_NOTES: dict[tuple[str, str], str] = {
-    ("case-072", "openai/gpt-oss-120b"): "the weights nearly fill the GPU, so the KV pool is "
-    "3 GiB and a 0.3 GiB error elsewhere is 10 %; the engine loads 64.38 GiB where the "
-    "checkpoint holds 60.8 GiB: the MXFP4 backend of that build (Triton or Marlin padding) "
-    "is not stated, the exact image tag would settle it.",
     ("case-076", "Qwen/Qwen3-32B"): "the weights nearly fill the GPU (a 4.5 GiB KV pool).",
     ("case-036", "moonshotai/Kimi-Dev-72B"): "the weights nearly fill the GPUs (a 3 GiB KV pool).",
     ("case-043", "Qwen/Qwen2.5-72B-Instruct"): "the weights nearly fill the GPUs (a 3 GiB KV "
     "pool).",
     ("case-093", "Qwen/Qwen3-235B-A22B-FP8"): "3.3 GiB per GPU more is used than the model "
-    'explains; the version ("~0.9.2/0.10.0") and the LMCache connector\'s own buffers would '
-    "be needed.",
-    ("case-084", "Qwen/Qwen3-VL-4B-Instruct-FP8"): "the engine loaded 6.14 GiB against about "
-    "4.1 GiB of checkpoint; with a 14 GiB budget that is the whole error. The co-resident "
-    "instance does not change the budget in v0.20 (per-instance limit since PR #10511).",
+    "explains. The launch states the LMCache connector (kv_connector LMCacheConnectorV1), but "
+    "LMCache's own GPU buffer is one chunk (2 × 94 layers × 256 tokens × 128 values, about "
+    "12 MB per rank: lmcache/v1/gpu_connector.py VLLMPagedMemGPUConnectorV2), so it does not "
+    "explain the gap; the log quotes only the KV lines and the build is a range "
+    '("~0.9.2/0.10.0"), so which term holds the 3.3 GiB cannot be read from it.',
+    ("case-084", "Qwen/Qwen3-VL-4B-Instruct-FP8"): "the log's own figures leave 14.34 − 6.14 "
+    "(weights) − 5.92 (KV) = 2.28 GiB for activation and non-torch, against 2.44 GiB "
+    "predicted, so the co-resident instance did not enter this budget. The whole error is the "
+    "weights: the catalog has no checkpoint size for this model (4.11 GiB computed from its "
+    "parameters), the engine loaded 6.14 GiB.",
     ("case-080", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8"): "the profile peak is 1.40 GiB "
     "logged against 1.00 predicted: the fused-MoE scratch with expert parallelism in v0.10.2 "
     "is not modelled beyond the fitted MoE constant.",
@@ -166,43 +179,50 @@ def _miss_lines(results: list[CaseResult]) -> list[str]:
 METHOD_NOTES = [
     "## What is fitted, and the held-out figures",
     "",
-    'The "fit set" line is in-sample: the vLLM 0.19.0 logs of the llm-d-planner sweep, on '
-    'which the activation coefficients were fitted. The "held out" line covers every other '
-    "vLLM version and is the out-of-sample measure; the constants it still shares with its "
-    "own logs are marked below. Each version-dependent term applies only to the range its "
-    "evidence covers:",
+    'A case is in the "fit set" (in-sample) when its log set one of the constants below: '
+    "the cases file names the term in the case's `fitted_terms`. Every other case is held "
+    "out, and its figures are the out-of-sample measure. A case added after the constants "
+    "were set is held out by rule, whatever its prediction (case-102). A case whose log "
+    "does not state an input the prediction needs carries the reason in `not_evaluable` and "
+    "is skipped; it counts against the evaluated share. Each version-dependent term applies "
+    "only to the range its evidence covers:",
     "",
-    "| term | value | versions | evidence | fitted on |",
+    "| term | value | versions | evidence | fitted on (in-sample cases) |",
     "|---|---|---|---|---|",
     "| V1 activation peak (logits, hidden, MoE, fp32 terms) | (batched / 8192) × (0.0429 + "
     "1.3827e-5 × vocab + 1.8e-5 × hidden) GiB, MoE +0.45, fp32 +0.32 | 0.7 and later | the "
-    "0.19.0 logs (activation logged per case) | fit set (in-sample) |",
+    "llm-d-planner 0.19.0 sweep (activation logged per case) | the 33 sweep logs, case-002 "
+    "to case-059 |",
     "| larger profile pass | × 2.52 | 0.11 up to 0.17 | a Llama-3.1-8B pair of the reference "
-    "(4.76 against 1.89 GiB, not a case here); case-060/061 (0.15, 0.16) and case-072/076 "
-    "(a ~0.10.2-0.11 build, logged activation 7.38 and 5.64 GiB) | not fitted on a case |",
+    "(4.76 against 1.89 GiB, not a case here); checked on case-060/061 (0.15, 0.16) and "
+    "case-076 (a ~0.10.2-0.11 build, logged activation 5.64 GiB) | none |",
     "| V0 activation | 3 × (intermediate / TP + hidden) values per token over the V0 "
-    "profile tokens | before 0.7 | read from LlamaMLP; checked on case-090/091 | not fitted |",
+    "profile tokens | before 0.7 | read from LlamaMLP; checked on case-090/091 | none |",
     "| non-torch, TP 1 | 0.25 GiB (0.15+), 0.14 GiB (0.7–0.14), 0.35 GiB (V0) | as listed | "
-    "0.19.0 logs; the 0.10 logs (case-072/076/086); vllm issue #10517 (case-090/091) | "
-    "0.25: fit set; 0.14 and 0.35: held-out logs themselves |",
+    "the 0.19.0 sweep; the 0.10 logs; vllm issue #10517 | 0.25: the sweep's TP 1 logs; "
+    "0.14: case-072/076/086; 0.35: case-090/091 |",
     "| non-torch, TP ≥ 2 | 2.1 GiB on NVSwitch servers, 0.21 GiB on PCIe cards | 0.7 and "
-    "later | 0.19.0 H100 logs and vllm PR #10511's H100 check (NVSwitch); the 0.10 L40S and "
-    "A100 PCIe logs (case-069/070/080) | 2.1: fit set; 0.21: held-out logs themselves |",
+    "later | the 0.19.0 H100 logs and vllm PR #10511's H100 check (NVSwitch); the 0.10 L40S "
+    "and A100 PCIe logs | 2.1: the sweep's TP ≥ 2 logs; 0.21: case-069/070/080 |",
+    "| non-torch, PP ≥ 2 | 0.07 GiB | 0.7 and later | the 0.19.0 PP 4 log | case-026 |",
     "| CUDA-graph estimate | 0.85 GiB (TP 1), 1.5 GiB (TP ≥ 2) unless the setup states "
-    "graph profiling off | 0.21 and later | the 0.31.0 wheel's default and a v0.29.1 log "
-    "that shows the deduction; the reference's v0.27.1, v0.31.0 and GLM-5.3-Flash logs "
-    "without one are read as profiling off; no shipped case is from 0.21 or later | the "
-    "estimate's size from the 0.19.0 logs (printed, not subtracted there) |",
+    "graph profiling off | 0.21 and later | subtracted by default in the 0.31.0 wheel; "
+    "public logs that print the deduction: v0.27.1 (gpustack/runner PR #251, TP 2, "
+    "estimate 0.36 GiB), a v0.2x build on 4 × RTX 3090 (noonghunna/club-3090 issue #127, "
+    "0.17 GiB), v0.29.1 (eugr/spark-vllm-docker issue #396); the reference's v0.27.1, "
+    "v0.31.0 and GLM-5.3-Flash logs without one are read as profiling off. Those logs are of "
+    "hybrid models outside the catalog, so no post-0.21 case is shipped and the size after "
+    "0.21 is unchecked (the logged estimates, 0.17–0.36 GiB with few capture sizes, are "
+    "smaller) | the size: the sweep's printed estimates (not subtracted in 0.19) |",
     "| default gpu_memory_utilization | 0.92 (0.27+), else 0.9 | as listed | the v0.27.1 and "
-    "v0.31.0 logs of the reference | not fitted |",
+    "v0.31.0 logs of the reference | none |",
     "| Mamba state pages per request | 2 (align mode, prefix caching on) | 0.31 and later "
-    "(earlier versions not read: 1) | vLLM 0.31.0 wheel | not fitted |",
+    "(earlier versions not read: 1) | vLLM 0.31.0 wheel | none |",
     "| SGLang mem_fraction_static default | 0.88/0.87/0.85/0.81/0.79 by TP size; from 0.5 "
     "the reserved-memory formula | before 0.5; 0.5 and later | SGLang 0.4 server_args.py; "
-    "reference §3 | not fitted |",
+    "reference §3 | none |",
     "| SGLang free memory before load | total − 0.38 GiB (TP 1), − 0.86 GiB (TP ≥ 2) | all | "
-    "the SGLang docs log (case-099) and sglang issue #4760 (case-064) | held-out logs "
-    "themselves |",
+    "the SGLang docs log and sglang issue #4760 | case-099 (TP 1), case-064 (TP 4) |",
     "",
     "Not fitted either: what each rank loads beyond its checkpoint share (rotary cos/sin "
     "tables as vLLM's scaling classes build them, MoE router, k/v projections replicated "
