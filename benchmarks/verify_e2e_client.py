@@ -22,7 +22,8 @@ def main() -> int:
     from configurator.planning.services import plan_stored
     from configurator.quotes.models import Quote, QuoteAlternative
     from configurator.verification.models import DONE_STATUSES, VerificationReport
-    from configurator.verification.services import benchmarks_load_initial, verification_start
+    from configurator.verification.services import benchmarks_load_initial
+    from configurator.verification.tasks import verification_start
 
     benchmarks_load_initial()
     inputs = SEED_INPUTS

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from configurator.inquiries.explain import num
+from configurator.numbers import num
 from sizing.plan import Plan
 from sizing.units import GIB
 

@@ -20,9 +20,9 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from configurator.inquiries.explain import num
 from configurator.inquiries.notices import TIMEOUT_PHRASE, seconds_text
 from configurator.modelhub.errors import ModelLookupError
+from configurator.numbers import num
 from sizing.architecture import ASSUMPTIONS as ENGLISH_ASSUMPTIONS
 from sizing.errors import Fix, InfeasibleError, SizingError
 

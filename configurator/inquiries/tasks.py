@@ -11,7 +11,7 @@ from __future__ import annotations
 import smtplib
 
 from configurator.celery import app
-from configurator.inquiries import services
+from configurator.inquiries import mail
 
 MAIL_ERRORS = (smtplib.SMTPException, OSError)
 MAX_RETRIES = 8
@@ -22,10 +22,10 @@ def send_inquiry_mail(self, inquiry_id: int, kind: str) -> str:  # type: ignore[
     """Send inquiry ``inquiry_id``'s ``presales`` or ``customer`` mail; ``sent``,
     ``already sent``, or ``failed`` after the last retry."""
     try:
-        sent = services.inquiry_mail_send(inquiry_id=inquiry_id, kind=kind)
+        sent = mail.inquiry_mail_send(inquiry_id=inquiry_id, kind=kind)
     except MAIL_ERRORS as exc:
         error = f"{kind} mail: {type(exc).__name__}: {exc}"
-        services.inquiry_mail_failed(inquiry_id=inquiry_id, error=error)
+        mail.inquiry_mail_failed(inquiry_id=inquiry_id, error=error)
         retries = self.request.retries or 0
         if retries >= MAX_RETRIES:
             return "failed"

@@ -19,7 +19,7 @@ from django.utils.translation import override
 
 from configurator.catalog.models import Price
 from configurator.catalog.services import bom_net_eur, priced_gpu_slugs, prices_on
-from configurator.inquiries.templatetags.bindings import binding_words
+from configurator.planning.bindings import binding_words
 from configurator.planning.services import model_spec
 from sizing import catalog
 from sizing.bom import Bom

@@ -12,23 +12,21 @@ import math
 from decimal import Decimal
 from typing import Any
 
-from django.conf import settings
 from django.utils import timezone, translation
 
+from configurator.catalog.models import Price
 from configurator.inquiries import traffic_chart, ttft_chart
+from configurator.quotes.deviations import alternative_deviation_texts
 from configurator.quotes.engine_appendix import engine_appendix
 from configurator.quotes.models import Quote, compute_totals
 from configurator.quotes.pricing import PricedLine
+from configurator.quotes.terms import VALIDITY_DAYS, engine_version, vat_rate
+from configurator.quotes.verification_reader import latest_verification
 from sizing.catalog import nvme_drives
 from sizing.placement import Placement, placement
 from sizing.units import GIB, TB
 
 MONEY_KEYS = ("unit_price_eur", "unit_cost_eur", "total_eur")
-
-
-def vat_rate() -> Decimal:
-    """The VAT rate from ``settings.VAT_RATE`` (0.19, German standard rate, §12 UStG)."""
-    return Decimal(str(settings.VAT_RATE))
 
 
 def _alternative(
@@ -85,33 +83,6 @@ def _line(
     }
 
 
-def latest_verification(quote: Quote, language: str | None = None) -> dict[str, str] | None:
-    """The latest verification's status, its presales summary and what the customer
-    reads (:func:`configurator.verification.customer.customer_summary`), in
-    ``language`` (else the active one)."""
-    from configurator.verification.customer import customer_summary
-
-    reports = getattr(quote, "verification_reports", None)
-    if reports is None:
-        return None
-    report = reports.order_by("-created_at").first()
-    if report is None:
-        return None
-    language = language or translation.get_language() or "en"
-    alternatives = list(quote.alternatives.all())
-    with translation.override(language):
-        return {
-            "status": str(report.get_status_display()),
-            "summary": report.summary_in(),
-            "customer_summary": customer_summary(
-                list(report.checks.all()),
-                alternatives=[alt.label for alt in alternatives],
-                names={alt.label: alt.label_in(language) for alt in alternatives},
-                language=language,
-            ),
-        }
-
-
 def document_from_quote(quote: Quote, *, live: bool = False) -> dict[str, Any]:
     """The document of ``quote``: its snapshot when issued (unless ``live``), else built
     from its rows now.
@@ -119,8 +90,6 @@ def document_from_quote(quote: Quote, *, live: bool = False) -> dict[str, Any]:
     Each alternative carries ``deviations``: where its lines fall short of its sizing
     plan, in the quote's language (:mod:`configurator.quotes.deviations`).
     """
-    from configurator.quotes.deviations import alternative_deviation_texts
-
     if quote.is_issued and quote.snapshot and not live:
         return dict(quote.snapshot)
     alternatives = []
@@ -166,7 +135,7 @@ def document_from_quote(quote: Quote, *, live: bool = False) -> dict[str, Any]:
         "valid_until": quote.valid_until.isoformat() if quote.valid_until else None,
         "discount_percent": str(quote.discount_percent),
         "vat_rate": str(vat_rate()),
-        "engine_version": quote.engine_version or _engine_version(),
+        "engine_version": quote.engine_version or engine_version(),
         "notes": quote.notes,
         "example_prices": any(ln["is_example"] for alt in alternatives for ln in alt["lines"]),
         "alternatives": alternatives,
@@ -179,16 +148,8 @@ def _in_language(language: str, func: Any, *args: Any) -> Any:
         return func(*args)
 
 
-def _engine_version() -> str:
-    from configurator.quotes.services import engine_version
-
-    return engine_version()
-
-
 def _example_skus(quote: Quote) -> set[str]:
     """The SKUs of ``quote`` whose price-list entry is marked as an example."""
-    from configurator.catalog.models import Price
-
     skus = {ln.sku for alt in quote.alternatives.all() for ln in alt.lines.all()}
     return set(Price.objects.filter(sku__in=skus, is_example=True).values_list("sku", flat=True))
 
@@ -201,8 +162,6 @@ def document_from_plans(
     today: dt.date,
 ) -> dict[str, Any]:
     """A DRAFT document for the command line: (label, inputs, summary, priced lines)."""
-    from configurator.quotes.services import VALIDITY_DAYS
-
     alts = [
         _alternative(
             label=label,
@@ -236,7 +195,7 @@ def document_from_plans(
         "valid_until": (today + dt.timedelta(days=VALIDITY_DAYS)).isoformat(),
         "discount_percent": "0.00",
         "vat_rate": str(vat_rate()),
-        "engine_version": _engine_version(),
+        "engine_version": engine_version(),
         "notes": "",
         "example_prices": any(ln.is_example for *_x, lines in alternatives for ln in lines),
         "alternatives": alts,

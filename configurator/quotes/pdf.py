@@ -18,13 +18,7 @@ from weasyprint import CSS, HTML
 from weasyprint.text.fonts import FontConfiguration
 
 from configurator.quotes.document import as_decimal_document
-
-SELLER = {
-    "name": "Example Server Builder GmbH",
-    "address": "Musterstraße 1, 80331 München",
-    "contact": "presales@example.com · +49 89 000000",
-}
-"""The letterhead; an example company (override with ``settings.QUOTE_SELLER``)."""
+from configurator.quotes.terms import SELLER
 
 
 def static_dir() -> Path:

@@ -8,9 +8,10 @@ served as it is; any change to the quote, to its verification, to the day a draf
 dated, or a deployment that changes the renderer, gives a new key and a new rendering.
 
 Rendering takes about a second of CPU, so it happens in a Celery task when a quote is
-created, changed or issued (:func:`quote_pdf_schedule`), not in the presales user's
-request. A download finds the stored PDF; when the task has not finished yet (or no
-worker runs), the download renders it once and stores it for the next one.
+created, changed or issued (:func:`configurator.quotes.tasks.quote_pdf_schedule`), not
+in the presales user's request. A download finds the stored PDF; when the task has not
+finished yet (or no worker runs), the download renders it once and stores it for the
+next one.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 
+from configurator.quotes.document import document_from_quote
 from configurator.quotes.models import Quote, QuotePdf
+from configurator.quotes.terms import SELLER
 
 RENDERER_FILES = (
     "templates/pdf/**/*",
@@ -42,8 +44,6 @@ RENDERER_FILES = (
 def renderer_fingerprint() -> str:
     """SHA-256 over the renderer's files, WeasyPrint's version and the letterhead; read
     once per process (a deployment restarts the processes)."""
-    from configurator.quotes.pdf import SELLER
-
     base = Path(settings.BASE_DIR)
     digest = hashlib.sha256()
     paths = sorted({p for pattern in RENDERER_FILES for p in base.glob(pattern) if p.is_file()})
@@ -65,7 +65,8 @@ def content_key(document: dict[str, Any]) -> str:
 
 
 def _render_and_store(quote: Quote, document: dict[str, Any], key: str) -> bytes:
-    from configurator.quotes.pdf import quote_pdf_render  # WeasyPrint: only where it renders
+    # Imported here for start-up speed: WeasyPrint loads only in a process that renders.
+    from configurator.quotes.pdf import quote_pdf_render
 
     pdf = quote_pdf_render(document)
     QuotePdf.objects.update_or_create(quote=quote, defaults={"content_key": key, "pdf": pdf})
@@ -75,8 +76,6 @@ def _render_and_store(quote: Quote, document: dict[str, Any], key: str) -> bytes
 def quote_pdf_bytes(quote: Quote) -> bytes:
     """The PDF of ``quote`` as it is now: the stored one when its content is unchanged,
     else rendered (and stored) now."""
-    from configurator.quotes.document import document_from_quote
-
     document = document_from_quote(quote)
     key = content_key(document)
     stored = (
@@ -92,8 +91,6 @@ def quote_pdf_refresh(*, quote_id: int) -> str:
 
     Returns ``rendered``, ``unchanged``, or ``gone`` for a quote that no longer exists.
     """
-    from configurator.quotes.document import document_from_quote
-
     quote = Quote.objects.select_related("inquiry").filter(pk=quote_id).first()
     if quote is None:
         return "gone"
@@ -103,18 +100,3 @@ def quote_pdf_refresh(*, quote_id: int) -> str:
         return "unchanged"
     _render_and_store(quote, document, key)
     return "rendered"
-
-
-def quote_pdf_schedule(quote: Quote) -> None:
-    """Render ``quote``'s PDF in a Celery task once the current transaction commits.
-
-    Only where ``settings.QUOTE_PDF_PRERENDER`` is on (by default when a broker is
-    configured): without a worker the task would run inside the request that changed
-    the quote, and the download renders it instead.
-    """
-    if not settings.QUOTE_PDF_PRERENDER:
-        return
-    from configurator.quotes.tasks import render_quote_pdf
-
-    quote_id = quote.pk
-    transaction.on_commit(lambda: render_quote_pdf.delay(quote_id))

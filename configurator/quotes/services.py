@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
-import tomllib
 from decimal import Decimal
-from functools import cache
-from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
@@ -20,6 +16,8 @@ from configurator.inquiries import traffic_chart
 from configurator.inquiries.models import Inquiry
 from configurator.planning.recommend import recommendation_create
 from configurator.planning.services import plan_stored
+from configurator.quotes.deviations import alternative_deviation_texts
+from configurator.quotes.document import document_from_quote
 from configurator.quotes.models import (
     Quote,
     QuoteAlternative,
@@ -27,12 +25,10 @@ from configurator.quotes.models import (
     QuoteNumberCounter,
     QuoteStatus,
 )
-from configurator.quotes.pdf_cache import quote_pdf_schedule
 from configurator.quotes.pricing import alternative_label, price_bom, variant_workloads
+from configurator.quotes.tasks import quote_pdf_schedule
+from configurator.quotes.terms import VALIDITY_DAYS, engine_version
 from sizing.errors import SizingError
-
-VALIDITY_DAYS = 30
-"""Days an issued quote's prices hold."""
 
 
 class QuoteFrozenError(Exception):
@@ -61,8 +57,6 @@ class QuoteDeviationError(Exception):
 def quote_deviations(quote: Quote) -> dict[str, list[str]]:
     """Each alternative's deviations from its plan, as sentences in the quote's language
     (alternatives without any are left out)."""
-    from configurator.quotes.deviations import alternative_deviation_texts
-
     out: dict[str, list[str]] = {}
     with translation.override(quote.language):
         for alt in quote.alternatives.prefetch_related("lines"):
@@ -70,14 +64,6 @@ def quote_deviations(quote: Quote) -> dict[str, list[str]]:
             if texts:
                 out[alt.label_in(quote.language)] = texts
     return out
-
-
-@cache
-def engine_version() -> str:
-    """The sizing engine's version: the project version in ``pyproject.toml``."""
-    pyproject = Path(settings.BASE_DIR) / "pyproject.toml"
-    version = tomllib.loads(pyproject.read_text("utf-8"))["project"]["version"]
-    return f"sizing {version}"
 
 
 def _add_alternative(
@@ -345,8 +331,6 @@ def quote_issue(
         QuoteDeviationError: the lines fall short of the plan and ``accept_deviations``
             is false; nothing is changed.
     """
-    from configurator.quotes.document import document_from_quote
-
     now = now or timezone.now()
     with transaction.atomic():
         locked = Quote.objects.select_for_update().get(pk=quote.pk)

@@ -1,4 +1,5 @@
-"""The PDF job: ``render_quote_pdf(quote_id)`` renders a quote's PDF ahead of download.
+"""The PDF job: ``render_quote_pdf(quote_id)`` renders a quote's PDF ahead of download;
+:func:`quote_pdf_schedule` publishes it.
 
 A repeated or redelivered job finds the stored PDF current and does nothing
 (:func:`configurator.quotes.pdf_cache.quote_pdf_refresh`).
@@ -6,11 +7,28 @@ A repeated or redelivered job finds the stored PDF current and does nothing
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.db import transaction
+
 from configurator.celery import app
 from configurator.quotes import pdf_cache
+from configurator.quotes.models import Quote
 
 
 @app.task(acks_late=True, ignore_result=True, soft_time_limit=50, time_limit=60)
 def render_quote_pdf(quote_id: int) -> str:
     """Render quote ``quote_id``'s PDF unless the stored one is current; the outcome."""
     return pdf_cache.quote_pdf_refresh(quote_id=quote_id)
+
+
+def quote_pdf_schedule(quote: Quote) -> None:
+    """Render ``quote``'s PDF in a Celery task once the current transaction commits.
+
+    Only where ``settings.QUOTE_PDF_PRERENDER`` is on (by default when a broker is
+    configured): without a worker the task would run inside the request that changed
+    the quote, and the download renders it instead.
+    """
+    if not settings.QUOTE_PDF_PRERENDER:
+        return
+    quote_id = quote.pk
+    transaction.on_commit(lambda: render_quote_pdf.delay(quote_id))

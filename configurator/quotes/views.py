@@ -21,7 +21,6 @@ from django_htmx.middleware import HtmxDetails
 from configurator.inquiries.models import Inquiry
 from configurator.planning.recommend import recommendation_create
 from configurator.quotes.deviations import alternative_deviation_texts
-from configurator.quotes.document import latest_verification, vat_rate
 from configurator.quotes.due import due_at
 from configurator.quotes.forms import (
     InquiryStatusForm,
@@ -44,6 +43,8 @@ from configurator.quotes.services import (
     quote_line_set_quantity,
     quote_update,
 )
+from configurator.quotes.terms import vat_rate
+from configurator.quotes.verification_reader import latest_verification
 from sizing.errors import SizingError
 
 

@@ -16,6 +16,8 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from configurator.quotes.models import Quote
+from configurator.quotes.verification_reader import VerificationSummary, read_verifications_with
 from configurator.verification.comparison import STATUS_ORDER
 from configurator.verification.models import VerificationCheck
 from configurator.verification.outcome import uncovered
@@ -73,3 +75,30 @@ def customer_summary(
                 % {"alternatives": "; ".join(missing)}
             )
         return " ".join(sentences)
+
+
+def quote_verification(quote: Quote, language: str) -> VerificationSummary | None:
+    """The latest verification of ``quote``: its status, its presales summary and what
+    the customer reads (:func:`customer_summary`), in ``language``; ``None`` before the
+    first run. The quote document reads it through
+    :func:`configurator.quotes.document.read_verifications_with`."""
+    report = quote.verification_reports.order_by("-created_at").first()
+    if report is None:
+        return None
+    alternatives = list(quote.alternatives.all())
+    with translation.override(language):
+        return {
+            "status": str(report.get_status_display()),
+            "summary": report.summary_in(),
+            "customer_summary": customer_summary(
+                list(report.checks.all()),
+                alternatives=[alt.label for alt in alternatives],
+                names={alt.label: alt.label_in(language) for alt in alternatives},
+                language=language,
+            ),
+        }
+
+
+def register() -> None:
+    """Make quote documents carry their verification (called when Django starts)."""
+    read_verifications_with(quote_verification)

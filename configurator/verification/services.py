@@ -1,20 +1,23 @@
-"""Verification workflows: load and import benchmark records, verify a quote's plans."""
+"""Verification workflows: load and import benchmark records, verify a quote's plans.
+
+Starting a verification publishes its job, so :func:`verification_start` lives beside
+the job in :mod:`configurator.verification.tasks`.
+"""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from datetime import timedelta
 from functools import lru_cache
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import gettext
 
 from configurator.planning.services import plan_stored
+from configurator.quotes.models import Quote
 from configurator.verification import comparison, published
 from configurator.verification.comparison import CheckResult, ModelClass, shorten
 from configurator.verification.models import (
@@ -158,7 +161,7 @@ def site_languages() -> list[str]:
     return [code for code, _name in settings.LANGUAGES]
 
 
-def _quote_plans(quote: Any) -> list[tuple[str, dict[str, str], Plan]]:
+def _quote_plans(quote: Quote) -> list[tuple[str, dict[str, str], Plan]]:
     """Each alternative's stored label, its title by site language and its plan."""
     plans = []
     for alt in quote.alternatives.all():
@@ -167,83 +170,8 @@ def _quote_plans(quote: Any) -> list[tuple[str, dict[str, str], Plan]]:
     return plans
 
 
-def verification_start(*, quote: Any) -> VerificationReport:
-    """Mark the quote's report pending and enqueue the job when the transaction commits.
-
-    A quote has one report; starting again resets it (the job replaces its checks).
-    When the broker cannot be reached (publishing gives up within a few seconds, see
-    ``CELERY_BROKER_CONNECTION_TIMEOUT``), the report is left failed with a sentence
-    saying so, never pending without a job; starting again retries.
-
-    Returns:
-        The report as it stands after the enqueue attempt.
-    """
-    with transaction.atomic():
-        report, _ = VerificationReport.objects.select_for_update().get_or_create(quote=quote)
-        report.status = VerificationStatus.PENDING
-        report.error = ""
-        report.save(update_fields=["status", "error"])
-        quote_id = quote.pk
-        error = gettext(
-            "The task queue could not be reached, so the verification did not start. "
-            "Start it again in a minute; if it keeps failing, the Celery broker is down."
-        )
-        transaction.on_commit(lambda: verification_enqueue(quote_id=quote_id, error=error))
-    report.refresh_from_db()
-    return report
-
-
-def verification_enqueue(*, quote_id: int, error: str) -> bool:
-    """Publish the job of quote ``quote_id``; on a broker failure mark the report failed
-    with ``error`` (and log) instead of raising. True when the job was published."""
-    from configurator.verification.tasks import verify_quote
-
-    try:
-        verify_quote.delay(quote_id)
-    except Exception as exc:  # kombu's OperationalError, the result store's RuntimeError
-        # Publishing is all that happens here: any failure means the job is not queued.
-        log.warning("verification of quote %s not queued: %s", quote_id, exc)
-        verification_fail(quote_id=quote_id, error=error)
-        return False
-    return True
-
-
-def verification_requeue_stale(*, older_than_s: float) -> list[int]:
-    """Re-enqueue reports left ``running`` for longer than ``older_than_s`` seconds.
-
-    A worker killed mid-job (SIGKILL, out of memory, a lost machine) leaves its report
-    running; the broker would redeliver the message only after its visibility timeout.
-    Called when a worker starts: a job that started longer ago than the task's hard
-    time limit cannot still be running anywhere. Such reports go back to pending and
-    their job is published again; the job replaces the report atomically, so a later
-    redelivery of the old message still leaves one report.
-
-    Returns:
-        The ids of the quotes whose job was published again.
-    """
-    cutoff = timezone.now() - timedelta(seconds=older_than_s)
-    stale = VerificationReport.objects.filter(
-        status=VerificationStatus.RUNNING, started_at__lt=cutoff
-    )
-    quote_ids = list(stale.values_list("quote_id", flat=True))
-    requeued = []
-    for quote_id in quote_ids:
-        VerificationReport.objects.filter(quote_id=quote_id).update(
-            status=VerificationStatus.PENDING
-        )
-        error = gettext(
-            "The worker running this verification stopped, and the task queue could not be "
-            "reached to start it again: start it again in a minute."
-        )
-        if verification_enqueue(quote_id=quote_id, error=error):
-            requeued.append(quote_id)
-    return requeued
-
-
 def verification_mark_running(*, quote_id: int) -> None:
     """Record that a worker picked up the job (creating the report if needed)."""
-    from configurator.quotes.models import Quote
-
     if Quote.objects.filter(pk=quote_id).exists():
         VerificationReport.objects.update_or_create(
             quote_id=quote_id,
@@ -264,8 +192,6 @@ def verification_run(*, quote_id: int) -> VerificationReport:
     Raises:
         Quote.DoesNotExist: no such quote.
     """
-    from configurator.quotes.models import Quote
-
     quote = Quote.objects.get(pk=quote_id)
     if not BenchmarkRecord.objects.filter(kind=BenchmarkRecord.Kind.GROUND_TRUTH).exists():
         benchmarks_load_initial()

@@ -1,4 +1,5 @@
-"""The verification job: ``verify_quote(quote_id)``.
+"""The verification job: ``verify_quote(quote_id)``, and starting it
+(:func:`verification_start`).
 
 Reliability: the message is acknowledged only after the task finished (``acks_late``)
 and re-queued when the worker dies (``reject_on_worker_lost``); database outages are
@@ -15,13 +16,18 @@ from __future__ import annotations
 
 import logging
 import time
+from datetime import timedelta
 
 from celery.signals import worker_ready
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext
 
 from configurator.celery import app
 from configurator.env import env_str
+from configurator.quotes.models import Quote
 from configurator.verification import services
+from configurator.verification.models import VerificationReport, VerificationStatus
 
 TRANSIENT_ERRORS = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
 TIME_LIMIT_SECONDS = 60
@@ -43,7 +49,7 @@ def stale_after_seconds() -> float:
 def requeue_stale_reports(**_kwargs: object) -> None:
     """When a worker starts, publish again the jobs a dead worker left running."""
     try:
-        quote_ids = services.verification_requeue_stale(older_than_s=stale_after_seconds())
+        quote_ids = verification_requeue_stale(older_than_s=stale_after_seconds())
     except (OperationalError, InterfaceError) as exc:  # no database yet: nothing to do
         log.warning("stale verification reports not checked: %s", exc)
         return
@@ -92,3 +98,74 @@ def verify_quote(self, quote_id: int) -> str:  # type: ignore[no-untyped-def]
         services.verification_fail(quote_id=quote_id, error=f"{type(exc).__name__}: {exc}")
         return "failed"
     return str(report.status)
+
+
+def verification_start(*, quote: Quote) -> VerificationReport:
+    """Mark the quote's report pending and enqueue the job when the transaction commits.
+
+    A quote has one report; starting again resets it (the job replaces its checks).
+    When the broker cannot be reached (publishing gives up within a few seconds, see
+    ``CELERY_BROKER_CONNECTION_TIMEOUT``), the report is left failed with a sentence
+    saying so, never pending without a job; starting again retries.
+
+    Returns:
+        The report as it stands after the enqueue attempt.
+    """
+    with transaction.atomic():
+        report, _ = VerificationReport.objects.select_for_update().get_or_create(quote=quote)
+        report.status = VerificationStatus.PENDING
+        report.error = ""
+        report.save(update_fields=["status", "error"])
+        quote_id = quote.pk
+        error = gettext(
+            "The task queue could not be reached, so the verification did not start. "
+            "Start it again in a minute; if it keeps failing, the Celery broker is down."
+        )
+        transaction.on_commit(lambda: verification_enqueue(quote_id=quote_id, error=error))
+    report.refresh_from_db()
+    return report
+
+
+def verification_enqueue(*, quote_id: int, error: str) -> bool:
+    """Publish the job of quote ``quote_id``; on a broker failure mark the report failed
+    with ``error`` (and log) instead of raising. True when the job was published."""
+    try:
+        verify_quote.delay(quote_id)
+    except Exception as exc:  # kombu's OperationalError, the result store's RuntimeError
+        # Publishing is all that happens here: any failure means the job is not queued.
+        log.warning("verification of quote %s not queued: %s", quote_id, exc)
+        services.verification_fail(quote_id=quote_id, error=error)
+        return False
+    return True
+
+
+def verification_requeue_stale(*, older_than_s: float) -> list[int]:
+    """Re-enqueue reports left ``running`` for longer than ``older_than_s`` seconds.
+
+    A worker killed mid-job (SIGKILL, out of memory, a lost machine) leaves its report
+    running; the broker would redeliver the message only after its visibility timeout.
+    Called when a worker starts: a job that started longer ago than the task's hard
+    time limit cannot still be running anywhere. Such reports go back to pending and
+    their job is published again; the job replaces the report atomically, so a later
+    redelivery of the old message still leaves one report.
+
+    Returns:
+        The ids of the quotes whose job was published again.
+    """
+    cutoff = timezone.now() - timedelta(seconds=older_than_s)
+    stale = VerificationReport.objects.filter(
+        status=VerificationStatus.RUNNING, started_at__lt=cutoff
+    )
+    quote_ids = list(stale.values_list("quote_id", flat=True))
+    requeued = []
+    for quote_id in quote_ids:
+        VerificationReport.objects.filter(quote_id=quote_id).update(
+            status=VerificationStatus.PENDING
+        )
+        error = gettext(
+            "The worker running this verification stopped, and the task queue could not be "
+            "reached to start it again: start it again in a minute."
+        )
+        if verification_enqueue(quote_id=quote_id, error=error):
+            requeued.append(quote_id)
+    return requeued

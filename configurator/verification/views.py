@@ -10,7 +10,7 @@ from django_htmx.middleware import HtmxDetails
 
 from configurator.quotes.models import Quote
 from configurator.verification.models import VerificationReport
-from configurator.verification.services import verification_start
+from configurator.verification.tasks import verification_start
 
 staff_required = user_passes_test(lambda user: user.is_active and user.is_staff)
 

@@ -22,7 +22,7 @@ from django.test import Client
 from pypdf import PdfReader
 
 from configurator.deployments.services import bundle_files
-from configurator.inquiries.services import inquiry_mail_send
+from configurator.inquiries.mail import inquiry_mail_send
 from configurator.planning.services import plan_stored
 from configurator.quotes.document import document_from_quote
 from configurator.quotes.pdf import quote_pdf_render

@@ -60,7 +60,7 @@ def test_api_refuses_as_plans_does(
 def test_binding_words_name_the_target_with_its_value() -> None:
     from django.utils.translation import override
 
-    from configurator.inquiries.templatetags.bindings import binding_words
+    from configurator.planning.bindings import binding_words
 
     # 2,000 ms and 200 ms: the default TTFT p95 and TPOT targets (sizing/traffic.py).
     targets = {"ttft_p95_ms": 2000.0, "tpot_ms": 200.0}

@@ -19,9 +19,8 @@ from configurator.verification.records import bundled_cases
 from configurator.verification.services import (
     benchmarks_load_initial,
     verification_run,
-    verification_start,
 )
-from configurator.verification.tasks import verify_quote
+from configurator.verification.tasks import verification_start, verify_quote
 from tests.quote_factories import SEED_INPUTS
 
 # Task effects are checked in-process; tests/web/test_celery_worker.py runs the real worker.

@@ -30,7 +30,8 @@ from configurator.verification.comparison import (
 )
 from configurator.verification.models import BenchmarkRecord, VerificationReport
 from configurator.verification.outcome import note_text
-from configurator.verification.services import benchmarks_load_initial, verification_start
+from configurator.verification.services import benchmarks_load_initial
+from configurator.verification.tasks import verification_start
 from tests.quote_factories import make_inquiry, make_presales
 
 pytestmark = pytest.mark.usefixtures("eager_tasks")

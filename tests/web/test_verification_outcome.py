@@ -36,8 +36,8 @@ from configurator.verification.outcome import checks_outcome
 from configurator.verification.services import (
     benchmarks_load_initial,
     plan_checks,
-    verification_start,
 )
+from configurator.verification.tasks import verification_start
 from tests.quote_factories import SEED_INPUTS, make_inquiry, make_presales
 
 pytestmark = pytest.mark.usefixtures("eager_tasks")

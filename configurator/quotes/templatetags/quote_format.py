@@ -1,8 +1,8 @@
-"""Number and money formatting for quotes, in the active language (de or en).
+"""Template filters for quotes: numbers and money in the active language (de or en,
+:mod:`configurator.numbers`), catalog GPU names, titles and reasons by language.
 
-Grouping and decimal marks follow the language rather than the server locale, so a
-German quote reads ``1.152 GB`` and ``12.345,00 €`` and an English one ``1,152 GB`` and
-``€12,345.00`` wherever it is rendered.
+A German quote reads ``1.152 GB`` and ``12.345,00 €`` and an English one ``1,152 GB``
+and ``€12,345.00`` wherever it is rendered.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django import template
-from django.utils import translation
 
+from configurator import numbers
 from configurator.quotes.models import QuoteAlternative, QuoteLine
 from sizing import catalog
 from sizing.errors import SizingError
@@ -19,31 +19,19 @@ from sizing.errors import SizingError
 register = template.Library()
 
 
-def _group(text: str, language: str) -> str:
-    """Swap ``1,234.5`` to ``1.234,5`` for German."""
-    if language == "de":
-        return text.replace(",", "\x00").replace(".", ",").replace("\x00", ".")
-    return text
-
-
 @register.filter
 def num(value: object, digits: int = 0) -> str:
-    """``value`` with thousands grouping and ``digits`` decimals; '' for ``None``."""
+    """``value`` with thousands grouping and ``digits`` decimals
+    (:func:`configurator.numbers.num`, read as a decimal); '' for ``None``."""
     if value is None or value == "":
         return ""
-    number = Decimal(str(value))
-    return _group(f"{number:,.{int(digits)}f}", translation.get_language() or "en")
+    return numbers.num(Decimal(str(value)), int(digits))
 
 
 @register.filter
 def eur(value: object) -> str:
-    """An amount in EUR with two decimals: ``12.345,00 €`` (de) or ``€12,345.00`` (en)."""
-    if value is None or value == "":
-        return ""
-    text = num(value, 2)
-    if (translation.get_language() or "en") == "de":
-        return f"{text}\u00a0€"
-    return f"€{text}"
+    """An amount in EUR (:func:`configurator.numbers.eur`)."""
+    return numbers.eur(None if value is None else str(value))
 
 
 @register.filter
