@@ -41,12 +41,8 @@
   servers (v0.19 H100 logs; vllm PR #10511's H100 check shows the same +1.8 GiB from TP 1
   to TP 2 in v0.6.5) and 0.21 GiB on PCIe cards (v0.10 logs: L40S TP 8, A100 PCIe TP 2).
   An unknown GPU is taken as PCIe.
-- MXFP4 MoE weights (gpt-oss): the Marlin backend, which vLLM uses below compute
-  capability 9.0, pads each expert's intermediate size per rank to a multiple of 128 and
-  the hidden size to a multiple of 256 (``Mxfp4MoEMethod.create_weights``,
-  ``vllm/model_executor/layers/quantization/mxfp4.py``); the Hopper/Blackwell Triton
-  backend only rounds the intermediate size to 64. 4.25 bits per value (fp4 + an 8-bit
-  scale per 32).
+- MXFP4 MoE weights (gpt-oss): what the Marlin or Triton backend loads beyond the
+  checkpoint (padding, fp32 biases, scales held twice): :mod:`sizing.calibrated.mxfp4`.
 - CUDA graphs: from v0.21 ``Worker.determine_available_memory`` subtracts the runner's
   ``profile_cudagraph_memory`` estimate while ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS``
   is on, its default (``vllm/envs.py``, ``vllm/v1/worker/gpu_worker.py``; both model
@@ -67,7 +63,7 @@ from __future__ import annotations
 import math
 
 from sizing.architecture import require_vocab_size
-from sizing.calibrated import loaded
+from sizing.calibrated import loaded, mxfp4
 from sizing.calibrated.setup import EngineSetup
 from sizing.checkpoint import embedding_params
 from sizing.model import ModelSpec
@@ -92,7 +88,6 @@ LARGE_PROFILE_VERSIONS = ((0, 11), (0, 17))
 """Versions (from, before) whose profile pass peaked about 2.5 × higher."""
 NON_TORCH_TP_NVSWITCH_GIB = 2.1
 NON_TORCH_TP_PCIE_GIB = 0.21
-MXFP4_BITS = 4.25
 REFERENCE_BATCHED_TOKENS = 8192
 V0_LONG_CONTEXT_TOKENS = 32768
 """Above this ``max_model_len`` the V0 OpenAI server turned chunked prefill on by default."""
@@ -132,35 +127,7 @@ def weights_bytes_per_gpu(model: ModelSpec, setup: EngineSetup) -> float:
         total *= 2
     tp, pp = setup.tensor_parallel_size, setup.pipeline_parallel_size
     extra = loaded.extra_loaded_bytes(model, tp, pp, setup.dtype)
-    return total / (tp * pp) + mxfp4_padding_bytes(model, setup) / pp + extra
-
-
-def _round_up(value: int, multiple: int) -> int:
-    return -(-value // multiple) * multiple
-
-
-def mxfp4_padding_bytes(model: ModelSpec, setup: EngineSetup) -> float:
-    """Bytes one tensor-parallel rank adds by padding MXFP4 expert weights (module
-    docstring; 0 for other formats or when the GPU is unknown)."""
-    if model.weight_format != "mxfp4":
-        return 0.0
-    cls = setup.gpu_class
-    if cls is None:
-        return 0.0
-    cfg = model.config.get("text_config") or model.config
-    experts = int(cfg.get("num_local_experts") or cfg.get("num_experts") or 0)
-    inter = int(cfg.get("moe_intermediate_size") or cfg.get("intermediate_size") or 0)
-    hidden = model.architecture.hidden_size
-    if not experts or not inter:
-        return 0.0
-    inter_rank = inter // setup.tensor_parallel_size
-    if cls.compute_capability < (9, 0):
-        inter_pad, hidden_pad = _round_up(inter_rank, 128), _round_up(hidden, 256)
-    else:
-        inter_pad, hidden_pad = _round_up(inter_rank, 64), hidden
-    extra_values = 3 * (inter_pad * hidden_pad - inter_rank * hidden)
-    layers = int(cfg.get("num_hidden_layers") or model.architecture.num_layers)
-    return experts * layers * extra_values * MXFP4_BITS / 8
+    return total / (tp * pp) + mxfp4.extra_bytes_per_rank(model, setup) / pp + extra
 
 
 def _is_moe(model: ModelSpec) -> bool:

@@ -102,7 +102,7 @@ def _summary_lines(summary: dict[str, Any]) -> list[str]:
         f"all engines: {_errors(summary)}",
     ]
     for engine, stats in summary["by_engine"].items():
-        lines.append(f"{engine}: {stats['evaluated']} cases, {_errors(stats)}")
+        lines.append(f"{engine}: {_cases(stats['evaluated'])}, {_errors(stats)}")
     labels = {
         "fit": "fit set (a constant was set from their logs, in-sample)",
         "held_out": "held out (no constant set from them, out-of-sample)",
@@ -111,9 +111,13 @@ def _summary_lines(summary: dict[str, Any]) -> list[str]:
         for split, stats in summary.get(f"{engine}_by_split", {}).items():
             if stats["evaluated"]:
                 lines.append(
-                    f"{engine}, {labels[split]}: {stats['evaluated']} cases, {_errors(stats)}"
+                    f"{engine}, {labels[split]}: {_cases(stats['evaluated'])}, {_errors(stats)}"
                 )
     return lines
+
+
+def _cases(count: int) -> str:
+    return f"{count} case" if count == 1 else f"{count} cases"
 
 
 def _errors(stats: dict[str, Any]) -> str:
@@ -205,6 +209,11 @@ METHOD_NOTES = [
     "later | the 0.19.0 H100 logs and vllm PR #10511's H100 check (NVSwitch); the 0.10 L40S "
     "and A100 PCIe logs | 2.1: the sweep's TP ≥ 2 logs; 0.21: case-069/070/080 |",
     "| non-torch, PP ≥ 2 | 0.07 GiB | 0.7 and later | the 0.19.0 PP 4 log | case-026 |",
+    "| MXFP4 experts (gpt-oss) | Marlin: intermediate per rank to 128, hidden to 256; "
+    "Triton: intermediate to 64, biases in fp32, scales held twice | Triton on compute "
+    "capability 9.0–10.x from 0.11, Marlin otherwise | mxfp4.py (Mxfp4MoEMethod); H100 logs "
+    "of gpt-oss-120b: v0.10.1 Marlin 65.97 GiB (vllm issue #23278), v0.14.1 Triton 64.38 GiB "
+    "(vllm issue #33155); case-070 (A100, Marlin) | none |",
     "| CUDA-graph estimate | 0.85 GiB (TP 1), 1.5 GiB (TP ≥ 2) unless the setup states "
     "graph profiling off | 0.21 and later | subtracted by default in the 0.31.0 wheel; "
     "public logs that print the deduction: v0.27.1 (gpustack/runner PR #251, TP 2, "
