@@ -30,6 +30,12 @@ COLOURS = {"cpu": "#3b6ea8", "gpu": "#2f6f4f", "with": "#3b6ea8", "without": "#a
 """GPU and CPU tier as in the memory-tier chart; without a tier as a full prefill."""
 
 
+def available(plan: Plan) -> bool:
+    """Whether :func:`curves` has points for ``plan`` (a plan under traffic with a
+    measured basis), without computing them."""
+    return plan.serving is not None and plan.serving.evaluator is not None
+
+
 def curves(plan: Plan) -> dict[str, Any] | None:
     """The plan's two curves as JSON-ready lists, or ``None`` without traffic figures.
 

@@ -8,6 +8,7 @@ app_name = "inquiries"
 urlpatterns = [
     path("", views.configurator, name="configurator"),
     path("estimate/", views.estimate, name="estimate"),
+    path("estimate/traffic/", views.estimate_traffic, name="estimate_traffic"),
     path("recommendations/", views.recommendations, name="recommendations"),
     path("quote/", views.quote_request, name="quote"),
     path("quote/thanks/", views.thanks, name="thanks"),

@@ -39,8 +39,15 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
-def _estimate_context(request: HttpRequest, form: WorkloadForm) -> dict[str, Any]:
-    """What the estimate partial shows for a bound (or unbound) workload form."""
+def _estimate_context(
+    request: HttpRequest, form: WorkloadForm, *, traffic: bool = True
+) -> dict[str, Any]:
+    """What the estimate partial shows for a bound (or unbound) workload form.
+
+    ``traffic=False`` leaves out the two traffic charts (their curves re-evaluate the
+    plan some 27 times): the live estimate loads them as their own fragment
+    (:func:`estimate_traffic`) once they scroll into view.
+    """
     query = form.share_query()
     share_url = reverse("inquiries:configurator") + (f"?{query}" if query else "")
     context: dict[str, Any] = {
@@ -60,7 +67,10 @@ def _estimate_context(request: HttpRequest, form: WorkloadForm) -> dict[str, Any
         context["ttft"] = ttft_chart.chart(
             form.plan.transfer.curve(), form.plan.request.workload.context_tokens
         )
-        context["traffic"] = traffic_chart.charts(traffic_chart.curves(form.plan))
+        if traffic:
+            context["traffic"] = traffic_chart.charts(traffic_chart.curves(form.plan))
+        else:
+            context["traffic_later"] = traffic_chart.available(form.plan)
         context["reasons"] = notes.views(form.plan.verdict.reason_notes)
         context["warnings"] = notes.views(form.plan.verdict.warning_notes)
         context["prompt_gib"] = chart.prompt_gib(form.plan)
@@ -134,10 +144,26 @@ def estimate(request: HtmxHttpRequest) -> HttpResponse:
     form = WorkloadForm(request.POST, request.FILES)
     valid = form.is_valid()
     if request.htmx:
-        context = _estimate_context(request, form)
+        context = _estimate_context(request, form, traffic=False)
         response = render(request, "inquiries/configurator.html#estimate", context)
         return replace_url(response, context["share_url"])
     return _page(request, form, ContactForm(), status=200 if valid else 400)
+
+
+@require_POST
+def estimate_traffic(request: HttpRequest) -> HttpResponse:
+    """The two traffic charts of the posted workload's plan (empty without a plan or a
+    measured basis): the fragment the live estimate loads when the charts come into
+    view. Rate-limited with the estimate."""
+    if body_too_large(request):
+        return _too_large()
+    if rate_limited(request, "estimate"):
+        return _too_many(request)
+    form = WorkloadForm(request.POST, request.FILES)
+    traffic = {}
+    if form.is_valid() and form.plan is not None:
+        traffic = traffic_chart.charts(traffic_chart.curves(form.plan))
+    return render(request, "inquiries/_traffic_charts.html", {"traffic": traffic})
 
 
 @require_POST

@@ -88,6 +88,12 @@ def test_seed_example_updates_live_and_the_quote_request_is_confirmed(
 
     page.locator("#figure-host summary").click()
     expect(page.locator("#figure-host .calc")).to_contain_text("921 GB")
+    # The traffic charts load once they scroll into view: the knee at the plan's
+    # 125 GiB per replica (seed: 500 GiB over 4 replicas) and the plan's 500 users.
+    page.locator("#share-url").scroll_into_view_if_needed()
+    expect(page.locator("svg.traffic-hit polyline.hit-cpu")).to_have_count(1, timeout=15_000)
+    expect(page.locator("svg.traffic-users polyline.users-with")).to_have_count(1)
+    expect(page.locator("#traffic-charts")).to_have_count(0)
     page.screenshot(path=str(ARTIFACTS / "configurator-estimate.png"), full_page=True)
 
     page.locator("#id_name").fill("Ada Muster")

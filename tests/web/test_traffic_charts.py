@@ -93,11 +93,28 @@ def _check(html: str) -> None:
 
 
 def test_the_page_draws_both_traffic_charts(client: Client) -> None:
-    response = client.post("/estimate/", seed_form(), headers={**HTMX, "Accept-Language": "de"})
+    # The live estimate leaves a placeholder that loads the charts when it comes into
+    # view; the fragment it posts to draws them.
+    headers = {**HTMX, "Accept-Language": "de"}
+    response = client.post("/estimate/", seed_form(), headers=headers)
+    assert response.status_code == 200
+    estimate = response.content.decode()
+    assert 'id="traffic-charts"' in estimate and 'hx-trigger="intersect once"' in estimate
+    assert 'hx-post="/estimate/traffic/"' in estimate and 'class="hit-' not in estimate
+    response = client.post("/estimate/traffic/", seed_form(), headers=headers)
     assert response.status_code == 200
     page = response.content.decode()
     _check(page)
     assert "GiB CPU-Stufe je Replikat" in page and "ohne Stufe" in page
+
+
+def test_the_whole_page_draws_both_traffic_charts_inline(client: Client) -> None:
+    # Without htmx (a shared link, or a browser without JavaScript) the charts are inline.
+    response = client.get("/", seed_form(), headers={"Accept-Language": "en"})
+    assert response.status_code == 200
+    page = response.content.decode()
+    _check(page)
+    assert 'id="traffic-charts"' not in page
 
 
 def test_the_quote_pdf_draws_both_traffic_charts() -> None:
@@ -109,7 +126,11 @@ def test_the_quote_pdf_draws_both_traffic_charts() -> None:
 
 
 def test_no_traffic_charts_without_a_measured_basis(client: Client) -> None:
-    response = client.post("/estimate/", seed_form(gpu="l40s", gpus_per_node=8), headers={**HTMX})
+    form = seed_form(gpu="l40s", gpus_per_node=8)
+    response = client.post("/estimate/", form, headers={**HTMX})
+    assert response.status_code == 200
+    assert 'id="traffic-charts"' not in response.content.decode()
+    response = client.post("/estimate/traffic/", form, headers={**HTMX})
     assert response.status_code == 200
     assert 'class="hit-' not in response.content.decode()
     assert traffic_chart.charts(None) == {}
