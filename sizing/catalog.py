@@ -37,6 +37,9 @@ class Gpu:
         cooling: how the card is cooled (``passive``, ``blower``, ``flow-through``,
             ``open-air``, ``module``; ``cooling`` in hardware.json, from the vendor's
             datasheet): what decides which chassis takes it (:func:`chassis_cooling`).
+        baseboard_gpus: for a module GPU, the GPU counts its baseboard comes with (HGX
+            H200 4 or 8, HGX B200 8, AMD UBB 8; ``baseboard_gpus`` in hardware.json with
+            ``baseboard_gpus_source``); empty for a PCIe card, any count up to the slots.
     """
 
     slug: str
@@ -52,6 +55,7 @@ class Gpu:
     tdp_w: int | None
     nvlink_gbps_bidirectional: float | None = None
     cooling: str | None = None
+    baseboard_gpus: tuple[int, ...] = ()
 
     @property
     def nvlink_gbps_per_direction(self) -> float | None:
@@ -127,6 +131,7 @@ def gpus() -> dict[str, Gpu]:
             tdp_w=g["tdp_w"],
             nvlink_gbps_bidirectional=(g.get("nvlink") or {}).get("gbps_per_gpu_bidirectional"),
             cooling=g.get("cooling"),
+            baseboard_gpus=tuple(g.get("baseboard_gpus", ())),
         )
     return out
 

@@ -63,11 +63,17 @@ ROUTERS = {
 """The KV-aware router per engine: (name, command); sources in the module docstring."""
 
 
-def max_buffer_gb_per_node(platform: Platform, gpu_memory_gb_per_node: float) -> float:
-    """Largest pinned CPU tier one node holds, GB: every slot with the largest DIMM, less
-    the reserve of the host-memory rule (the node's GPU memory). Never negative."""
+def max_buffer_gb_per_node(
+    platform: Platform, gpu_memory_gb_per_node: float, host_memory_gb: int | None = None
+) -> float:
+    """Largest pinned CPU tier one node holds, GB: every slot with the largest DIMM (or
+    the ``host_memory_gb`` the customer allows, when given), less the reserve of the
+    host-memory rule (the node's GPU memory). Never negative."""
     slots = platform.sockets * platform.memory_channels_per_socket * platform.dimms_per_channel_max
-    return max(0.0, slots * dimm_sizes_gb()[-1] - gpu_memory_gb_per_node)
+    installed = slots * dimm_sizes_gb()[-1]
+    if host_memory_gb is not None:
+        installed = min(installed, host_memory_gb)
+    return max(0.0, installed - gpu_memory_gb_per_node)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ import math
 from dataclasses import dataclass
 
 from sizing.catalog import Platform, dimm_sizes_gb
-from sizing.errors import Fix, InfeasibleError
+from sizing.errors import Fix, InfeasibleError, SizingError
 from sizing.rank_bytes import RankBytes
 from sizing.units import GB, GIB
 
@@ -160,6 +160,53 @@ def cpu_tier(
         gpu_conversation_capacity=gpu_conversation_capacity,
         ranks=ranks,
     )
+
+
+def layout_totals_gb(platform: Platform) -> tuple[int, ...]:
+    """Installed memory of every balanced DIMM layout the chassis takes, GB, ascending:
+    ``channels × DIMMs per channel × DIMM size`` (the layout rule of the module
+    docstring; 24 × 32 GB = 768 GB up on the 24-slot chassis)."""
+    channels = platform.sockets * platform.memory_channels_per_socket
+    return tuple(
+        sorted(
+            {
+                channels * dpc * size
+                for dpc in range(1, platform.dimms_per_channel_max + 1)
+                for size in dimm_sizes_gb()
+            }
+        )
+    )
+
+
+def largest_layout_gb(platform: Platform, at_most_gb: int) -> int | None:
+    """The largest layout of :func:`layout_totals_gb` with at most ``at_most_gb`` GB
+    (``None``: even the smallest has more)."""
+    fitting = [t for t in layout_totals_gb(platform) if t <= at_most_gb]
+    return fitting[-1] if fitting else None
+
+
+def host_memory_cap_gb(limit_gb: int | None, platform: Platform, node_gpu_gb: float) -> int | None:
+    """The installed memory a node may have at most, GB: the largest balanced layout
+    within the customer's ``limit_gb`` (:func:`largest_layout_gb`); ``None`` without a
+    limit.
+
+    Raises:
+        SizingError: on field ``max_host_memory_gb`` when no layout within the limit
+            reaches the baseline of twice the node's GPU memory (rule above).
+    """
+    if limit_gb is None:
+        return None
+    layout = largest_layout_gb(platform, limit_gb)
+    baseline = 2 * node_gpu_gb
+    if layout is None or layout < baseline:
+        raise SizingError(
+            "max_host_memory_gb",
+            f"{limit_gb:,} GB of host memory per node is below the {baseline:,.0f} GB "
+            "its GPUs need beside it (twice their memory)",
+            code="host_memory_below_baseline",
+            values={"got": limit_gb, "baseline_gb": round(baseline)},
+        )
+    return layout
 
 
 def host_memory(

@@ -21,7 +21,7 @@ from sizing.cluster import max_buffer_gb_per_node
 from sizing.engines import vllm
 from sizing.experts import expert_weights_bytes
 from sizing.gpu import BudgetRule, ConversationShape, Parallelism, choose_parallelism
-from sizing.host_memory import CpuTier, HostMemory, cpu_tier, host_memory
+from sizing.host_memory import CpuTier, HostMemory, cpu_tier, host_memory, host_memory_cap_gb
 from sizing.model import ModelSpec
 from sizing.nvme import NvmeTier, nvme_tier
 from sizing.performance import NoMeasuredBasis
@@ -286,6 +286,9 @@ def make_plan(request: PlanRequest) -> Plan:
         arch.uses_mla,
     )
     node_gpu_gb = gpu.marketed_memory_gb * work.gpus_per_node
+    buffer_cap_gb = max_buffer_gb_per_node(
+        platform, node_gpu_gb, host_memory_cap_gb(work.max_host_memory_gb, platform, node_gpu_gb)
+    )
     nvme = nvme_tier(
         new_conversations_per_day=work.new_conversations_per_day,
         conversation_bytes=ranks.stored_conversation_bytes,
@@ -303,7 +306,7 @@ def make_plan(request: PlanRequest) -> Plan:
         kv_bytes_per_token=max(1, round(ranks.stored_conversation_bytes / unique_tokens)),
         gpu_memory_gb_per_node=node_gpu_gb,
     )
-    serving, serving_note = _serve(request, replica, platform, nvme)
+    serving, serving_note = _serve(request, replica, buffer_cap_gb, nvme)
     if serving is not None:
         par = replace(par, nodes=serving.cluster.nodes)
     resting = max(0, work.users - par.conversations_on_gpus)
@@ -323,6 +326,8 @@ def make_plan(request: PlanRequest) -> Plan:
     )
     if serving is not None and serving.cluster.cpu_tier_capped and tier.total_gib > 0:
         tier = _capped(tier, serving.cluster.cpu_tier_gb_per_node * GB, par)
+    elif serving is None and tier.total_gib * GIB / GB > buffer_cap_gb * par.nodes + 1e-6:
+        tier = _capped(tier, buffer_cap_gb * GB, par)
     host = host_memory(
         platform=platform,
         gpu_memory_gb_total=node_gpu_gb,
@@ -365,7 +370,7 @@ def make_plan(request: PlanRequest) -> Plan:
         # Sell no memory the customer does not need: no tier, no buffer, no NVMe; the
         # GPUs are those the targets need without a tier.
         if serving is not None:
-            plain, _ = _serve(request, replica, platform, nvme, tiers=False)
+            plain, _ = _serve(request, replica, buffer_cap_gb, nvme, tiers=False)
             if plain is not None:
                 serving = replace(plain, benefit=serving.benefit)
                 par = replace(par, nodes=serving.cluster.nodes)
@@ -404,7 +409,7 @@ def make_plan(request: PlanRequest) -> Plan:
 def _serve(
     request: PlanRequest,
     replica: Replica,
-    platform: Platform,
+    buffer_cap_gb: float,
     nvme: NvmeTier,
     *,
     tiers: bool = True,
@@ -420,8 +425,9 @@ def _serve(
             context_tokens=request.workload.context_tokens,
             shared_prefix_tokens=request.workload.shared_prompt_tokens,
             nvme_bytes_per_node=nvme.capacity_tb * TB,
-            max_buffer_gb_per_node=max_buffer_gb_per_node(platform, replica.gpu_memory_gb_per_node),
+            max_buffer_gb_per_node=buffer_cap_gb,
             tiers=tiers,
+            with_shared_tier=not request.workload.without_shared_tier,
         )
     except NoMeasuredBasis as exc:
         return None, exc.message

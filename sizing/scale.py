@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from sizing.cluster import MAX_NODES
 from sizing.hit_rate import ReferenceStream, TierHits, hit_rates
@@ -100,22 +101,40 @@ class Evaluator:
         capacities: Capacities,
         tpot_ms: Callable[[float], float],
         mean_request_tokens: float,
+        memo: dict[Any, Evaluation] | None = None,
     ) -> None:
         self.stream = stream
         self.table = table
         self.cap = capacities
         self.tpot_ms = tpot_ms
         self.mean_request_tokens = mean_request_tokens
-        self._memo: dict[tuple[int, bool, bool, Capacities], Evaluation] = {}
+        self._memo: dict[Any, Evaluation] = {} if memo is None else memo
 
     def __call__(self, replicas: int, *, tiers: bool = True, memory: bool = True) -> Evaluation:
         """Hit rates and load of one of ``replicas`` replicas; ``memory=False`` lets the
-        decode batch exceed the pool (the compute need alone). Results are kept per
-        count, switches and capacities: a search asks for the same count more than once."""
-        key = (replicas, tiers, memory, self.cap)
-        if key not in self._memo:
-            self._memo[key] = self._evaluate(replicas, tiers=tiers, memory=memory)
-        return self._memo[key]
+        decode batch exceed the pool (the compute need alone).
+
+        Results are kept per count, switches and what one replica's tiers hold (the GPU
+        pool, its share of the CPU tier, its NVMe tier, the shared tier): a search asks
+        for the same count more than once, and evaluators given the same ``memo`` (same
+        stream, service table, TPOT and request length) share them, since one replica's
+        hit rates and load depend on nothing else."""
+        cap = self.cap
+        held = (
+            (self._cpu_tokens(replicas), cap.nvme_tokens_per_replica, cap.shared_tokens)
+            if tiers
+            else None
+        )
+        key = (replicas, memory, cap.pool_tokens_per_replica, held)
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._memo[key] = self._evaluate(replicas, tiers=tiers, memory=memory)
+        return hit
+
+    def _cpu_tokens(self, replicas: int) -> float:
+        """One replica's share of the CPU tier, capped by its share of a node's slots."""
+        cap = self.cap
+        return min(cap.cpu_tokens_total / replicas, cap.cpu_tokens_max_per_replica)
 
     def _evaluate(self, replicas: int, *, tiers: bool, memory: bool) -> Evaluation:
         cap = self.cap
@@ -124,7 +143,7 @@ class Evaluator:
         )
         rate = self.stream.turns_per_s / replicas
         max_batch = cap.pool_tokens_per_replica / self.mean_request_tokens
-        cpu = min(cap.cpu_tokens_total / replicas, cap.cpu_tokens_max_per_replica)
+        cpu = self._cpu_tokens(replicas)
         free = cap.pool_tokens_per_replica
         load = None
         for _ in range(2):  # the GPU cache is what the decode batch leaves free

@@ -1,4 +1,5 @@
-"""The cheapest configurations that serve a workload, across GPU types, counts and tiers.
+"""The cheapest configurations that serve a workload, across GPU types, counts, TP sizes
+and tiers.
 
 The search sizes every configuration with the same orchestrator as a single plan
 (:func:`sizing.plan.make_plan`) and the same bill of materials
@@ -6,19 +7,13 @@ The search sizes every configuration with the same orchestrator as a single plan
 passes in (the configurator prices a BOM from its price list exactly as a quote does);
 money itself never enters the engine, the search only compares what the function returns.
 
-Space (what the builder sells, DESIGN §1 and :mod:`sizing.bom`):
-
-- GPU types: the ones the caller names (the configurator passes every catalog GPU the
-  price list carries).
-- GPUs per node: 2 to 8 (eight double-width slots or baseboard modules per chassis).
-- Tensor parallel size and replicas: the plan's rule (:mod:`sizing.gpu`): the smallest TP
-  at which the weights and one max-length conversation fit, the other GPUs replicas.
-- KV dtype: FP8 where the customer allows it (the request asks for ``fp8``) and the GPU
-  runs an FP8 cache natively (``fp8_kv_cache`` in the hardware catalog); otherwise the
-  requested dtype (16-bit where FP8 is allowed but not native).
-- NVMe tier on and off, when the workload has new conversations per day.
-- CPU tier and nodes: as the plan sizes them (the whole resting working set; pipeline
-  parallel nodes only when the weights need them).
+Space (what the builder sells, DESIGN §1 and :mod:`sizing.bom`; built in
+:mod:`sizing.search_space`): GPU types the caller names; GPUs per node from 2 to 8, for a
+module GPU only the counts its baseboard comes with; the KV dtype (FP8 where allowed and
+native); the NVMe tier on and off; and, as variants of each sized configuration, every
+larger TP size (with fewer replicas), every smaller DIMM layout down to the host-memory
+baseline (a CPU tier capped by it, a lower hit rate) and no shared tier where the plan
+has one.
 
 Pruning rules (stated, safe for what is returned):
 
@@ -26,17 +21,22 @@ Pruning rules (stated, safe for what is returned):
    bytes of every conversation (``sizing.architecture``), so the same GPUs hold at most
    as many conversations, the CPU tier and the NVMe tier grow, and a reload moves twice
    the bytes: its plan is never cheaper and never faster.
-2. Branch and bound on price: each configuration's floor (:func:`node_floor`: the
-   chassis, CPUs and GPUs of one node, which every BOM of it contains) is priced first,
-   and configurations are sized in the order of their floors. The answer reports
+2. Larger DIMM layouts than the plan's own are not evaluated: its CPU tier already keeps
+   every user warm, so more DRAM costs more and serves no faster.
+3. Branch and bound on price: each configuration's floor
+   (:func:`sizing.search_space.floor_price`: the chassis, CPUs and GPUs of one node and
+   the cheapest DIMM layout that meets the host-memory baseline, lines every BOM of it
+   contains) is priced first, and configurations are sized in the order of their floors
+   from a priority queue; a variant enters the queue with its parent's floor (a lower
+   bound for it too: same GPUs, and every layout meets the baseline). The answer reports
    configurations up to the larger of :data:`FRONT_PRICE_FACTOR` × the cheapest price
    and the ``top``-th cheapest; once ``top`` meet the workload, the first configuration
    whose floor exceeds that range stops the search, since its price and every later
    one's exceed it too.
 
-The space has at most ``7 counts × 2 NVMe options`` configurations per GPU type, each
-priced once and sized at most once, so the cost grows linearly with the number of GPU
-types.
+Each configuration is priced once and sized at most once, and the space per GPU type is
+bounded by a constant (:mod:`sizing.search_space`), so the cost grows at most linearly
+with the number of GPU types.
 
 Hard constraints (a configuration breaking one is never returned, only counted in
 :attr:`Recommendation.rejected`): the plan cannot be made (weights or one max-length
@@ -56,33 +56,29 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import heapq
+import itertools
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Generic
 
 from sizing import catalog
-from sizing.architecture import conversation_bytes, kv_bytes_per_token
-from sizing.bom import (
-    COOLING_BINDING,
-    CPU_SKU,
-    Bom,
-    BomLine,
-    bill_of_materials,
-    chassis_for,
-    check_gpu_cooling,
-    gpu_sku,
-)
+from sizing.bom import COOLING_BINDING, bill_of_materials, chassis_for, check_gpu_cooling
 from sizing.configuration import Configuration, Miss, P, PriceFn, Rejection
 from sizing.errors import InfeasibleError, SizingError
-from sizing.gpu import MAX_PIPELINE_NODES
 from sizing.pareto import pareto_front
 from sizing.plan import Plan, PlanRequest, make_plan, validate
-from sizing.units import GIB
+from sizing.search_space import (
+    GPUS_PER_NODE,
+    candidates,
+    could_hold_everyone,
+    floor_price,
+    variants,
+)
 from sizing.verdict import BINDING
 
-GPUS_PER_NODE = (2, 3, 4, 5, 6, 7, 8)
-"""GPU counts per node the builder sells (DESIGN §1: 2 to 8 GPUs per node)."""
+__all__ = ["GPUS_PER_NODE", "Recommendation", "candidates", "evaluate", "exhaustive", "recommend"]
 
 DEFAULT_TOP = 3
 """How many of the cheapest configurations a recommendation lists."""
@@ -118,8 +114,8 @@ class Recommendation(Generic[P]):
             tier: among those sized, and beyond the reported range among those whose GPUs
             could hold every conversation (:func:`could_hold_everyone`).
         evaluated: plans made (the reference included).
-        considered: configurations in the space (the reference included); the others
-            were priced out by :func:`node_floor`.
+        considered: configurations in the space that were priced (the reference
+            included): the base configurations and the variants of those sized.
     """
 
     cheapest: tuple[Configuration[P], ...]
@@ -140,53 +136,6 @@ class Recommendation(Generic[P]):
         ok = [c for c in self.feasible if c.meets_targets]
         with_tier = next((c for c in ok if c.has_cpu_tier), None)
         return with_tier, self.without_tier
-
-
-def kv_dtypes_for(request: PlanRequest, gpu_slug: str) -> tuple[str, ...]:
-    """KV dtypes searched on ``gpu_slug``: rule in the module docstring.
-
-    Raises:
-        SizingError: for an unknown GPU slug (field ``gpu``).
-    """
-    if request.workload.kv_dtype != "fp8":
-        return (request.workload.kv_dtype,)
-    return ("fp8",) if catalog.gpu(gpu_slug).fp8_kv_cache else ("auto",)
-
-
-def candidates(
-    request: PlanRequest,
-    gpu_slugs: Iterable[str],
-    gpus_per_node: Sequence[int] = GPUS_PER_NODE,
-) -> list[PlanRequest]:
-    """Every request of the search space (module docstring), in a stable order.
-
-    Args:
-        request: the customer's workload; its GPU and count are replaced.
-        gpu_slugs: GPU types to search.
-        gpus_per_node: GPU counts per node to search.
-
-    Raises:
-        SizingError: for an unknown GPU slug (field ``gpu``).
-    """
-    per_day = request.workload.new_conversations_per_day
-    nvme_options = (per_day, 0) if per_day else (0,)
-    out = []
-    for slug in dict.fromkeys(gpu_slugs):
-        for dtype in kv_dtypes_for(request, slug):
-            for count in gpus_per_node:
-                for each_day in nvme_options:
-                    out.append(
-                        replace(
-                            request,
-                            workload=request.workload.replace(
-                                gpu=slug,
-                                gpus_per_node=count,
-                                kv_dtype=dtype,
-                                new_conversations_per_day=each_day,
-                            ),
-                        )
-                    )
-    return out
 
 
 def _misses(plan: Plan) -> tuple[Miss, ...]:
@@ -235,39 +184,60 @@ def evaluate(request: PlanRequest, price: PriceFn[P]) -> Configuration[P] | Reje
 
 
 def _rejection(request: PlanRequest, binding: str, message: str) -> Rejection:
+    w = request.workload
     return Rejection(
-        request.workload.gpu,
-        request.workload.gpus_per_node,
-        request.workload.kv_dtype,
-        request.workload.new_conversations_per_day,
-        binding,
-        message,
+        w.gpu, w.gpus_per_node, w.kv_dtype, w.new_conversations_per_day, binding, message
     )
 
 
-def node_floor(request: PlanRequest) -> Bom:
-    """The lines every node of ``request``'s GPU type and count carries, whatever else it
-    is sized for: the chassis, one CPU per socket and the GPUs (:mod:`sizing.bom`).
-
-    Every BOM of such a plan has these lines at least once (once per node), and no price
-    is negative (the price list refuses one), so this BOM's price is a lower bound of the
-    plan's (the pruning rule of the module docstring).
-    """
-    slug, gpus = request.workload.gpu, request.workload.gpus_per_node
-    chassis = chassis_for(slug)
-    sockets = catalog.platform(request.platform_slug).sockets
-    return Bom(
-        nodes=1,
-        lines=(
-            BomLine(chassis.sku, "chassis", 1, 1, "", ""),
-            BomLine(CPU_SKU, "cpu", sockets, sockets, "", ""),
-            BomLine(gpu_sku(slug), "gpu", gpus, gpus, "", ""),
-        ),
-    )
+def _sells_asked_nvme(config: Configuration[Any]) -> bool:
+    """False for a plan asked for an NVMe tier that sells none: it is its twin without
+    one (the NVMe-off configuration), counted once."""
+    work = config.plan.request.workload
+    return config.plan.nvme.drive is not None or not work.new_conversations_per_day
 
 
 def _rank(config: Configuration[P]) -> tuple[P, int, int]:
     return (config.price, config.gpus, -config.resident_conversations)
+
+
+def _parts(config: Configuration[Any]) -> tuple[int, tuple[tuple[str, int], ...]]:
+    """What a buyer receives: the nodes and every SKU with its quantity."""
+    bom = config.bom
+    return bom.nodes, tuple(sorted((line.sku, line.quantity) for line in bom.lines))
+
+
+def _better_twin(config: Configuration[Any]) -> tuple[float, float, float]:
+    """Among configurations with the same parts: the lower TTFT p95 and TPOT first, then
+    the one with less to build (no shared tier)."""
+    return (
+        round(config.ttft_p95_ms or 0.0, 1),
+        round(config.tpot_ms or 0.0, 1),
+        config.shared_tier_tb,
+    )
+
+
+class _Distinct(Generic[P]):
+    """The configurations sized, one per set of parts (:func:`_parts`): variants that buy
+    the same parts (a TP size or a shared tier that costs nothing extra) are one offer,
+    the better-serving one (:func:`_better_twin`); the ones meeting the targets are kept
+    in rank order."""
+
+    def __init__(self) -> None:
+        self.by_parts: dict[Any, Configuration[P]] = {}
+        self.meeting: list[Configuration[P]] = []
+
+    def add(self, config: Configuration[P]) -> None:
+        key = _parts(config)
+        old = self.by_parts.get(key)
+        if old is not None:
+            if not _better_twin(config) < _better_twin(old):
+                return
+            if old.meets_targets:
+                self.meeting.remove(old)
+        self.by_parts[key] = config
+        if config.meets_targets:
+            bisect.insort(self.meeting, config, key=_rank)
 
 
 def _front_cap(meeting: Sequence[Configuration[P]], top: int) -> Any:
@@ -280,74 +250,50 @@ def _front_cap(meeting: Sequence[Configuration[P]], top: int) -> Any:
     return kth if cap < kth else cap
 
 
-def could_hold_everyone(request: PlanRequest) -> bool:
-    """Whether ``request``'s GPUs could hold every user's conversation, so that the plan
-    needs no CPU tier for memory: an upper bound from the memory alone.
+class _Queue(Generic[P]):
+    """The configurations waiting to be sized, cheapest floor first; a variant enters
+    with its parent's floor (module docstring, rule 3)."""
 
-    ``gpus × utilization × reported GiB`` (:mod:`sizing.gpu`'s budget before weights and
-    overhead) over one node, or over :data:`sizing.gpu.MAX_PIPELINE_NODES` nodes when the
-    weights need more than one, against ``users × (conversation − shared prompt)`` at
-    TP 1 (TP never stores fewer bytes per conversation over all ranks).
-    """
-    work = request.workload
-    gpu = catalog.gpu(work.gpu)
-    arch = request.model.architecture
-    node_gib = work.gpus_per_node * request.rule.utilization * gpu.reported_gib
-    nodes = 1 if request.model.weights_bytes / GIB <= node_gib else MAX_PIPELINE_NODES
-    per_token = kv_bytes_per_token(arch, work.kv_dtype)
-    unique = conversation_bytes(arch, work.kv_dtype, work.context_tokens)
-    unique -= per_token * work.shared_prompt_tokens
-    return bool(nodes * node_gib * GIB >= work.users * unique)
+    def __init__(self) -> None:
+        self.heap: list[tuple[Any, int, PlanRequest, bool]] = []
+        self.order = itertools.count()
+        self.priced = 0
+
+    def push(self, floor: Any, request: PlanRequest, *, base: bool) -> None:
+        self.priced += 1
+        heapq.heappush(self.heap, (floor, next(self.order), request, base))
+
+    def pop(self) -> tuple[Any, PlanRequest, bool]:
+        floor, _order, request, base = heapq.heappop(self.heap)
+        return floor, request, base
 
 
-def _cheapest_without_tier(
+def _seed_queue(
     request: PlanRequest,
-    feasible: list[Configuration[P]],
-    rest: Sequence[tuple[P, PlanRequest]],
+    gpu_slugs: Iterable[str],
+    gpus_per_node: Sequence[int],
     price: PriceFn[P],
-) -> tuple[Configuration[P] | None, int]:
-    """The cheapest configuration that meets the workload without a CPU tier, and the
-    plans it took beyond the main search.
-
-    Continues the branch and bound over the configurations the main search left, in the
-    order of their floors, until a floor exceeds the best found. Beyond the main search's
-    range only those that :func:`could_hold_everyone` are sized: a plan under traffic can
-    also drop its tier when the tier does not pay, and such a configuration is found
-    only within the main search's range.
-    """
-    best = min(
-        (c for c in feasible if c.meets_targets and not c.has_cpu_tier), key=_rank, default=None
-    )
-    sized = 0
-    for floor, candidate in rest:
-        if best is not None and best.price < floor:
-            break
-        if not could_hold_everyone(candidate):
+) -> tuple[_Queue[P], list[Rejection], list[str]]:
+    """The base configurations, priced by their floors; those whose GPU no chassis
+    takes are rejected, those whose floor is not priced listed as unpriced."""
+    queue: _Queue[P] = _Queue()
+    rejected: list[Rejection] = []
+    unpriced: list[str] = []
+    for candidate in candidates(request, gpu_slugs, gpus_per_node):
+        try:
+            gpu = catalog.gpu(candidate.workload.gpu)
+            check_gpu_cooling(chassis_for(gpu.slug), gpu)
+        except InfeasibleError as exc:
+            queue.priced += 1
+            rejected.append(_rejection(candidate, exc.binding, exc.message))
             continue
-        sized += 1
-        outcome = evaluate(candidate, price)
-        if (
-            isinstance(outcome, Configuration)
-            and outcome.meets_targets
-            and not outcome.has_cpu_tier
-            and (
-                outcome.plan.nvme.drive is not None
-                or not candidate.workload.new_conversations_per_day
-            )
-            and (best is None or outcome.price < best.price)
-        ):
-            best = outcome
-    return best, sized
-
-
-def _binding(rejected: Sequence[Rejection], feasible: Sequence[Configuration[Any]]) -> str:
-    """The target missed by most near configurations, else the most common hard limit
-    (a GPU type no chassis takes is left out: the request's workload does not bind it)."""
-    misses = Counter(m.target for c in feasible for m in c.misses)
-    if misses:
-        return misses.most_common(1)[0][0]
-    counts = Counter(r.binding for r in rejected if r.binding != COOLING_BINDING)
-    return counts.most_common(1)[0][0] if counts else "no GPU type on the price list"
+        floor = floor_price(candidate, price)
+        if floor is None:
+            queue.priced += 1
+            unpriced.append(candidate.workload.gpu)
+        else:
+            queue.push(floor, candidate, base=True)
+    return queue, rejected, unpriced
 
 
 def recommend(
@@ -380,45 +326,29 @@ def recommend(
     validate(request)
     with contextlib.suppress(InfeasibleError):  # that layout cannot hold it; another may
         make_plan(request)  # the requested layout checked as ``size`` and the plans API do
-    feasible: list[Configuration[P]] = []
-    rejected: list[Rejection] = []
-    unpriced: list[str] = []
-    tried = candidates(request, gpu_slugs, gpus_per_node)
-    floors = []
-    for candidate in tried:
-        try:
-            gpu = catalog.gpu(candidate.workload.gpu)
-            check_gpu_cooling(chassis_for(gpu.slug), gpu)
-        except InfeasibleError as exc:
-            rejected.append(_rejection(candidate, exc.binding, exc.message))
-            continue
-        floor = price(node_floor(candidate))
-        if floor is None:
-            unpriced.append(candidate.workload.gpu)
-        else:
-            floors.append((floor, candidate))
-    floors.sort(key=lambda pair: pair[0])
-    meeting: list[Configuration[P]] = []
+    queue, rejected, unpriced = _seed_queue(request, gpu_slugs, gpus_per_node, price)
+    sized: _Distinct[P] = _Distinct()
+    meeting = sized.meeting
     evaluated = 0
-    for floor, candidate in floors:
+    while queue.heap:
         cap = _front_cap(meeting, top)
-        if cap is not None and cap < floor:
+        if cap is not None and cap < queue.heap[0][0]:
             break  # floors only grow from here: nothing later can enter the answer
+        floor, candidate, _base = queue.pop()
         evaluated += 1
         outcome = evaluate(candidate, price)
         if outcome is None:
             unpriced.append(candidate.workload.gpu)
         elif isinstance(outcome, Rejection):
             rejected.append(outcome)
-        elif (
-            outcome.plan.nvme.drive is not None or not candidate.workload.new_conversations_per_day
-        ):
-            # (a plan that sells no NVMe tier although asked is its twin without one)
-            feasible.append(outcome)
-            if outcome.meets_targets:
-                bisect.insort(meeting, outcome, key=_rank)
-    without_tier = _cheapest_without_tier(request, feasible, floors[evaluated:], price)
-    evaluated += without_tier[1]
+        else:
+            for variant in variants(outcome.plan):
+                queue.push(floor, variant, base=False)
+            if _sells_asked_nvme(outcome):
+                sized.add(outcome)
+    feasible = list(sized.by_parts.values())
+    without_tier, more = _cheapest_without_tier(feasible, queue, price)
+    evaluated += more
     cap = _front_cap(meeting, top)
     feasible = sorted((c for c in feasible if cap is None or not cap < c.price), key=_rank)
     reference = evaluate(request, price)
@@ -438,7 +368,89 @@ def recommend(
         binding=binding,
         nearest=nearest,
         evaluated=evaluated + 1,
-        considered=len(tried) + 1,
-        without_tier=without_tier[0],
+        considered=queue.priced + 1,
+        without_tier=without_tier,
         unpriced=tuple(dict.fromkeys(unpriced)),
     )
+
+
+def _no_tier_winner(config: Configuration[Any], best: Configuration[Any] | None) -> bool:
+    return (
+        config.meets_targets
+        and not config.has_cpu_tier
+        and _sells_asked_nvme(config)
+        and (best is None or config.price < best.price)
+    )
+
+
+def _cheapest_without_tier(
+    feasible: list[Configuration[P]], queue: _Queue[P], price: PriceFn[P]
+) -> tuple[Configuration[P] | None, int]:
+    """The cheapest configuration that meets the workload without a CPU tier, and the
+    plans it took beyond the main search.
+
+    Continues the branch and bound over the queue the main search left, in the order of
+    the floors, until a floor exceeds the best found. Beyond the main search's range
+    only base configurations that :func:`could_hold_everyone` are sized, with their TP
+    variants (a configuration without a CPU tier has no DIMM or shared-tier variant):
+    a plan under traffic can also drop its tier when the tier does not pay, and such a
+    configuration is found only within the main search's range.
+    """
+    best = None
+    for config in feasible:
+        if _no_tier_winner(config, best):
+            best = config
+    sized = 0
+    while queue.heap:
+        floor, candidate, base = queue.pop()
+        if best is not None and best.price < floor:
+            break
+        if base and not could_hold_everyone(candidate):
+            continue
+        if not base and candidate.workload.tensor_parallel_size is None:
+            continue  # a DIMM or shared-tier variant: its parent has a CPU tier
+        sized += 1
+        outcome = evaluate(candidate, price)
+        if not isinstance(outcome, Configuration):
+            continue
+        if base:
+            for variant in variants(outcome.plan):
+                if variant.workload.tensor_parallel_size is not None and (
+                    variant.workload.max_host_memory_gb is None
+                ):
+                    queue.push(floor, variant, base=False)
+        if _no_tier_winner(outcome, best):
+            best = outcome
+    return best, sized
+
+
+def exhaustive(
+    request: PlanRequest,
+    gpu_slugs: Iterable[str],
+    price: PriceFn[P],
+    gpus_per_node: Sequence[int] = GPUS_PER_NODE,
+) -> list[Configuration[P]]:
+    """Every configuration of the space sized, without any bound: the base ones and,
+    recursively, the variants of each (:mod:`sizing.search_space`), one per set of parts
+    as the search keeps them (:class:`_Distinct`). For checking the branch and bound
+    against; the search itself never calls it.
+    """
+    todo = list(candidates(request, gpu_slugs, gpus_per_node))
+    out: _Distinct[P] = _Distinct()
+    while todo:
+        outcome = evaluate(todo.pop(), price)
+        if isinstance(outcome, Configuration):
+            todo.extend(variants(outcome.plan))
+            if _sells_asked_nvme(outcome):
+                out.add(outcome)
+    return list(out.by_parts.values())
+
+
+def _binding(rejected: Sequence[Rejection], feasible: Sequence[Configuration[Any]]) -> str:
+    """The target missed by most near configurations, else the most common hard limit
+    (a GPU type no chassis takes is left out: the request's workload does not bind it)."""
+    misses = Counter(m.target for c in feasible for m in c.misses)
+    if misses:
+        return misses.most_common(1)[0][0]
+    counts = Counter(r.binding for r in rejected if r.binding != COOLING_BINDING)
+    return counts.most_common(1)[0][0] if counts else "no GPU type on the price list"

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from sizing import performance
 from sizing.benefit import Benefit, judge
@@ -181,6 +182,39 @@ def _table(
     return table, unmeasured
 
 
+_BOUND: dict[tuple[Any, ...], tuple[ModelSpec, _Bound]] = {}
+
+_Bound = tuple[ServiceTable, tuple[str, ...], Callable[[float], float], dict[Any, Evaluation]]
+
+
+def _bound(
+    model: ModelSpec,
+    kv_dtype: str,
+    replica: Replica,
+    shape: ConversationShape,
+    shared_prefix_tokens: int,
+    load: tuple[Traffic, int, float],
+) -> _Bound:
+    """The performance model bound to one model, KV dtype, GPU and TP for one workload:
+    the service table, the tiers without a measured reload, TPOT against the batch and
+    the evaluations of replica counts (:class:`~sizing.scale.Evaluator`'s memo).
+
+    None of them depends on the GPUs per node, the tiers' sizes or the nodes, so plans
+    of the same GPU and TP for the same traffic (a configuration search) compute them
+    once; kept per model object like :func:`_model_shape`, at most 64 at a time."""
+    key: tuple[Any, ...] = (id(model), kv_dtype, replica.gpu, replica.tensor_parallel_size)
+    key += (shape, shared_prefix_tokens, *load)
+    hit = _BOUND.get(key)
+    if hit is None or hit[0] is not model:
+        if len(_BOUND) > 64:
+            _BOUND.clear()
+        table, unmeasured = _table(model, kv_dtype, replica, shape, shared_prefix_tokens)
+        tpot = _tpot(model, kv_dtype, replica, round(load[2]))
+        hit = (model, (table, unmeasured, tpot, {}))
+        _BOUND[key] = hit
+    return hit[1]
+
+
 def _tpot(
     model: ModelSpec, kv_dtype: str, replica: Replica, context_tokens: int
 ) -> Callable[[float], float]:
@@ -227,6 +261,7 @@ def serve(
     nvme_bytes_per_node: float,
     max_buffer_gb_per_node: float,
     tiers: bool = True,
+    with_shared_tier: bool = True,
 ) -> Serving:
     """Size the plan for the traffic.
 
@@ -241,6 +276,8 @@ def serve(
         max_buffer_gb_per_node: the largest CPU tier a node's slots hold, GB.
         tiers: False for a plan that sells no offload tier (the GPUs the targets then
             need; hit rates from the GPU prefix cache only).
+        with_shared_tier: False for a plan without a shared tier (each node's CPU and NVMe
+            tiers only; returns beyond them are recomputed).
 
     Raises:
         SizingError: an input of ``traffic`` out of range (field named).
@@ -252,9 +289,11 @@ def serve(
     shape = conversation_shape(traffic, unique)
     gap = gaps(traffic)
     stream = busy_hour_stream(traffic, users=users, shape=shape, gap=gap)
-    table, unmeasured = _table(model, kv_dtype, replica, shape, shared_prefix_tokens)
     mean_tokens = shared_prefix_tokens + shape.prompt_tokens_total / shape.turns
     mean_tokens += shape.output_tokens / 2
+    table, unmeasured, tpot, memo = _bound(
+        model, kv_dtype, replica, shape, shared_prefix_tokens, (traffic, users, mean_tokens)
+    )
     bpt = replica.kv_bytes_per_token
     per_node = replica.replicas_per_node
     capacities = Capacities(
@@ -268,8 +307,9 @@ def serve(
         stream=stream,
         table=table,
         capacities=capacities,
-        tpot_ms=_tpot(model, kv_dtype, replica, round(mean_tokens)),
+        tpot_ms=tpot,
         mean_request_tokens=mean_tokens,
+        memo=memo,
     )
     groups = max(1, MAX_NODES // replica.nodes_per_group)
     unloaded = evaluator(groups * per_node, tiers=tiers)
@@ -302,7 +342,7 @@ def serve(
     )
     final = sc.final
     shared = None
-    if tiers and cluster.needs_shared_tier:
+    if tiers and with_shared_tier and cluster.needs_shared_tier:
         evaluator.cap = replace(capacities, shared_tokens=float(users * unique))
         final = evaluator(final.replicas)
         returns_per_node = stream.turns_per_s * (shape.turns - 1) / shape.turns / cluster.nodes

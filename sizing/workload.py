@@ -38,6 +38,7 @@ MAX_USERS = 1_000_000
 MAX_GPUS_PER_NODE = 16
 MAX_NEW_CONVERSATIONS_PER_DAY = 10_000_000
 MAX_MODEL_CHARS = 200
+MAX_HOST_MEMORY_GB = 100_000
 
 
 def _input(default: Any = dataclasses.MISSING, *, help: str, **limits: Any) -> Any:
@@ -68,6 +69,13 @@ class Workload:
             lets the plan choose the smallest that holds one request (:mod:`sizing.gpu`).
         expert_parallel: spread a MoE model's routed experts over the node's GPUs
             (vLLM ``--enable-expert-parallel``); no effect on dense models.
+        max_host_memory_gb: the most host memory (DIMMs) one node may have, GB; a CPU
+            tier beyond what it holds beside the reserve rests in the shared tier or is
+            recomputed (:mod:`sizing.host_memory`). ``None``: every slot may take the
+            largest DIMM, so the tier keeps every user warm where the slots allow.
+        without_shared_tier: plan no shared NFS/S3 tier, which the plan otherwise adds
+            where it has more than one node or users beyond the nodes' CPU tiers
+            (:mod:`sizing.cluster`); returns whose KV only it would hold are recomputed.
     """
 
     model: str = _input(help="Hugging Face repo id", min_length=3, max_length=MAX_MODEL_CHARS)
@@ -104,6 +112,16 @@ class Workload:
     )
     expert_parallel: bool = _input(
         False, help="spread a MoE model's experts over the node's GPUs (vLLM expert parallel)"
+    )
+    max_host_memory_gb: int | None = _input(
+        None,
+        help="most host memory per node, GB (not given: the CPU tier keeps every user warm)",
+        min=1,
+        max=MAX_HOST_MEMORY_GB,
+    )
+    without_shared_tier: bool = _input(
+        False,
+        help="plan no shared NFS/S3 tier (returns beyond the nodes' CPU tiers are recomputed)",
     )
     # The traffic (sizing.traffic: defaults and their sources in its docstring).
     turns: int = _input(
@@ -255,6 +273,15 @@ class Workload:
                 f"GPUs per node, got {tp}",
                 code="tensor_parallel_range",
                 values={"gpus": self.gpus_per_node, "got": tp},
+            )
+        memory = self.max_host_memory_gb
+        if memory is not None and not 1 <= memory <= MAX_HOST_MEMORY_GB:
+            raise SizingError(
+                "max_host_memory_gb",
+                f"host memory per node must be between 1 and {MAX_HOST_MEMORY_GB:,} GB, "
+                f"got {memory:,}",
+                code="host_memory_range",
+                values={"max": MAX_HOST_MEMORY_GB, "got": memory},
             )
         traffic = self.traffic
         traffic_inputs.validate_targets(traffic)

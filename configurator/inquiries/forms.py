@@ -227,6 +227,24 @@ class WorkloadForm(TrafficFields):
         required=False,
         help_text=_("Spreads the experts of a MoE model over the node's GPUs"),
     )
+    max_host_memory_gb = forms.IntegerField(
+        label=_("Most host memory per node (GB)"),
+        **limits("max_host_memory_gb"),
+        required=False,
+        help_text=_(
+            "Leave empty to keep every user's conversation warm; a smaller DIMM layout "
+            "caps the CPU tier and lowers its hit rate"
+        ),
+        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+    )
+    without_shared_tier = forms.BooleanField(
+        label=_("No shared NFS/S3 tier"),
+        required=False,
+        help_text=_(
+            "Several nodes otherwise share one storage tier; without it, returning users "
+            "whose conversation is not in their node's tiers are recomputed"
+        ),
+    )
     serving_engine = FixedChoiceField(
         label=_("Serving engine"), choices=ENGINE_CHOICES, required=False
     )

@@ -60,6 +60,10 @@ class Inquiry(models.Model):
         _("tensor parallel size"), null=True, blank=True
     )
     expert_parallel = models.BooleanField(_("expert parallel"), default=False)
+    max_host_memory_gb = models.PositiveIntegerField(
+        _("most host memory per node (GB)"), null=True, blank=True
+    )
+    without_shared_tier = models.BooleanField(_("no shared tier"), default=False)
     serving_engine = models.CharField(_("serving engine"), max_length=32, blank=True)
     new_conversations_per_day = models.PositiveIntegerField(
         _("new conversations per day"), default=0

@@ -80,6 +80,13 @@ MESSAGES: dict[str, Promise] = {
     "tensor_parallel_range": gettext_lazy(
         "The tensor parallel size must be between 1 and the %(gpus)s GPUs per node, got %(got)s."
     ),
+    "host_memory_range": gettext_lazy(
+        "Host memory per node must be between 1 and %(max)s GB, got %(got)s."
+    ),
+    "host_memory_below_baseline": gettext_lazy(
+        "%(got)s GB of host memory per node is below the %(baseline_gb)s GB its GPUs need "
+        "beside it (twice their memory)."
+    ),
     # catalog
     "gpu_unknown": gettext_lazy("Unknown GPU %(gpu)s; known GPUs: %(known)s."),
     "platform_unknown": gettext_lazy("Unknown server platform %(platform)s."),

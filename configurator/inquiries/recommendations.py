@@ -25,6 +25,7 @@ from configurator.planning.recommend import (
     recommendation_create,
 )
 from sizing.errors import SizingError
+from sizing.search_space import LAYOUT_FIELDS
 
 if TYPE_CHECKING:
     from configurator.inquiries.forms import WorkloadForm
@@ -74,18 +75,19 @@ def _band(price: Decimal, policy: PublicPricing) -> tuple[Decimal | None, Decima
 
 
 def fill_url(share_query: str, item: Recommended) -> str:
-    """The configurator URL of ``share_query`` with ``item``'s GPU, count, KV dtype and
-    NVMe tier (``""`` when ``share_query`` is empty)."""
+    """The configurator URL of ``share_query`` with ``item``'s layout (GPU, count, KV
+    dtype, NVMe tier, TP, host memory, shared tier: :data:`LAYOUT_FIELDS`; ``""`` when
+    ``share_query`` is empty)."""
     if not share_query:
         return ""
     inputs = item.inputs
     pairs = dict(parse_qsl(share_query, keep_blank_values=True))
-    pairs.update(
-        gpu=inputs["gpu"],
-        gpus_per_node=str(inputs["gpus_per_node"]),
-        kv_dtype=inputs["kv_dtype"],
-        new_conversations_per_day=str(inputs["new_conversations_per_day"]),
-    )
+    for key in LAYOUT_FIELDS:
+        value = inputs[key]
+        if value is None or value is False:
+            pairs.pop(key, None)  # empty: the plan's own rule (a checkbox left unticked)
+        else:
+            pairs[key] = "on" if value is True else str(value)
     return f"{reverse('inquiries:configurator')}?{urlencode(pairs)}#estimate"
 
 

@@ -15,7 +15,13 @@ from configurator.catalog.services import prices_on
 from configurator.inquiries.models import Inquiry
 from configurator.quotes.models import Language, Quote
 from sizing import catalog
-from sizing.workload import KV_DTYPES, MAX_GPUS_PER_NODE, MAX_NEW_CONVERSATIONS_PER_DAY
+from sizing.search_space import LAYOUT_FIELDS as CHOICE_KEYS
+from sizing.workload import (
+    KV_DTYPES,
+    MAX_GPUS_PER_NODE,
+    MAX_HOST_MEMORY_GB,
+    MAX_NEW_CONVERSATIONS_PER_DAY,
+)
 
 MAX_QUANTITY = 10_000
 MAX_DISCOUNT_PERCENT = Decimal("50")
@@ -117,6 +123,16 @@ class RecommendedChoiceForm(forms.Form):
         min_value=0,
         max_value=MAX_NEW_CONVERSATIONS_PER_DAY,
     )
+    tensor_parallel_size = forms.IntegerField(
+        label=_("Tensor parallel size"), min_value=1, max_value=MAX_GPUS_PER_NODE, required=False
+    )
+    max_host_memory_gb = forms.IntegerField(
+        label=_("Most host memory per node (GB)"),
+        min_value=1,
+        max_value=MAX_HOST_MEMORY_GB,
+        required=False,
+    )
+    without_shared_tier = forms.BooleanField(label=_("No shared NFS/S3 tier"), required=False)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -126,9 +142,4 @@ class RecommendedChoiceForm(forms.Form):
     def choice(self) -> dict[str, Any]:
         """The choice as :class:`~sizing.workload.Workload` fields (after ``is_valid``)."""
         data = self.cleaned_data
-        return {
-            "gpu": data["gpu"],
-            "gpus_per_node": data["gpus_per_node"],
-            "kv_dtype": data["kv_dtype"],
-            "new_conversations_per_day": data["new_conversations_per_day"],
-        }
+        return {key: data[key] for key in CHOICE_KEYS}

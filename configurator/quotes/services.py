@@ -29,6 +29,7 @@ from configurator.quotes.pricing import alternative_label, price_bom, variant_wo
 from configurator.quotes.tasks import quote_pdf_schedule
 from configurator.quotes.terms import VALIDITY_DAYS, engine_version
 from sizing.errors import SizingError
+from sizing.search_space import LAYOUT_FIELDS
 
 
 class QuoteFrozenError(Exception):
@@ -137,8 +138,9 @@ def quote_create_from_recommendation(
     Args:
         inquiry: the customer's workload.
         user: the presales user.
-        choice: the chosen configuration's ``gpu``, ``gpus_per_node``, ``kv_dtype``
-            and ``new_conversations_per_day`` (:class:`~sizing.workload.Workload` fields).
+        choice: the chosen configuration's layout
+            (:data:`sizing.search_space.LAYOUT_FIELDS`, :class:`~sizing.workload.Workload`
+            fields).
         today: the price list's date.
 
     Raises:
@@ -153,9 +155,10 @@ def quote_create_from_recommendation(
         private_weights_gib=inquiry.private_weights_gib,
         day=day,
     )
-    keys = ("gpu", "gpus_per_node", "kv_dtype", "new_conversations_per_day")
     others = [
-        r.inputs for r in result.configurations if any(r.inputs[k] != chosen[k] for k in keys)
+        r.inputs
+        for r in result.configurations
+        if any(r.inputs[k] != chosen[k] for k in LAYOUT_FIELDS)
     ]
     return _quote_with_alternatives(
         inquiry=inquiry, user=user, variants=[chosen, *others], today=day

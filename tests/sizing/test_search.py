@@ -14,9 +14,10 @@ from sizing.bom import BASEBOARD_CHASSIS, BASEBOARD_GPUS, PCIE_CHASSIS, Bom, bil
 from sizing.configuration import Configuration
 from sizing.errors import SizingError
 from sizing.model import from_catalog
-from sizing.pareto import pareto_front
+from sizing.pareto import pareto_axis, pareto_front
 from sizing.plan import PlanRequest, make_plan, validate
-from sizing.search import FRONT_PRICE_FACTOR, candidates, evaluate, recommend
+from sizing.search import FRONT_PRICE_FACTOR, exhaustive, recommend
+from sizing.search_space import GPUS_PER_NODE, candidates, gpu_counts
 from sizing.tradeoffs import reasons, why_text
 from tests.factories import plan_request
 
@@ -39,6 +40,7 @@ TOY = {
     # Priced below the Server Edition so that only the chassis rule keeps it out.
     "GPU-RTX-PRO-6000-WS": 600,
     "GPU-H200-NVL": 5000,
+    "DIMM-DDR5-16GB": 50,
     "DIMM-DDR5-32GB": 100,
     "DIMM-DDR5-48GB": 200,
     "DIMM-DDR5-64GB": 300,
@@ -52,8 +54,11 @@ def test_cheapest_known_by_hand() -> None:
     # Seed workload (DESIGN §3): 500 conversations of 1 GiB, a 500 GiB ≈ 537 GB tier.
     # 2 × RTX PRO 6000 SE (96 GB each): host need max(2 × 192, 537 + 192) = 729 GB →
     # 24 × 32 GB = 768 GB (DESIGN §3.3 rule) → 2 × 1000 + 24 × 100 = 4,400.
-    # 3 × RTX: need 537 + 288 = 825 GB → 24 × 48 GB → 3,000 + 4,800 = 7,800.
-    # 2 × H200 NVL (141 GB): need 537 + 282 = 819 GB → 24 × 48 GB → 10,000 + 4,800.
+    # The smallest layout that meets the baseline of 2 × 192 = 384 GB is 24 × 16 GB: a
+    # CPU tier of 384 - 192 = 192 GB (179 GiB, 36 % of the users) for 2,000 + 24 × 50
+    # = 3,200; at the default TTFT target the hit-rate model lets it serve (its TTFT
+    # p95 stays below the target), so it is the cheapest.
+    # 3 × RTX: at least 3,000 + 24 × 100 (768 GB ≥ 2 × 288): above both.
     rec = recommend(
         SEED,
         gpu_slugs=["rtx-pro-6000-se", "h200-nvl"],
@@ -64,25 +69,36 @@ def test_cheapest_known_by_hand() -> None:
         (c.price, c.plan.request.workload.gpu, c.plan.request.workload.gpus_per_node)
         for c in rec.cheapest
     ]
-    # NVMe drives cost 0 here, so with and without the NVMe tier tie at 4,400.
-    assert prices[0] == (4400, "rtx-pro-6000-se", 2)
-    assert prices[1] == (4400, "rtx-pro-6000-se", 2)
-    assert prices[2] == (7800, "rtx-pro-6000-se", 3)
-    first = rec.cheapest[0]
-    assert (first.plan.host.dimm_count, first.plan.host.dimm_gb) == (24, 32)
+    # NVMe drives cost 0 here, so with and without the NVMe tier tie at 3,200.
+    assert prices == [
+        (3200, "rtx-pro-6000-se", 2),
+        (3200, "rtx-pro-6000-se", 2),
+        (4400, "rtx-pro-6000-se", 2),
+    ]
+    first, _, full = rec.cheapest
+    assert (first.plan.host.dimm_count, first.plan.host.dimm_gb) == (24, 16)
+    assert first.plan.request.workload.max_host_memory_gb == 384
+    assert round(first.plan.cpu_tier.total_gb) == 192
+    assert (full.plan.host.dimm_count, full.plan.host.dimm_gb) == (24, 32)
+    assert full.cpu_hit_rate is not None and first.cpu_hit_rate is not None
+    assert first.cpu_hit_rate < full.cpu_hit_rate  # less DRAM, fewer hits
+    assert first.ttft_p95_ms is not None and full.ttft_p95_ms is not None
+    assert first.ttft_p95_ms > full.ttft_p95_ms
     # Reference: the requested 4 × RTX with 24 × 48 GB (seed layout) = 4,000 + 4,800.
     assert rec.reference is not None and rec.reference.price == 8800
     codes = [r.code for r in reasons(first, rec)]
     assert codes[:2] == ["cheapest", "below_reference_by"]
-    # 4,400 against 8,800 (both above): (8,800 - 4,400) / 8,800 = 50 %.
-    assert "50 % below the requested layout (4 × NVIDIA RTX PRO 6000" in why_text(first, rec)
-    assert "a CPU tier of 500 GiB" in why_text(first, rec)
+    # 3,200 against 8,800: (8,800 - 3,200) / 8,800 = 63.6 %, rounded down.
+    assert "63 % below the requested layout (4 × NVIDIA RTX PRO 6000" in why_text(first, rec)
+    assert "a CPU tier of 179 GiB" in why_text(first, rec)
+    assert "a CPU tier of 500 GiB" in why_text(full, rec)
 
 
 def test_gpu_price_changes_the_answer() -> None:
-    # With H200 NVL at 500 (a tenth of the RTX's 1,000 … 5,000 before), 2 × H200 NVL
-    # costs 1,000 + 24 × 48 GB × 200 = 5,800 against 2 × RTX's 2,000 + 2,400 = 4,400:
-    # still the RTX; at 0 the H200's 4,800 of DIMMs still loses to 4,400.
+    # With H200 NVL at 0, 2 × H200 NVL (2 × 141 GB: baseline 564 GB) with 24 × 32 GB =
+    # 768 GB at 100 each costs 2,400 (a CPU tier of 768 - 282 = 486 GB, capped below the
+    # users' 537 GB), against 2 × RTX's cheapest 2,000 + 24 × 16 GB × 50 = 3,200: the
+    # free H200 wins.
     cheap_h200 = {**TOY, "GPU-H200-NVL": 0}
     rec = recommend(
         SEED,
@@ -90,19 +106,21 @@ def test_gpu_price_changes_the_answer() -> None:
         price=table_price(cheap_h200),  # type: ignore[arg-type]
         gpus_per_node=(2,),
     )
-    assert [(c.plan.request.workload.gpu, c.price) for c in rec.cheapest][:1] == [
-        ("rtx-pro-6000-se", 4400)
-    ]
-    # Make DIMMs dear: 2 × H200 NVL then needs 24 × 48 GB at 1,000 = 24,000 against the
-    # RTX's 24 × 32 GB at 1,000 = 24,000 + 2,000: the free H200 wins.
-    dear = {**cheap_h200, "DIMM-DDR5-32GB": 1000, "DIMM-DDR5-48GB": 1000}
+    first = rec.cheapest[0]
+    assert (first.plan.request.workload.gpu, first.price) == ("h200-nvl", 2400)
+    assert (first.plan.host.dimm_count, first.plan.host.dimm_gb) == (24, 32)
+    # At the RTX's price (1,000 each) the H200 NVL's 24 × 32 GB layout costs 2,000 + 2,400
+    # = 4,400 against the RTX's 3,200: the RTX wins again.
     rec = recommend(
         SEED,
         gpu_slugs=["rtx-pro-6000-se", "h200-nvl"],
-        price=table_price(dear),  # type: ignore[arg-type]
+        price=table_price({**TOY, "GPU-H200-NVL": 1000}),  # type: ignore[arg-type]
         gpus_per_node=(2,),
     )
-    assert (rec.cheapest[0].plan.request.workload.gpu, rec.cheapest[0].price) == ("h200-nvl", 24000)
+    assert (rec.cheapest[0].plan.request.workload.gpu, rec.cheapest[0].price) == (
+        "rtx-pro-6000-se",
+        3200,
+    )
 
 
 def test_unpriced_parts_are_left_out() -> None:
@@ -132,18 +150,26 @@ def test_missed_target_names_the_nearest_configuration() -> None:
     assert rec.cheapest == ()
     assert rec.binding == "GPU capacity for active users"
     assert rec.nearest is not None
+    # The nearest spreads the weights widest: 8 × RTX at TP 8 hold 79 conversations per
+    # card (4.3 GB of weights each instead of 34 GB at TP 1, sizing.gpu), and the load
+    # takes two such nodes: 2 × 8 × 79 = 1,264 of the 2,000.
     assert rec.nearest.plan.request.workload.gpus_per_node == 8
-    assert rec.nearest.resident_conversations == 408
+    assert rec.nearest.plan.parallelism.tensor_parallel_size == 8
+    assert rec.nearest.resident_conversations == 1264
+    short = min(m.shortfall for c in rec.feasible for m in c.misses)
+    assert rec.nearest.misses[0].shortfall == short
 
 
 def test_pareto_front_is_not_dominated() -> None:
     rec = recommend(SEED, gpu_slugs=["rtx-pro-6000-se", "h200-nvl", "l40s"], price=table_price(TOY))  # type: ignore[arg-type]
+    assert pareto_axis(rec.pareto) == "ttft_p95_ms"
+    ok = [c for c in rec.feasible if c.meets_targets]
     for a in rec.pareto:
-        for b in rec.feasible:
+        for b in ok:
             assert not (
                 b.price <= a.price
-                and b.resident_conversations >= a.resident_conversations
-                and (b.price, b.resident_conversations) != (a.price, a.resident_conversations)
+                and (b.ttft_p95_ms or 0) <= (a.ttft_p95_ms or 0)
+                and (b.price, b.ttft_p95_ms) != (a.price, a.ttft_p95_ms)
             )
 
 
@@ -178,6 +204,17 @@ def _violations(config: Configuration[int], request: PlanRequest, slugs: list[st
         out.append("FP8 where not allowed")
     if not 2 <= r.workload.gpus_per_node <= 8:
         out.append("GPU count outside 2 to 8")
+    board = catalog.gpu(r.workload.gpu).baseboard_gpus
+    if board and r.workload.gpus_per_node not in board:
+        out.append("GPU count the baseboard does not come with")
+    limit = r.workload.max_host_memory_gb
+    if limit is not None and plan.host.total_gb > limit:
+        out.append("host memory above the layout searched")
+    if r.workload.without_shared_tier and config.shared_tier_tb > 0:
+        out.append("a shared tier where none was searched")
+    tp = r.workload.tensor_parallel_size
+    if tp is not None and plan.parallelism.tensor_parallel_size != tp:
+        out.append("TP other than the one searched")
     return out
 
 
@@ -242,13 +279,10 @@ def test_pruning_keeps_the_exhaustive_answer(users: int) -> None:
     slugs = ["rtx-pro-6000-se", "h200-nvl", "l40s", "b200", "a100-pcie-80gb"]
     price = table_price({**TOY, "GPU-L40S": 700, "GPU-B200": 9000, "GPU-A100-PCIE-80GB": 1500})
     rec = recommend(request, gpu_slugs=slugs, price=price)  # type: ignore[arg-type]
-    every = [evaluate(c, price) for c in candidates(request, slugs)]  # type: ignore[arg-type]
-    sized = [c for c in every if isinstance(c, Configuration) and c.meets_targets]
-    sized = [
-        c
-        for c in sized
-        if c.plan.nvme.drive is not None or not c.plan.request.workload.new_conversations_per_day
-    ]
+    # The whole space: base configurations and, recursively, every variant (TP sizes,
+    # DIMM layouts, no shared tier), sized without any bound.
+    every = exhaustive(request, slugs, price)  # type: ignore[arg-type]
+    sized = [c for c in every if c.meets_targets]
     prices = sorted(c.price for c in sized)
     assert [c.price for c in rec.cheapest] == prices[:3]
     cap = max(prices[0] * FRONT_PRICE_FACTOR, prices[2])
@@ -262,3 +296,37 @@ def test_pruning_keeps_the_exhaustive_answer(users: int) -> None:
     assert (without.price if without else None) == (min(no_tier) if no_tier else None)
     assert (with_tier.price if with_tier else None) == (min(tier) if tier else None)
     assert rec.evaluated <= rec.considered
+
+
+def test_search_cost_grows_linearly_with_gpu_types() -> None:
+    # Plans made (a count, not a time): with more GPU types the price cap only falls, so
+    # every type is sized at most as far as when it is searched alone, and the space of
+    # each type is bounded by a constant (sizing/search_space.py): 7 counts × 2 NVMe
+    # options for the base configurations, each with at most 3 larger TP sizes, the
+    # chassis' 7 DIMM layouts below its own and a shared-tier twin.
+    request = plan_request(
+        model=QWEN, context_tokens=8192, users=500, new_conversations_per_day=2000
+    )
+    slugs = ["rtx-pro-6000-se", "h200-nvl", "l40s", "b200", "a100-pcie-80gb", "h100-nvl"]
+    price = table_price({**TOY, "GPU-L40S": 700, "GPU-B200": 9000, "GPU-A100-PCIE-80GB": 1500})
+    alone = {
+        slug: recommend(request, gpu_slugs=[slug], price=price).evaluated - 1  # type: ignore[arg-type]
+        for slug in slugs
+    }
+    per_type_bound = 7 * 2 * (1 + 3) * (1 + 7) * 2
+    for n in range(1, len(slugs) + 1):
+        together = recommend(request, gpu_slugs=slugs[:n], price=price)  # type: ignore[arg-type]
+        assert together.evaluated - 1 <= sum(alone[s] for s in slugs[:n])
+        assert together.considered - 1 <= n * per_type_bound
+
+
+def test_module_gpus_come_in_their_baseboard_counts() -> None:
+    # hardware.json baseboard_gpus: HGX H200 as 4 or 8 GPUs ('HGX 4/8-GPU' in the hardware
+    # facts), HGX B200 and AMD's UBB as 8 only; PCIe cards any count up to the 8 slots.
+    assert gpu_counts("h200-sxm", GPUS_PER_NODE) == (4, 8)
+    assert gpu_counts("b200", GPUS_PER_NODE) == (8,)
+    assert gpu_counts("mi300x", GPUS_PER_NODE) == (8,)
+    assert gpu_counts("h200-nvl", GPUS_PER_NODE) == GPUS_PER_NODE
+    request = plan_request(model=QWEN, context_tokens=8192, users=500)
+    counts = {c.workload.gpus_per_node for c in candidates(request, ["h200-sxm", "b200"])}
+    assert counts == {4, 8}

@@ -54,11 +54,18 @@ def test_cli_json_lists_the_cheapest_first(capsys: pytest.CaptureFixture[str]) -
     )
     assert Decimal(reference["price_net_eur"]) == Decimal("66910.00")
     assert prices[0] <= Decimal(reference["price_net_eur"])
-    # The cheapest: 2 × RTX PRO 6000 SE, 24 × 32 GB, no NVMe = 44,600.00 EUR (demo list,
-    # broken down in tests/web/test_recommend_page.py); (66,910 - 44,600) / 66,910 = 33.3 %.
+    # The cheapest: 2 × RTX PRO 6000 SE, no NVMe, and the smallest DIMM layout that meets
+    # the host-memory baseline (2 × 192 GB = 384 GB: 24 × 16 GB, a CPU tier of 192 GB):
+    # 24 × 32 GB would be 44,600.00 EUR (demo list, broken down in
+    # tests/web/test_recommend_page.py), 24 × 16 GB saves 24 × (165 - 95) = 1,680 EUR:
+    # 42,920.00 EUR; (66,910 - 42,920) / 66,910 = 35.9 %.
     assert configs[0]["gpu"] == "rtx-pro-6000-se"
-    assert Decimal(configs[0]["price_net_eur"]) == Decimal("44600.00")
-    assert "33 % below the requested layout (4 × NVIDIA RTX PRO 6000" in configs[0]["why"]
+    assert (configs[0]["dimm_count"], configs[0]["dimm_gb"]) == (24, 16)
+    assert Decimal(configs[0]["price_net_eur"]) == Decimal("42920.00")
+    assert "35 % below the requested layout (4 × NVIDIA RTX PRO 6000" in configs[0]["why"]
+    # The full CPU tier (every user warm) is on the list too, at 44,600.00 EUR.
+    listed = {(c["dimm_gb"], c["price_net_eur"]) for c in configs + data["pareto"]}
+    assert (32, "44600.00") in listed
     assert all(c["gpu"] != "rtx-pro-6000-ws" for c in configs + data["pareto"])
     assert configs[0]["why_codes"][0]["code"] == "cheapest"
 

@@ -43,6 +43,10 @@ EVERY = Workload(
     shared_prompt_tokens=1024,
     tensor_parallel_size=2,
     expert_parallel=True,
+    # 8 × 141 GB of GPU memory need 2,256 GB beside them; 3,072 GB (24 × 128 GB) caps the
+    # CPU tier at 816 GB per node, and no shared tier is planned.
+    max_host_memory_gb=3072,
+    without_shared_tier=True,
     # The traffic, every input away from its default (sizing.traffic): 4 turns of
     # 1,000 + 500 tokens (6,000 ≤ 8,192 − 1,024), the customer's own gaps, half the users
     # in the busiest hour, looser TTFT and tighter TPOT than MLPerf's 2,000 / 200 ms.
@@ -92,6 +96,7 @@ def form_data() -> dict[str, Any]:
     data = {name: value for name, value in EVERY.to_json().items() if value is not None}
     data["active_share"] = 25  # the form takes the share in percent
     data["expert_parallel"] = "on"
+    data["without_shared_tier"] = "on"
     return data
 
 
@@ -103,9 +108,15 @@ def test_form(expected: Plan) -> None:
     assert form.plan.summary() == expected.summary()
 
 
+def cli_args() -> list[str]:
+    """Every field as its flag; the booleans (all set in EVERY) as bare flags."""
+    items = EVERY.to_json().items()
+    args = [f"--{n.replace('_', '-')}={v}" for n, v in items if not isinstance(v, bool)]
+    return args + [f"--{n.replace('_', '-')}" for n, v in items if v is True]
+
+
 def test_cli(expected: Plan) -> None:
-    args = [f"--{name.replace('_', '-')}={value}" for name, value in EVERY.to_json().items()]
-    args = [a for a in args if not a.startswith("--expert-parallel")] + ["--expert-parallel"]
+    args = cli_args()
     out = io.StringIO()
     call_command("size", *args, "--format=json", stdout=out)
     assert json.loads(out.getvalue())["summary"] == expected.summary()
@@ -113,9 +124,8 @@ def test_cli(expected: Plan) -> None:
 
 def test_cli_documented_traffic_flags(expected: Plan) -> None:
     # docs/cli.md spells two traffic flags apart from their fields.
-    args = [f"--{name.replace('_', '-')}={value}" for name, value in EVERY.to_json().items()]
-    args = [a for a in args if not a.startswith(("--expert-parallel", "--gap-profile", "--busy"))]
-    args += ["--expert-parallel", "--time-between-turns=agent", "--busy-hour-share=0.5"]
+    args = [a for a in cli_args() if not a.startswith(("--gap-profile", "--busy"))]
+    args += ["--time-between-turns=agent", "--busy-hour-share=0.5"]
     out = io.StringIO()
     call_command("size", *args, "--format=json", stdout=out)
     assert json.loads(out.getvalue())["summary"] == expected.summary()
