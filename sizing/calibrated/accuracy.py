@@ -157,7 +157,8 @@ FIT_TERMS: dict[str, str] = {
     "non_torch_v0_10_tp1": "non-torch memory at TP 1 before v0.15 (0.14 GiB)",
     "non_torch_pcie_tp": "non-torch memory at TP >= 2 on PCIe cards (0.21 GiB)",
     "non_torch_v0": "non-torch memory of the V0 engine (0.35 GiB)",
-    "sglang_free_before_load": "SGLang free memory before load (total - 0.38 / 0.86 GiB)",
+    "sglang_context": "SGLang CUDA context before load (0.38 GiB)",
+    "sglang_distributed_pcie": "SGLang distributed init at TP >= 2 on PCIe cards (0.48 GiB)",
 }
 """The constants set from case logs, by the name cases use in ``fitted_terms``."""
 

@@ -5,9 +5,14 @@
 attention layers on one rank (reference ``vllm_memory_model.md`` §3, from
 ``python/sglang/srt/model_executor/pool_configurator.py`` and ``server_args.py``).
 
-- Free memory before load is the CUDA total less the context and NCCL buffers: 0.38
-  GiB on one GPU (SGLang docs log: 78.81 GiB free on an 80 GB card reporting 79.19) and
-  0.86 GiB per GPU at TP ≥ 2 (sglang issue #4760: 21.63 free on a 22.49 GiB L4).
+- Free memory before load is the CUDA total less the CUDA context, 0.38 GiB (SGLang docs
+  log: 78.81 GiB free on an 80 GB card reporting 79.19), and at TP ≥ 2 less what torch
+  distributed init takes per rank (NCCL, custom all-reduce), which depends on the
+  interconnect as vLLM's non-torch memory does (:mod:`sizing.calibrated.vllm`): 2.01 GiB
+  on NVSwitch servers (sgl-project/sglang PR #11716, 8 × H200: "Init torch distributed
+  ends. mem usage=2.01 GB", then 137.29 free of 139.8), 0.48 GiB on PCIe cards
+  (sglang issue #4760: 21.63 free on a 22.49 GiB L4 at TP 4, less the context). An
+  unknown GPU is taken as PCIe.
 - Free memory after load is that less the weights over the TP ranks.
 - Default ``mem_fraction_static``, by version:
   - before 0.5: by the TP size alone, 0.88 (TP 1), 0.87 (TP 2), 0.85 (TP 4), 0.81
@@ -65,9 +70,19 @@ def default_mem_fraction_static(setup: EngineSetup) -> float:
     return round((gpu_mb - reserved) / gpu_mb, 3)
 
 
+CONTEXT_GIB = 0.38
+DISTRIBUTED_NVSWITCH_GIB = 2.01
+DISTRIBUTED_PCIE_GIB = 0.48
+
+
 def free_before_load_bytes(setup: EngineSetup) -> float:
-    """Free memory per GPU after distributed init, before weights load."""
-    overhead = 0.38 if setup.tensor_parallel_size == 1 else 0.86
+    """Free memory per GPU after distributed init, before weights load (module
+    docstring)."""
+    overhead = CONTEXT_GIB
+    if setup.tensor_parallel_size * setup.pipeline_parallel_size > 1:
+        cls = setup.gpu_class
+        nvswitch = cls is not None and cls.nvswitch
+        overhead += DISTRIBUTED_NVSWITCH_GIB if nvswitch else DISTRIBUTED_PCIE_GIB
     return (setup.gpu_total_memory_gib - overhead) * GIB
 
 

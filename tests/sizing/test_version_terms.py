@@ -67,3 +67,23 @@ def test_sglang_0_5_reserves_memory_by_formula() -> None:
         engine="sglang", engine_version="0.5.22", gpu_total_memory_gib=79.19, max_model_len=8192
     )
     assert sglang.default_mem_fraction_static(setup) == 0.834
+
+
+def test_sglang_free_memory_before_load_follows_the_interconnect() -> None:
+    # sgl-project/sglang PR #11716 (8 × H200, TP 8): "Load weight begin. avail mem=137.29
+    # GB" on a 139.8 GiB card (SGLang GB are GiB); sglang issue #4760 (4 × L4, TP 4):
+    # 21.63 GiB free of 22.49; the SGLang docs log (one H100): 78.81 of 79.19.
+    def free_gib(total: float, tp: int, gpu_type: str) -> float:
+        setup = EngineSetup(
+            engine="sglang",
+            engine_version="0.4.9",
+            gpu_total_memory_gib=total,
+            max_model_len=8192,
+            tensor_parallel_size=tp,
+            gpu_type=gpu_type,
+        )
+        return sglang.free_before_load_bytes(setup) / GIB
+
+    assert free_gib(139.8, 8, "H200") == pytest.approx(137.29, abs=0.15)
+    assert free_gib(22.49, 4, "L4 24GB") == pytest.approx(21.63, abs=0.01)
+    assert free_gib(79.19, 1, "H100 80GB") == pytest.approx(78.81, abs=0.01)

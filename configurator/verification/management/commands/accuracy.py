@@ -230,8 +230,12 @@ METHOD_NOTES = [
     "| SGLang mem_fraction_static default | 0.88/0.87/0.85/0.81/0.79 by TP size; from 0.5 "
     "the reserved-memory formula | before 0.5; 0.5 and later | SGLang 0.4 server_args.py; "
     "reference §3 | none |",
-    "| SGLang free memory before load | total − 0.38 GiB (TP 1), − 0.86 GiB (TP ≥ 2) | all | "
-    "the SGLang docs log and sglang issue #4760 | case-099 (TP 1), case-064 (TP 4) |",
+    "| SGLang free memory before load | total − 0.38 GiB (context), and at TP ≥ 2 − 2.01 GiB "
+    "of distributed init on NVSwitch servers, − 0.48 GiB on PCIe cards | all | the SGLang "
+    "docs log; sglang issue #4760 (4 × L4); sgl-project/sglang PR #11716 (8 × H200, "
+    '"Init torch distributed ends. mem usage=2.01 GB") | 0.38: case-099; 0.48: case-064; '
+    "2.01: PR #11716, a log that is not a case, read after case-094's miss was known, so "
+    "case-094 (held out, no constant set from it) is no longer a blind test |",
     "",
     "Not fitted either: what each rank loads beyond its checkpoint share (rotary cos/sin "
     "tables as vLLM's scaling classes build them, MoE router, k/v projections replicated "
