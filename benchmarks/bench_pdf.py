@@ -23,6 +23,7 @@ from configurator.planning.services import plan_stored
 from configurator.quotes.document import document_from_plans
 from configurator.quotes.pdf import quote_pdf_render
 from configurator.quotes.pricing import alternative_label, price_bom, variant_workloads
+from sizing.summary import plan_summary
 from sizing.workload import Workload
 
 SEED = SEED_INPUTS
@@ -35,7 +36,7 @@ def _document(alternatives: int) -> dict[str, object]:
         inputs = workload.to_json()
         plan = plan_stored(inputs)
         lines = price_bom(plan, prices=prices, language="en")
-        alts.append((alternative_label(workload), inputs, plan.summary(), lines))
+        alts.append((alternative_label(workload), inputs, plan_summary(plan), lines))
     return document_from_plans(
         customer="Beispiel AG", language="en", alternatives=alts, today=timezone.localdate()
     )

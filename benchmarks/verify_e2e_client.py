@@ -12,6 +12,8 @@ import os
 import sys
 import time
 
+from sizing.summary import plan_summary
+
 
 def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "configurator.settings")
@@ -29,7 +31,7 @@ def main() -> int:
     inputs = SEED_INPUTS
     quote = Quote.objects.create(customer_name="Benchmark")
     QuoteAlternative.objects.create(
-        quote=quote, label="A", inputs=inputs, plan_summary=plan_stored(inputs).summary()
+        quote=quote, label="A", inputs=inputs, plan_summary=plan_summary(plan_stored(inputs))
     )
     runs = []
     for _ in range(int(sys.argv[1]) if len(sys.argv) > 1 else 5):

@@ -3,22 +3,22 @@
 It composes the concept modules in order: KV geometry (``architecture``), weights
 (``model``/``checkpoint``), GPU budget and parallelism (``gpu``), CPU tier and host
 memory (``host_memory``), NVMe tier (``nvme``), reload versus recompute (``transfer``),
-the verdict (``verdict``) and the vLLM buffer (``engines.vllm``). Every rule's source
+the verdict (``verdict``) and the vLLM buffer (``vllm_buffer``). It imports no
+engine module: the engines' files are written from a plan (``sizing.engines``), and its
+JSON summary is :func:`sizing.summary.summary`. Every rule's source
 is in the docstring of the module that applies it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from sizing import catalog
-from sizing.architecture import ASSUMPTIONS, conversation_bytes, kv_bytes_per_token
+from sizing.architecture import conversation_bytes, kv_bytes_per_token
 from sizing.benefit import with_benefit
 from sizing.catalog import Gpu, Platform
 from sizing.checkpoint import WEIGHT_BITS
 from sizing.cluster import max_buffer_gb_per_node
-from sizing.engines import vllm
 from sizing.experts import expert_weights_bytes
 from sizing.gpu import BudgetRule, ConversationShape, Parallelism, choose_parallelism
 from sizing.host_memory import CpuTier, HostMemory, cpu_tier, host_memory, host_memory_cap_gb
@@ -27,11 +27,12 @@ from sizing.nvme import NvmeTier, nvme_tier
 from sizing.performance import NoMeasuredBasis
 from sizing.placement import Placement, placement
 from sizing.rank_bytes import RankBytes, stage_bytes
-from sizing.serving import Replica, Serving, serve, summary_keys
+from sizing.serving import Replica, Serving, serve
 from sizing.traffic import Traffic
 from sizing.transfer import TransferEstimate, estimate
 from sizing.units import GB, GIB, TB
 from sizing.verdict import Note, Verdict, decide
+from sizing.vllm_buffer import VllmOffload, offload
 from sizing.workload import Workload
 
 
@@ -79,7 +80,7 @@ class Plan:
     nvme: NvmeTier
     transfer: TransferEstimate
     verdict: Verdict
-    vllm_offload: vllm.VllmOffload | None
+    vllm_offload: VllmOffload | None
     shared_prompt_bytes: int = 0
     serving: Serving | None = None
     serving_note: str = ""
@@ -120,86 +121,6 @@ class Plan:
             nvme_sized=self.nvme.drive is not None,
             new_conversations_per_day=self.request.workload.new_conversations_per_day,
         )
-
-    def summary(self) -> dict[str, Any]:
-        """The stable JSON contract of ``manage.py size --format json``.
-
-        Keys and units are documented in ``docs/cli.md``; new keys may be added, none
-        is renamed or removed.
-        """
-        p = self.parallelism
-        where = self.placement
-        return {
-            "model": self.request.model.repo_id,
-            "gpu": self.gpu.slug,
-            "gpus_per_node": self.request.workload.gpus_per_node,
-            "context_tokens": self.request.workload.context_tokens,
-            "users": self.request.workload.users,
-            "kv_dtype": self.request.workload.kv_dtype,
-            "kv_bytes_per_token": self.kv_bytes_per_token,
-            "conversation_gib": round(self.conversation_gib, 4),
-            "weights_gib": round(self.weights_gib, 2),
-            "kv_cache_gib_per_gpu": round(p.kv_cache_gib_per_gpu, 2),
-            "conversations_per_gpu": p.conversations_per_gpu,
-            "conversations_per_replica": p.conversations_per_replica,
-            "conversations_on_gpus": p.conversations_on_gpus,
-            "resting_conversations": self.resting_conversations,
-            "conversations_resident": where.on_gpus,
-            "conversations_in_cpu_tier": where.in_cpu_tier,
-            "conversations_on_nvme": where.on_nvme,
-            "conversations_recomputed": where.recomputed,
-            "tensor_parallel_size": p.tensor_parallel_size,
-            "replicas": p.total_replicas,
-            "nodes": p.nodes,
-            "pipeline_parallel_size": p.pipeline_parallel_size,
-            "expert_parallel_size": p.expert_parallel_size,
-            "data_parallel_size": p.data_parallel_size,
-            "gpus_total": p.gpus,
-            "layout": p.layout,
-            "weights_gib_per_gpu": round(p.weights_gib_per_gpu, 2),
-            "active_users": self.request.workload.active_users,
-            "active_users_fit": self.active_users_fit,
-            "shared_prompt_tokens": self.request.workload.shared_prompt_tokens,
-            "shared_prompt_gib": round(self.shared_prompt_bytes / GIB, 4),
-            "conversation_unique_gib": round(self.unique_conversation_bytes / GIB, 4),
-            "cpu_tier_total_gib": round(self.cpu_tier.total_gib, 2),
-            "cpu_tier_total_gb": round(self.cpu_tier.total_gb, 1),
-            "cpu_tier_per_instance_gib": round(self.cpu_tier.per_instance_gib, 2),
-            "dimm_count": self.host.dimm_count,
-            "dimm_gb": self.host.dimm_gb,
-            "dimms_per_channel": self.host.dimms_per_channel,
-            "host_memory_gb": self.host.total_gb,
-            "host_memory_free_after_buffer_gb": round(self.host.free_after_buffer_gb, 1),
-            "nvme_writes_tb_per_day": round(self.nvme.writes_tb_per_day, 3),
-            "nvme_drive": self.nvme.drive.model if self.nvme.drive else None,
-            "nvme_drive_count": self.nvme.drive_count,
-            "nvme_reload_ms": (
-                None if self.nvme.reload_ms is None else round(self.nvme.reload_ms, 1)
-            ),
-            **self.transfer.summary(),
-            "vllm_kv_offloading_size_gib": (
-                self.vllm_offload.kv_offloading_size_gib if self.vllm_offload else None
-            ),
-            "vllm_cpu_bytes_to_use": (
-                self.vllm_offload.cpu_bytes_to_use if self.vllm_offload else None
-            ),
-            **summary_keys(self.serving, gpus_per_replica=p.gpus_per_replica),
-            "offload_pays": self.verdict.offload_pays,
-            "verdict_reasons": list(self.verdict.reasons),
-            "warnings": list(self.verdict.warnings),
-            "binding_constraints": list(self.verdict.binding),
-            "assumptions": [
-                ASSUMPTIONS[code] for code in self.request.model.architecture.assumptions
-            ],
-            "verdict_notes": {
-                "reasons": [
-                    {"code": n.code, "values": dict(n.values)} for n in self.verdict.reason_notes
-                ],
-                "warnings": [
-                    {"code": n.code, "values": dict(n.values)} for n in self.verdict.warning_notes
-                ],
-            },
-        }
 
 
 def validate(request: PlanRequest) -> None:
@@ -386,7 +307,7 @@ def make_plan(request: PlanRequest) -> Plan:
             new_conversations_per_day=0, conversation_bytes=ranks.stored_conversation_bytes
         )
     kept = tier.conversations_per_instance
-    offload = vllm.offload(ranks.vllm_native_bytes(kept) / GIB if kept else 0.0)
+    buffer = offload(ranks.vllm_native_bytes(kept) / GIB if kept else 0.0)
     return Plan(
         request=request,
         gpu=gpu,
@@ -399,7 +320,7 @@ def make_plan(request: PlanRequest) -> Plan:
         nvme=nvme,
         transfer=transfer,
         verdict=verdict,
-        vllm_offload=offload,
+        vllm_offload=buffer,
         shared_prompt_bytes=prompt_bytes,
         serving=serving,
         serving_note=serving_note,

@@ -146,7 +146,7 @@ def _misses(plan: Plan) -> tuple[Miss, ...]:
     on_gpus = plan.parallelism.conversations_on_gpus
     if active is not None and active > on_gpus:
         out.append(Miss(BINDING["active"], on_gpus, active, (active - on_gpus) / active))
-    serving = getattr(plan, "serving", None)
+    serving = plan.serving
     if serving is not None:
         load = serving.final.load
         for target, value, limit in (
@@ -174,9 +174,8 @@ def evaluate(request: PlanRequest, price: PriceFn[P]) -> Configuration[P] | Reje
         return _rejection(request, exc.field, exc.message)
     if plan.cpu_tier.total_gib > 0 and not plan.cpu_tier.exceeds_gpu_cache:
         return _rejection(request, BINDING["mirror"], plan.verdict.warnings[-1])
-    note = getattr(plan, "serving_note", "")
-    if note and getattr(plan, "serving", None) is None:
-        return _rejection(request, NO_BASIS, note)
+    if plan.serving_note and plan.serving is None:
+        return _rejection(request, NO_BASIS, plan.serving_note)
     amount = price(bom)
     if amount is None:
         return None

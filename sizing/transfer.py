@@ -33,7 +33,6 @@ from sizing.performance import (
 )
 from sizing.performance import prefill as perf_prefill
 from sizing.performance import reload as perf_reload
-from sizing.performance.calibration import citation
 
 PLAN_ENGINE = "vllm"
 """The engine the plan's timing figures are for (vLLM native offloading, the seed's)."""
@@ -131,36 +130,6 @@ class TransferEstimate:
         if self.returning is not None:
             out += [h.no_basis for h in self.returning.hits if h.no_basis]
         return tuple(out)
-
-    def summary(self) -> dict[str, Any]:
-        """The keys of the plan's JSON summary (``docs/cli.md``): ``reload_ms`` and
-        ``recompute_ms`` (``None`` without a measured basis), the returning user's
-        ``ttft_miss_ms``, ``ttft_hit_ms`` and ``ttft_speedup`` per tier (``None`` for a
-        tier without a measured path), ``ttft_new_tokens``, ``reload_effective_gbs``,
-        ``performance_basis`` (measurement ids), ``performance_sources`` (what each id
-        is), ``performance_notes`` and ``ttft_curve`` (:meth:`curve`)."""
-        r = self.returning
-
-        def ms(value: float | None) -> float | None:
-            return None if value is None else round(value, 1)
-
-        return {
-            "reload_ms": ms(self.reload_ms),
-            "recompute_ms": ms(self.recompute_ms),
-            "reload_effective_gbs": round(self.effective_gbs, 1),
-            "ttft_miss_ms": ms(r.miss_ms) if r else None,
-            "ttft_hit_ms": {h.tier: ms(h.ttft_ms) for h in r.hits} if r else None,
-            "ttft_speedup": (
-                {h.tier: None if h.speedup is None else round(h.speedup, 1) for h in r.hits}
-                if r
-                else None
-            ),
-            "ttft_new_tokens": r.new_tokens if r else None,
-            "performance_basis": list(self.basis.sources) if self.basis else [],
-            "performance_sources": [citation(i) for i in self.basis.sources] if self.basis else [],
-            "performance_notes": list(self.notes),
-            "ttft_curve": self.curve(),
-        }
 
 
 def estimate(

@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractUser
 from configurator.catalog.services import pricelist_load_demo
 from configurator.inquiries.models import Inquiry
 from configurator.planning.services import plan_create
+from sizing.summary import plan_summary
 from sizing.workload import FIELDS, SEED_WORKLOAD, stored_inputs
 
 SEED_INPUTS: dict[str, Any] = stored_inputs(SEED_WORKLOAD)
@@ -25,7 +26,7 @@ def make_inquiry(*, language: str = "en", **overrides: Any) -> Inquiry:
     plan = plan_create(workload)
     inquiry = Inquiry.objects.create(
         **workload.to_json(),
-        plan_summary=plan.summary(),
+        plan_summary=plan_summary(plan),
         name=contact.get("name", "Erika Mustermann"),
         company=contact.get("company", "Beispiel AG"),
         email=contact.get("email", "erika@example.com"),

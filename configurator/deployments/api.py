@@ -31,6 +31,7 @@ from sizing import catalog
 from sizing.engines.shared_tier import TIER_FIELDS, TierOptions
 from sizing.errors import SizingError
 from sizing.plan import Plan
+from sizing.summary import plan_summary
 from sizing.workload import FIELDS, SHORT_NAMES, Workload
 
 
@@ -274,7 +275,7 @@ def plan_post(request: HttpRequest, body: SizingRequest) -> dict[str, Any]:
     answer is 503 with ``Retry-After``. Rate-limited per client (429).
     """
     _throttle(request)
-    return {"summary": _plan(body).summary()}
+    return {"summary": plan_summary(_plan(body))}
 
 
 @api.get(

@@ -18,6 +18,7 @@ from sizing.engines.flags import EngineVersions, parallel_source, source
 from sizing.engines.shared_tier import TierOptions
 from sizing.engines.vllm import role
 from sizing.plan import Plan
+from sizing.summary import plan_summary
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 """Fixed timestamp of every ZIP entry, so the same plan gives the same bytes."""
@@ -74,7 +75,7 @@ def _readme(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
     versions = d.versions
     context: dict[str, Any] = {
         "plan": plan,
-        "summary": plan.summary(),
+        "summary": plan_summary(plan),
         "gpu_name": plan.gpu.name,
         "d": d,
         "rendered": rendered,
@@ -115,7 +116,7 @@ def _readme(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
 
 def _manifest(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
     doc = {
-        "summary": plan.summary(),
+        "summary": plan_summary(plan),
         "engines": [r.engine for r in _included(rendered) if r.engine in bundle.ENGINES],
         "engines_left_out": {r.engine: list(r.notes) for r in _left_out(rendered)},
         "versions": {

@@ -18,6 +18,7 @@ from configurator.inquiries import mail, notes
 from configurator.inquiries.models import Inquiry
 from configurator.inquiries.tasks import send_inquiry_mail
 from sizing.plan import Plan
+from sizing.summary import plan_summary
 
 logger = logging.getLogger(__name__)
 
@@ -158,7 +159,7 @@ def _inquiry_store(
         inquiry = Inquiry.objects.create(
             dedup_key=dedup_key,
             **workload,
-            plan_summary={**plan.summary(), "verdict_notes": notes.snapshot(plan.verdict)},
+            plan_summary={**plan_summary(plan), "verdict_notes": notes.snapshot(plan.verdict)},
             name=contact["name"],
             company=contact["company"],
             email=contact["email"],

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from configurator.planning.services import plan_stored
+from sizing import vllm_buffer
 from sizing.engines import deployment, shell, vllm
 from sizing.errors import SizingError
 from sizing.units import GIB
@@ -47,7 +48,7 @@ def engine_appendix(inputs: dict[str, Any]) -> dict[str, Any] | None:
         "ports": [s.port for s in d.heads if s.node == slot.node],
         "instances": len(d.heads),
     }
-    buffer = vllm.offload(d.vllm_native_bytes / GIB)
+    buffer = vllm_buffer.offload(d.vllm_native_bytes / GIB)
     if buffer is None:
         return {
             **common,

@@ -30,6 +30,7 @@ from configurator.quotes.tasks import quote_pdf_schedule
 from configurator.quotes.terms import VALIDITY_DAYS, engine_version
 from sizing.errors import SizingError
 from sizing.search_space import LAYOUT_FIELDS
+from sizing.summary import plan_summary
 
 
 class QuoteFrozenError(Exception):
@@ -85,7 +86,7 @@ def _add_alternative(
         position=position,
         label=label,
         inputs=inputs,
-        plan_summary={**plan.summary(), "traffic_curves": traffic_chart.curves(plan)},
+        plan_summary={**plan_summary(plan), "traffic_curves": traffic_chart.curves(plan)},
     )
     QuoteLine.objects.bulk_create(
         QuoteLine(

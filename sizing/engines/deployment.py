@@ -27,16 +27,13 @@ Rules:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from sizing.engines.flags import EngineVersions
 from sizing.engines.placement import Slot, slots
 from sizing.engines.shared_tier import TierOptions
+from sizing.plan import Plan
 from sizing.rank_bytes import RankBytes
 from sizing.units import GIB, TB
-
-if TYPE_CHECKING:
-    from sizing.plan import Plan
 
 
 @dataclass(frozen=True)

@@ -49,15 +49,12 @@ arg_utils.py`` ParallelConfig group, ``--headless`` in the serve CLI args; seman
   with ``--numa-bind-nodes`` (one NUMA node per visible GPU) binds each worker, and so
   its share of the pinned buffer, to its own card's node.
 
-Seed example: 125 GiB per instance → ``--kv-offloading-size 125`` and
-``cpu_bytes_to_use`` 134,217,728,000.
+The buffer's size and rounding are the plan's (:mod:`sizing.vllm_buffer`).
 """
 
 from __future__ import annotations
 
 import json
-import math
-from dataclasses import dataclass
 from typing import Any
 
 from sizing.engines import flags, shell
@@ -66,42 +63,12 @@ from sizing.engines.deployment import BundleFile, Deployment, Rendered
 from sizing.engines.placement import Slot
 from sizing.engines.shared_tier import dumps
 from sizing.units import GIB
+from sizing.vllm_buffer import VllmOffload, offload
 
 HASH_ALGO = "sha256"
 """``--prefix-caching-hash-algo`` on every instance (vLLM's default, pinned)."""
 MASTER_PORT = 29501
 """``--master-port`` of instance 0 (vLLM's default); instance ``i`` uses ``29501 + i``."""
-
-
-@dataclass(frozen=True)
-class VllmOffload:
-    """The native offload buffer of one vLLM instance.
-
-    Attributes:
-        kv_offloading_size_gib: value of ``--kv-offloading-size`` (whole GiB).
-        cpu_bytes_to_use: value of ``cpu_bytes_to_use`` (bytes, total over workers).
-    """
-
-    kv_offloading_size_gib: int
-    cpu_bytes_to_use: int
-
-
-def offload(per_instance_gib: float) -> VllmOffload | None:
-    """The vLLM buffer for a tier of ``per_instance_gib`` GiB per instance.
-
-    The size is rounded up to a whole GiB so that the flag and the byte count describe
-    exactly the same buffer and never less than the plan. ``None`` when there is no
-    tier (offloading stays off, vLLM's default).
-
-    Raises:
-        ValueError: if ``per_instance_gib`` is negative.
-    """
-    if per_instance_gib < 0:
-        raise ValueError(f"per_instance_gib must be >= 0, got {per_instance_gib}")
-    if per_instance_gib == 0:
-        return None
-    size = math.ceil(per_instance_gib - 1e-9)
-    return VllmOffload(kv_offloading_size_gib=size, cpu_bytes_to_use=size * GIB)
 
 
 def parallel_argv(d: Deployment, slot: Slot) -> list[str]:

@@ -37,7 +37,7 @@ def test_buffer_equals_plan(plan_name: str, shared: str) -> None:
     assert len(serve) == len(d.slots)
     emitted = sum(host_bytes(parse_script(f.text)[1]) for f in serve)
     planned = plan.cpu_tier.total_gib * GIB
-    # Rounding: vllm.offload rounds each instance up to a whole GiB (sizing/engines/vllm.py).
+    # Rounding: offload() rounds each instance up to a whole GiB (sizing/vllm_buffer.py).
     assert planned <= emitted < planned + len(serve) * GIB
 
 

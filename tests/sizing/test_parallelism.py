@@ -20,6 +20,7 @@ from sizing.gpu import valid_tp_sizes, weights_per_gpu_gib
 from sizing.layout import pipeline_stages, replica_layout
 from sizing.model import catalog_entry, catalog_ids, from_catalog
 from sizing.plan import make_plan
+from sizing.summary import plan_summary
 from sizing.units import GIB
 from tests.factories import plan_request
 
@@ -29,7 +30,7 @@ def plan(model: str, **kw: object):  # type: ignore[no-untyped-def]
 
 
 def test_seed_layout_is_four_replicas_of_one_gpu_on_one_node() -> None:
-    s = plan("Qwen/Qwen3-32B-FP8", context_tokens=8192, users=500).summary()
+    s = plan_summary(plan("Qwen/Qwen3-32B-FP8", context_tokens=8192, users=500))
     # Seed document: one copy per card, four cards, one node.
     assert s["layout"] == "4 replicas × 1 GPU (TP 1) = 4 GPUs"
     assert (s["nodes"], s["gpus_total"], s["pipeline_parallel_size"]) == (1, 4, 1)
@@ -46,14 +47,16 @@ def test_tp_sizes_divide_attention_and_kv_heads() -> None:
 
 
 def test_smallest_tp_that_holds_the_weights_the_rest_are_replicas() -> None:
-    s = plan(
-        "meta-llama/Llama-3.1-70B-Instruct",
-        context_tokens=8192,
-        users=1000,
-        gpu="h200-sxm",
-        gpus_per_node=8,
-        kv_dtype="auto",
-    ).summary()
+    s = plan_summary(
+        plan(
+            "meta-llama/Llama-3.1-70B-Instruct",
+            context_tokens=8192,
+            users=1000,
+            gpu="h200-sxm",
+            gpus_per_node=8,
+            kv_dtype="auto",
+        )
+    )
     # 131.4 GiB bf16 > 0.9 × 140.4 − 3 = 123.4 GiB usable: TP 1 fails, TP 2 holds it.
     assert s["layout"] == "4 replicas × 2 GPUs (TP 2) = 8 GPUs"
     # 0.9 × 140.4 − 3 − 131.42 / 2 = 57.65 GiB per card.
@@ -82,7 +85,7 @@ def test_pipeline_parallel_across_nodes_only_when_weights_force_it() -> None:
         gpus_per_node=8,
         kv_dtype="auto",
     )
-    s = p.summary()
+    s = plan_summary(p)
     # 641.3 GiB FP8 / 8 = 80.2 GiB per card > 0.9 × 79.65 − 3 = 68.7 GiB: two nodes.
     assert s["layout"] == "1 replica × 16 GPUs (TP 8 × PP 2) = 16 GPUs"
     assert (s["nodes"], s["gpus_total"], s["pipeline_parallel_size"]) == (2, 16, 2)
@@ -102,8 +105,8 @@ def test_expert_parallel_spreads_only_the_experts() -> None:
     assert moe_layers(entry["config"]) == 48
     assert expert_params(entry["config"]) == 48 * 128 * 3 * 2048 * 768
     kw = {"context_tokens": 8192, "users": 1000, "gpu": "l40s", "gpus_per_node": 4}
-    plain = plan("Qwen/Qwen3-30B-A3B", **kw).summary()
-    ep = plan("Qwen/Qwen3-30B-A3B", expert_parallel=True, **kw).summary()
+    plain = plan_summary(plan("Qwen/Qwen3-30B-A3B", **kw))
+    ep = plan_summary(plan("Qwen/Qwen3-30B-A3B", expert_parallel=True, **kw))
     # Without EP: 56.9 GiB > 0.9 × 44.99 − 3 = 37.5 GiB usable, so TP 2.
     assert plain["layout"] == "2 replicas × 2 GPUs (TP 2) = 4 GPUs"
     # vLLM --enable-expert-parallel: EP = TP × DP = 4; experts / 4, the rest whole.
@@ -117,7 +120,7 @@ def test_expert_parallel_spreads_only_the_experts() -> None:
 
 def test_expert_parallel_is_ignored_for_dense_models() -> None:
     s = plan("Qwen/Qwen3-32B-FP8", context_tokens=8192, users=500, expert_parallel=True)
-    assert s.summary()["layout"] == "4 replicas × 1 GPU (TP 1) = 4 GPUs"
+    assert plan_summary(s)["layout"] == "4 replicas × 1 GPU (TP 1) = 4 GPUs"
 
 
 def test_weights_per_gpu_rule() -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from sizing.model import from_catalog
 from sizing.plan import Plan, make_plan
+from sizing.summary import plan_summary
 from tests.factories import plan_request
 
 SEED_MODEL = "Qwen/Qwen3-32B-FP8"
@@ -38,7 +39,7 @@ def test_kv_per_token_and_per_conversation() -> None:
 
 
 def test_gpu_budget_and_residency() -> None:
-    s = seed_plan().summary()
+    s = plan_summary(seed_plan())
     # 0.9 × 95.6 GiB − 3 GiB − 32.0 GiB = 51 GiB per card, 51 conversations, 204 on four.
     assert s["weights_gib"] == pytest.approx(32.0, abs=0.15)
     assert s["kv_cache_gib_per_gpu"] == pytest.approx(51.0, abs=0.5)
@@ -49,7 +50,7 @@ def test_gpu_budget_and_residency() -> None:
 
 
 def test_cpu_tier_and_dimms() -> None:
-    s = seed_plan().summary()
+    s = plan_summary(seed_plan())
     # 500 × 1 GiB = 500 GiB ≈ 537 GB; 125 GiB per instance; 24 × 48 GB = 1,152 GB leaving
     # about 615 GB beside the buffer (24 × 32 GB = 768 GB would leave only about 230 GB).
     assert s["cpu_tier_total_gib"] == 500.0
@@ -60,7 +61,7 @@ def test_cpu_tier_and_dimms() -> None:
 
 
 def test_vllm_flags_and_nvme_writes() -> None:
-    s = seed_plan().summary()
+    s = plan_summary(seed_plan())
     # --kv-offloading-size 125 and cpu_bytes_to_use 134217728000; 2,000 new 1 GiB
     # conversations a day write about 2.1 TB.
     assert s["vllm_kv_offloading_size_gib"] == 125
@@ -70,7 +71,7 @@ def test_vllm_flags_and_nvme_writes() -> None:
 
 
 def test_sixteen_bit_cache_doubles_everything() -> None:
-    s = seed_plan(kv_dtype="auto").summary()
+    s = plan_summary(seed_plan(kv_dtype="auto"))
     # "2 GiB per conversation and 1,000 GiB for 500 users, which needs 24 DIMMs of 64 GB".
     assert s["kv_bytes_per_token"] == 262_144
     assert s["conversation_gib"] == 2.0
@@ -80,7 +81,7 @@ def test_sixteen_bit_cache_doubles_everything() -> None:
 
 
 def test_no_tier_when_everything_fits() -> None:
-    s = seed_plan(users=150).summary()
+    s = plan_summary(seed_plan(users=150))
     # 150 ≤ 204 resident: no CPU tier is sold; host memory stays at the 2 × 384 GB baseline.
     assert s["resting_conversations"] == 0
     assert s["offload_pays"] is False

@@ -7,7 +7,7 @@ import pytest
 
 from sizing.model import from_catalog
 from sizing.plan import make_plan
-from sizing.serving import SUMMARY_KEYS
+from sizing.summary import TrafficKeys, plan_summary
 from sizing.traffic import Traffic
 from tests.factories import plan_request
 
@@ -18,7 +18,7 @@ def _plan(users: int, context: int = 8192, **kw: object) -> dict[str, object]:
     request = plan_request(
         model=QWEN, context_tokens=context, users=users, new_conversations_per_day=2000, **kw
     )
-    return make_plan(request).summary()
+    return plan_summary(make_plan(request))
 
 
 def test_seed_example_keeps_its_tier_and_names_the_figures() -> None:
@@ -37,7 +37,7 @@ def test_seed_example_keeps_its_tier_and_names_the_figures() -> None:
     assert s["shared_tier_tb"] == 0.0 and s["shared_tier_gbps"] == 0.0
     assert s["gpus_saved"] > 0  # type: ignore[operator]
     assert any("% of returns hit the CPU tier" in r for r in s["verdict_reasons"])  # type: ignore[attr-defined]
-    assert set(SUMMARY_KEYS) <= set(s)
+    assert set(TrafficKeys.__annotations__) <= set(s)
 
 
 def test_fifty_thousand_users_get_nodes_a_router_and_a_shared_tier() -> None:

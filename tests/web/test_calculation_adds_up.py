@@ -4,7 +4,7 @@ The TTFT lines of "What a hit is worth" must sum to the total they show (each te
 read from the performance model's result objects, ``sizing.performance.ttft``), in
 English and German. A large workload (1,000,000 users, 10,000,000 new conversations a
 day, the seed model and GPU; seed document, DESIGN §3) must state the replicas and
-nodes the plan really has; the expected figures come from ``Plan.summary()``.
+nodes the plan really has; the expected figures come from ``sizing.summary.plan_summary``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from django.core.cache import cache
 from django.test import Client
 
 from configurator.planning.services import plan_stored
+from sizing.summary import plan_summary
 from tests.quote_factories import SEED_INPUTS
 from tests.seed_form import seed_form
 
@@ -93,7 +94,7 @@ def test_each_ttft_line_sums_to_its_total(client: Client, language: str) -> None
 def test_a_large_workload_states_the_plans_replicas_and_nodes(
     client: Client, language: str
 ) -> None:
-    summary = plan_stored({**SEED_INPUTS, **LARGE}).summary()
+    summary = plan_summary(plan_stored({**SEED_INPUTS, **LARGE}))
     assert summary["nodes"] > 1  # the workload needs many nodes
     lines = " | ".join(steps(client, seed_form(**LARGE), language, "gpus"))
     thousands = SEPARATORS[language][1]
@@ -118,7 +119,7 @@ def test_a_large_workload_states_the_plans_replicas_and_nodes(
 
 
 def test_host_memory_of_many_nodes_is_labelled_per_node(client: Client) -> None:
-    summary = plan_stored({**SEED_INPUTS, **LARGE}).summary()
+    summary = plan_summary(plan_stored({**SEED_INPUTS, **LARGE}))
     html = client.post(
         "/estimate/", seed_form(**LARGE), headers={**HTMX, "Accept-Language": "en"}
     ).content.decode()
@@ -140,7 +141,7 @@ def test_host_memory_of_many_nodes_is_labelled_per_node(client: Client) -> None:
 def test_one_month_of_nvme_endurance_is_singular(
     client: Client, language: str, singular: str, plural: str
 ) -> None:
-    summary = plan_stored({**SEED_INPUTS, **LARGE}).summary()
+    summary = plan_summary(plan_stored({**SEED_INPUTS, **LARGE}))
     (months,) = [
         w["values"]["months"] for w in summary["verdict_notes"]["warnings"] if w["code"] == "nvme"
     ]

@@ -23,6 +23,7 @@ from django.test import Client
 
 from configurator.inquiries.models import Inquiry
 from configurator.planning.services import plan_stored
+from sizing.summary import plan_summary
 from sizing.units import GIB
 from tests.seed_form import seed_form
 
@@ -206,7 +207,7 @@ def test_quote_request_without_javascript_keeps_the_uploaded_config(
     def figures(summary: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in summary.items() if k != "verdict_notes"}
 
-    assert figures(again.summary()) == figures(inquiry.plan_summary)
+    assert figures(plan_summary(again)) == figures(inquiry.plan_summary)
 
 
 def test_quote_request_with_the_file_itself(client: Client) -> None:
@@ -218,7 +219,7 @@ def test_quote_request_with_the_file_itself(client: Client) -> None:
     assert inquiry.private_config == SEED_CONFIG and inquiry.private_weights_gib is None
     # No name given: modelhub names it after the config's first architecture.
     assert inquiry.model == "private Qwen3ForCausalLM"
-    assert plan_stored(inquiry.inputs).summary()["model"] == inquiry.plan_summary["model"]
+    assert plan_summary(plan_stored(inquiry.inputs))["model"] == inquiry.plan_summary["model"]
 
 
 def test_hub_model_inquiry_stores_no_config(client: Client) -> None:

@@ -3,7 +3,7 @@
 The seed example (DESIGN §3: Qwen3-32B-FP8, 8,192 tokens, 500 users, 4 × RTX PRO 6000
 SE, FP8 cache, 2,000 new conversations a day) is sized once; the page's estimate, the
 quote PDF, the confirmation e-mail and the bundle README must each show the figure
-from ``Plan.summary()``. The table below says, per figure, how each surface writes it;
+from ``sizing.summary.plan_summary``. The table below says, per figure, how each surface writes it;
 the values are filled in from the summary, never typed in.
 """
 
@@ -27,6 +27,7 @@ from configurator.planning.services import plan_stored
 from configurator.quotes.document import document_from_quote
 from configurator.quotes.pdf import quote_pdf_render
 from configurator.quotes.services import quote_create_from_inquiry, quote_issue
+from sizing.summary import plan_summary
 from tests.quote_factories import SEED_INPUTS, make_inquiry, make_presales
 from tests.seed_form import seed_form
 
@@ -146,7 +147,7 @@ def surfaces(client: Client, settings: Any) -> dict[str, str]:
 
 
 def test_every_surface_shows_the_plans_own_figures(client: Client, settings: Any) -> None:
-    summary = plan_stored(SEED_INPUTS).summary()
+    summary = plan_summary(plan_stored(SEED_INPUTS))
     # The seed example fills every tier, so no figure is vacuously absent.
     assert summary["conversations_in_cpu_tier"] and summary["conversations_on_nvme"]
     texts = surfaces(client, settings)

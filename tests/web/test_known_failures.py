@@ -5,14 +5,15 @@ from __future__ import annotations
 import pytest
 
 from configurator.modelhub.services import model_lookup
+from sizing import vllm_buffer
 from sizing.architecture import LayerKind, conversation_bytes, from_config, kv_bytes_per_token
 from sizing.calibrated import EngineSetup, predict, tokens_for_kv_gib
 from sizing.checkpoint import weight_format
-from sizing.engines import vllm
 from sizing.errors import InfeasibleError
 from sizing.layout import replica_layout
 from sizing.model import catalog_entry, from_catalog
 from sizing.plan import make_plan
+from sizing.summary import plan_summary
 from sizing.units import GB, GIB
 from sizing.verdict import BINDING, decide
 from tests.factories import plan_request
@@ -148,16 +149,18 @@ def test_11_replica_arithmetic_spelled_out() -> None:
     with pytest.raises(ValueError):
         replica_layout(gpus_total=40, tensor_parallel_size=16)  # 40 / 16 is no replica count
     # Llama-3.1-70B bf16 on 8 × H200 (131.4 GiB > 123.4 GiB usable at TP 1): TP 2.
-    s = make_plan(
-        plan_request(
-            model=from_catalog("meta-llama/Llama-3.1-70B-Instruct"),
-            context_tokens=8192,
-            users=1000,
-            gpu="h200-sxm",
-            gpus_per_node=8,
-            kv_dtype="auto",
+    s = plan_summary(
+        make_plan(
+            plan_request(
+                model=from_catalog("meta-llama/Llama-3.1-70B-Instruct"),
+                context_tokens=8192,
+                users=1000,
+                gpu="h200-sxm",
+                gpus_per_node=8,
+                kv_dtype="auto",
+            )
         )
-    ).summary()
+    )
     assert s["layout"] == "4 replicas × 2 GPUs (TP 2) = 8 GPUs"
     # Concurrency per replica and in total are separate figures: 46 × 4 replicas.
     assert (s["conversations_per_replica"], s["conversations_on_gpus"]) == (46, 184)
@@ -194,7 +197,7 @@ def test_12_the_binding_constraint_is_named() -> None:
     assert mirror.cpu_tier.per_instance_gib == 0.0
     assert not mirror.verdict.offload_pays
     assert mirror.cpu_tier.gpu_conversation_capacity == pytest.approx(68.07 / 16, abs=1e-3)
-    assert BINDING["mirror"] in mirror.summary()["binding_constraints"]
+    assert BINDING["mirror"] in plan_summary(mirror)["binding_constraints"]
     # The NVMe drives wear out in N months: the verdict names it and the fix. (The NVMe
     # sizing picks drives whose DWPD covers the writes, so a plan never gets here.)
     worn = decide(
@@ -209,29 +212,33 @@ def test_12_the_binding_constraint_is_named() -> None:
     assert worn.binding == (BINDING["nvme"],)
     assert "24 months" in worn.warnings[0] and "3 DWPD" in worn.warnings[0]
     # GPU capacity for active users: 500 users all active at once, 204 resident (seed).
-    busy = make_plan(
-        plan_request(
-            model=from_catalog("Qwen/Qwen3-32B-FP8"),
-            context_tokens=8192,
-            users=500,
-            active_share=1.0,
+    busy = plan_summary(
+        make_plan(
+            plan_request(
+                model=from_catalog("Qwen/Qwen3-32B-FP8"),
+                context_tokens=8192,
+                users=500,
+                active_share=1.0,
+            )
         )
-    ).summary()
+    )
     assert BINDING["active"] in busy["binding_constraints"]
 
 
 def test_13_units_per_engine_are_not_mixed() -> None:
     # engine_flags.md: vLLM --kv-offloading-size is GiB, cpu_bytes_to_use bytes, both for
     # the whole instance. Seed: 125 GiB per instance.
-    buffer = vllm.offload(125.0)
+    buffer = vllm_buffer.offload(125.0)
     assert buffer is not None
     assert buffer.kv_offloading_size_gib == 125
     assert buffer.cpu_bytes_to_use == 125 * GIB == 134_217_728_000
     assert buffer.cpu_bytes_to_use != 125 * GB  # 125 GB would be 6.9 % short
     # The plan's tier in GB is the same bytes: 500 GiB ≈ 537 GB (seed document).
-    s = make_plan(
-        plan_request(model=from_catalog("Qwen/Qwen3-32B-FP8"), context_tokens=8192, users=500)
-    ).summary()
+    s = plan_summary(
+        make_plan(
+            plan_request(model=from_catalog("Qwen/Qwen3-32B-FP8"), context_tokens=8192, users=500)
+        )
+    )
     assert s["cpu_tier_total_gib"] == 500.0
     assert s["cpu_tier_total_gb"] == pytest.approx(536.9, abs=0.1)
     assert s["vllm_cpu_bytes_to_use"] == s["vllm_kv_offloading_size_gib"] * GIB
@@ -249,7 +256,7 @@ def test_14_safetensors_counted_once(hub: RecordedHub) -> None:
     # Summing every .safetensors file would double it (29.0 GB).
     assert resolved.spec.weights_bytes <= shards < 2 * resolved.spec.weights_bytes
     # The plan charges 13.5 GiB of weights, not 27 GiB.
-    s = make_plan(
-        plan_request(model=resolved.spec, context_tokens=8192, users=10, gpus_per_node=1)
-    ).summary()
+    s = plan_summary(
+        make_plan(plan_request(model=resolved.spec, context_tokens=8192, users=10, gpus_per_node=1))
+    )
     assert s["weights_gib"] == pytest.approx(14_496_047_104 / GIB, abs=0.01)

@@ -27,6 +27,7 @@ from configurator.modelhub.upload import model_from_config_upload
 from configurator.planning.services import plan_create
 from sizing.errors import FIX_ENGLISH, SizingError
 from sizing.model import catalog_entry
+from sizing.summary import plan_summary
 from sizing.workload import Workload
 from tests.hubserver.polling import post_until_answered
 from tests.hubserver.server import RecordedHub
@@ -319,7 +320,7 @@ def test_config_defaults_are_named_on_the_page_and_in_the_summary(client: Client
             config_text=json.dumps(config), model_name=None, weights_gib=None
         ),
     )
-    summary = plan.summary()
+    summary = plan_summary(plan)
     assert summary["assumptions"] == [
         "config.json has no num_key_value_heads: sized as multi-head attention, one KV head "
         "per attention head (transformers' default)",

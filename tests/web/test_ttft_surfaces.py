@@ -21,6 +21,7 @@ from configurator.quotes.pdf import quote_html
 from configurator.quotes.services import quote_create_from_inquiry
 from sizing.model import from_catalog
 from sizing.plan import make_plan
+from sizing.summary import plan_summary
 from tests.factories import plan_request
 from tests.quote_factories import make_inquiry, make_presales
 from tests.seed_form import seed_form
@@ -99,7 +100,7 @@ def test_pdf_and_bundle_readme_quote_the_ttft_and_its_basis() -> None:
     plan = make_plan(
         plan_request(model=from_catalog("Qwen/Qwen3-32B-FP8"), context_tokens=8192, users=500)
     )
-    s = plan.summary()
+    s = plan_summary(plan)
     assert s["ttft_hit_ms"]["cpu"] < s["ttft_miss_ms"]
     assert "vllm-blog-ttft-sweep" in s["performance_basis"]
     from django.template.loader import render_to_string

@@ -23,6 +23,7 @@ from sizing.errors import InfeasibleError, SizingError
 from sizing.model import from_catalog
 from sizing.performance.calibration import reload_path
 from sizing.plan import Plan, make_plan
+from sizing.summary import plan_summary
 from sizing.verdict import BINDING
 from sizing.workload import Workload
 from tests.factories import plan_request
@@ -42,7 +43,7 @@ def seed_plan(**changes: Any) -> Plan:
 
 
 def test_defaults_keep_the_seed_example() -> None:
-    s = seed_plan().summary()
+    s = plan_summary(seed_plan())
     # Seed: users take turns (no share given, so no active-user check), no shared prompt;
     # 1 GiB per conversation, 500 GiB tier, and no warning on the seed quote.
     assert (s["active_users"], s["shared_prompt_tokens"], s["shared_prompt_gib"]) == (None, 0, 0)
@@ -54,7 +55,7 @@ def test_defaults_keep_the_seed_example() -> None:
 
 def test_shared_prompt_is_stored_once_per_instance() -> None:
     p = seed_plan(shared_prompt_tokens=2048)
-    s = p.summary()
+    s = plan_summary(p)
     # 2,048 × 131,072 B = 0.25 GiB of prefix; each conversation keeps 0.75 GiB of its own.
     assert s["shared_prompt_gib"] == 0.25
     assert s["conversation_unique_gib"] == 0.75
@@ -76,7 +77,7 @@ def test_shared_prompt_is_stored_once_per_instance() -> None:
 
 
 def test_active_users_that_fit_raise_no_warning() -> None:
-    s = seed_plan(active_share=0.3).summary()
+    s = plan_summary(seed_plan(active_share=0.3))
     # ⌈500 × 0.3⌉ = 150 active ≤ 204 resident (seed figure).
     assert (s["active_users"], s["active_users_fit"]) == (150, True)
     assert BINDING["active"] not in s["binding_constraints"]
@@ -85,7 +86,7 @@ def test_active_users_that_fit_raise_no_warning() -> None:
 
 
 def test_active_users_beyond_the_gpus_name_the_binding_constraint() -> None:
-    s = seed_plan(active_share=0.5).summary()
+    s = plan_summary(seed_plan(active_share=0.5))
     # 250 active > 204 resident: the GPU capacity for active users binds.
     assert (s["active_users"], s["active_users_fit"]) == (250, False)
     assert s["binding_constraints"] == [BINDING["active"]]
@@ -93,7 +94,7 @@ def test_active_users_beyond_the_gpus_name_the_binding_constraint() -> None:
     assert "250 users" in warning and "204" in warning
     # The seed plan already has an FP8 cache, so FP8 is not offered as a fix.
     assert "More GPUs" in warning and "shorter context" in warning and "FP8" not in warning
-    bf16 = seed_plan(active_share=0.5, kv_dtype="auto").summary()
+    bf16 = plan_summary(seed_plan(active_share=0.5, kv_dtype="auto"))
     warning = next(w for w in bf16["warnings"] if "active at once" in w)
     assert "an FP8 KV cache" in warning
 
@@ -179,7 +180,7 @@ def test_customer_form_passes_the_workload_inputs(settings: Any) -> None:
     form = WorkloadForm(data)
     assert form.is_valid(), form.errors
     assert form.plan is not None
-    s = form.plan.summary()
+    s = plan_summary(form.plan)
     assert (s["active_users"], s["shared_prompt_tokens"], s["cpu_tier_total_gib"]) == (
         150,
         2048,
@@ -194,7 +195,7 @@ def test_customer_form_passes_the_workload_inputs(settings: Any) -> None:
 def test_nvme_tier_is_capped_at_the_chassis_bays() -> None:
     # 10,000,000 new 1 GiB conversations a day need 10,737 TB; the chassis has 4 NVMe bays
     # (ASRock Rack 4U8G-TURIN2, ServeTheHome review): the tier is capped and says so.
-    s = seed_plan(new_conversations_per_day=10_000_000).summary()
+    s = plan_summary(seed_plan(new_conversations_per_day=10_000_000))
     assert s["nvme_drive_count"] == 4
     assert "NVMe bays per node" in s["binding_constraints"]
     assert any("4 bays" in w and "NAS or S3" in w for w in s["warnings"])
@@ -206,16 +207,18 @@ def test_host_memory_never_exceeds_the_chassis_slots() -> None:
     # buffer, more than one node's 24 slots × 256 GB = 6,144 GB. The plan spreads them
     # over identical nodes, each within its slots, and the shared tier holds every
     # conversation once: 2,000 × 4 GiB = 8.59 TB.
-    s = make_plan(
-        plan_request(
-            model=from_catalog("meta-llama/Llama-3.1-8B-Instruct"),
-            context_tokens=32_768,
-            users=2_000,
-            gpu="h200-nvl",
-            gpus_per_node=2,
-            kv_dtype="auto",
+    s = plan_summary(
+        make_plan(
+            plan_request(
+                model=from_catalog("meta-llama/Llama-3.1-8B-Instruct"),
+                context_tokens=32_768,
+                users=2_000,
+                gpu="h200-nvl",
+                gpus_per_node=2,
+                kv_dtype="auto",
+            )
         )
-    ).summary()
+    )
     assert s["nodes"] > 1
     assert s["dimm_count"] <= 24 and s["host_memory_gb"] <= 6144
     assert s["cpu_tier_total_gib"] * 2**30 / 1e9 / s["nodes"] <= 6144

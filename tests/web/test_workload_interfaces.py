@@ -28,6 +28,7 @@ from configurator.quotes.services import quote_create_from_inquiry
 from configurator.verification.services import plan_checks, verification_run
 from sizing.model import from_catalog
 from sizing.plan import Plan, PlanRequest, make_plan
+from sizing.summary import plan_summary
 from sizing.workload import DEFAULT_GPU, FIELDS, Workload
 from tests.quote_factories import make_presales
 
@@ -84,11 +85,8 @@ def test_every_field_differs_from_its_default() -> None:
     assert (plan.parallelism.tensor_parallel_size, plan.parallelism.expert_parallel_size) == (2, 8)
     # The traffic reaches the plan: without it the plan under traffic differs.
     assert plan.request.traffic.turns == 4
-    assert (
-        plan.summary()
-        != make_plan(
-            PlanRequest(model=from_catalog(EVERY.model), workload=EVERY.replace(turns=3))
-        ).summary()
+    assert plan_summary(plan) != plan_summary(
+        make_plan(PlanRequest(model=from_catalog(EVERY.model), workload=EVERY.replace(turns=3)))
     )
 
 
@@ -105,7 +103,7 @@ def test_form(expected: Plan) -> None:
     assert form.is_valid(), form.errors
     assert form.plan is not None
     assert form.plan.request.workload == EVERY
-    assert form.plan.summary() == expected.summary()
+    assert plan_summary(form.plan) == plan_summary(expected)
 
 
 def cli_args() -> list[str]:
@@ -119,7 +117,7 @@ def test_cli(expected: Plan) -> None:
     args = cli_args()
     out = io.StringIO()
     call_command("size", *args, "--format=json", stdout=out)
-    assert json.loads(out.getvalue())["summary"] == expected.summary()
+    assert json.loads(out.getvalue())["summary"] == plan_summary(expected)
 
 
 def test_cli_documented_traffic_flags(expected: Plan) -> None:
@@ -128,7 +126,7 @@ def test_cli_documented_traffic_flags(expected: Plan) -> None:
     args += ["--time-between-turns=agent", "--busy-hour-share=0.5"]
     out = io.StringIO()
     call_command("size", *args, "--format=json", stdout=out)
-    assert json.loads(out.getvalue())["summary"] == expected.summary()
+    assert json.loads(out.getvalue())["summary"] == plan_summary(expected)
 
 
 def test_api_bad_traffic_value_names_the_field(client: Client) -> None:
@@ -145,7 +143,7 @@ def test_api_bad_traffic_value_names_the_field(client: Client) -> None:
 def test_api(client: Client, expected: Plan) -> None:
     response = client.post("/api/plans", EVERY.to_json(), content_type="application/json")
     assert response.status_code == 200, response.content
-    assert response.json()["summary"] == expected.summary()
+    assert response.json()["summary"] == plan_summary(expected)
 
 
 def test_inquiry_quote_verification_bundle(client: Client, expected: Plan) -> None:
@@ -159,14 +157,16 @@ def test_inquiry_quote_verification_bundle(client: Client, expected: Plan) -> No
     assert client.post("/quote/", data).status_code == 303
     inquiry = Inquiry.objects.get()
     assert inquiry.workload == EVERY
-    assert inquiry.plan_summary["cpu_tier_total_gib"] == expected.summary()["cpu_tier_total_gib"]
+    assert (
+        inquiry.plan_summary["cpu_tier_total_gib"] == plan_summary(expected)["cpu_tier_total_gib"]
+    )
 
     quote = quote_create_from_inquiry(inquiry=inquiry, user=None)
     requested = quote.alternatives.get(position=0)
     assert requested.workload == EVERY
     # The stored summary carries the traffic charts' points as well (quotes/services.py).
     curves = json.loads(json.dumps(traffic_chart.curves(expected)))
-    assert requested.plan_summary == {**expected.summary(), "traffic_curves": curves}
+    assert requested.plan_summary == {**plan_summary(expected), "traffic_curves": curves}
 
     report = verification_run(quote_id=quote.pk)
     measured = [

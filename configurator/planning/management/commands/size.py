@@ -10,6 +10,7 @@ from django.template.loader import render_to_string
 from django.utils import translation
 
 from configurator.planning.cli import SizingCommand
+from sizing.summary import plan_summary
 
 
 class Command(SizingCommand):
@@ -22,7 +23,11 @@ class Command(SizingCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         plan = self.plan_from_options(options)
         if options["format"] == "json":
-            self.stdout.write(json.dumps({"summary": plan.summary()}, indent=2))
+            self.stdout.write(json.dumps({"summary": plan_summary(plan)}, indent=2))
         else:
             with translation.override("en"):
-                self.stdout.write(render_to_string("planning/report.txt", {"plan": plan}))
+                self.stdout.write(
+                    render_to_string(
+                        "planning/report.txt", {"plan": plan, "summary": plan_summary(plan)}
+                    )
+                )

@@ -18,6 +18,7 @@ from configurator.quotes.document import document_from_plans
 from configurator.quotes.pdf import quote_pdf_render
 from configurator.quotes.pricing import alternative_label, price_bom
 from sizing.errors import SizingError
+from sizing.summary import plan_summary
 from sizing.workload import stored_inputs
 
 
@@ -49,7 +50,7 @@ class Command(SizingCommand):
         doc = document_from_plans(
             customer=customer,
             language=language,
-            alternatives=[(label, inputs, plan.summary(), lines)],
+            alternatives=[(label, inputs, dict(plan_summary(plan)), lines)],
             today=today,
         )
         write_output(out, quote_pdf_render(doc))
