@@ -129,6 +129,7 @@ def cpu_tier(
     instances: int,
     ranks: RankBytes,
     gpu_conversation_capacity: float,
+    engine: str = "",
 ) -> CpuTier:
     """Size the CPU tier that keeps every user's conversation warm.
 
@@ -139,11 +140,12 @@ def cpu_tier(
         ranks: one conversation and the shared prompt on each rank of an instance.
         gpu_conversation_capacity: distinct conversations one instance's GPU cache has
             room for, unrounded (an MLA latent on every rank counts once).
+        engine: the serving engine the tier is sized for (``""``: not decided).
 
     Returns:
         ``⌈users / instances⌉`` conversations and one shared prompt per instance, in the
-        bytes the ranks store (:meth:`RankBytes.stored_bytes`); all instances together
-        for the total.
+        bytes the engine's ranks allocate (:meth:`RankBytes.engine_bytes`; undecided: the
+        largest, :meth:`RankBytes.stored_bytes`); all instances together for the total.
 
     Raises:
         ValueError: if ``instances`` is not positive.
@@ -151,7 +153,7 @@ def cpu_tier(
     if instances <= 0:
         raise ValueError(f"instances must be positive, got {instances}")
     kept = math.ceil(users / instances) if resting_conversations > 0 else 0
-    per_instance = ranks.stored_bytes(kept) / GIB if kept else 0.0
+    per_instance = ranks.engine_bytes(engine, kept) / GIB if kept else 0.0
     return CpuTier(
         total_gib=per_instance * instances,
         per_instance_gib=per_instance,

@@ -145,10 +145,13 @@ def _pool_tokens(par: Parallelism, unique_tokens: int) -> float:
     return free / par.conversation_gib_per_gpu * unique_tokens
 
 
-def _capped(tier: CpuTier, bytes_per_node: float, par: Parallelism) -> CpuTier:
-    """The tier cut to what each node's slots hold; the rest rests in the shared tier."""
+def _capped(
+    tier: CpuTier, bytes_per_node: float, par: Parallelism, conversation_bytes: int
+) -> CpuTier:
+    """The tier cut to what each node's slots hold, ``conversation_bytes`` a conversation
+    in the serving engine's tier; the rest rests in the shared tier."""
     per_instance = bytes_per_node * par.nodes / par.total_replicas
-    kept = int(per_instance // max(1, tier.ranks.stored_conversation_bytes))
+    kept = int(per_instance // max(1, conversation_bytes))
     return replace(
         tier,
         total_gib=per_instance * par.total_replicas / GIB,
@@ -216,6 +219,7 @@ def make_plan(request: PlanRequest) -> Plan:
         max_drives=platform.nvme_bays,
     )
     unique_tokens = ctx - work.shared_prompt_tokens
+    engine_conv = ranks.engine_conversation_bytes(work.serving_engine)
     replica = Replica(
         gpu=gpu.slug,
         tensor_parallel_size=par.tensor_parallel_size,
@@ -224,7 +228,7 @@ def make_plan(request: PlanRequest) -> Plan:
         nodes_per_group=par.pipeline_parallel_size,
         pool_tokens=_pool_tokens(par, unique_tokens),
         conversations=par.conversations_per_replica,
-        kv_bytes_per_token=max(1, round(ranks.stored_conversation_bytes / unique_tokens)),
+        kv_bytes_per_token=max(1, round(engine_conv / unique_tokens)),
         gpu_memory_gb_per_node=node_gpu_gb,
     )
     serving, serving_note = _serve(request, replica, buffer_cap_gb, nvme)
@@ -244,11 +248,12 @@ def make_plan(request: PlanRequest) -> Plan:
         instances=par.total_replicas,
         ranks=ranks,
         gpu_conversation_capacity=gpu_room,
+        engine=work.serving_engine,
     )
     if serving is not None and serving.cluster.cpu_tier_capped and tier.total_gib > 0:
-        tier = _capped(tier, serving.cluster.cpu_tier_gb_per_node * GB, par)
+        tier = _capped(tier, serving.cluster.cpu_tier_gb_per_node * GB, par, engine_conv)
     elif serving is None and tier.total_gib * GIB / GB > buffer_cap_gb * par.nodes + 1e-6:
-        tier = _capped(tier, buffer_cap_gb * GB, par)
+        tier = _capped(tier, buffer_cap_gb * GB, par, engine_conv)
     host = host_memory(
         platform=platform,
         gpu_memory_gb_total=node_gpu_gb,

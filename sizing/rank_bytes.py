@@ -25,8 +25,10 @@ The host tier of each engine copies what the ranks hold, each in its own way
   (each worker writes its own piece).
   With pipeline stages of unequal layer counts every rank is sized like the fullest
   one (SGLang syncs the stages to the smallest capacity, vLLM gives every worker the
-  same share). This is the plan's CPU tier and what the DIMMs are sized on: no engine
-  allocates more.
+  same share). No engine allocates more: this is the CPU tier and what the DIMMs are
+  sized on when the workload names no serving engine; a named engine's tier is its own
+  allocation (:meth:`RankBytes.engine_bytes`), so an MLA model served by vLLM is not
+  sold the memory SGLang would need.
 - **LMCache server with MLA** (``lmcache/integration/vllm/vllm_multi_process_adapter.py``
   ``ParallelStrategy``): the latent is replicated over TP, so only the first rank of each
   stage writes; the server keeps one copy per pipeline stage.
@@ -147,6 +149,23 @@ class RankBytes:
         if self.uses_mla and len(self.stages) == 1:
             return self.stages[0].tier_bytes(conversations)
         return self.binding_rank_bytes(conversations) * self.world_size
+
+    def engine_bytes(self, engine: str, conversations: int) -> int:
+        """What the CPU tier of ``engine`` (a :data:`sizing.workload.SERVING_ENGINES`
+        value) allocates over all ranks to hold ``conversations`` plus the prompt, bytes:
+        vLLM native :meth:`vllm_native_bytes`; LMCache in-process with MLA on one stage
+        the first rank alone (one copy of the latent); SGLang, Dynamo KVBM, LMCache for
+        other layouts and an undecided engine (``""``) :meth:`stored_bytes`, the largest
+        (module docstring for each engine's source)."""
+        if engine == "vllm":
+            return self.vllm_native_bytes(conversations)
+        if engine == "lmcache" and self.lmcache_first_rank_only:
+            return self.stages[0].tier_bytes(conversations)
+        return self.stored_bytes(conversations)
+
+    def engine_conversation_bytes(self, engine: str) -> int:
+        """One conversation without the shared prompt in ``engine``'s CPU tier, bytes."""
+        return self.engine_bytes(engine, 1) - self.engine_bytes(engine, 0)
 
     @property
     def lmcache_first_rank_only(self) -> bool:

@@ -30,6 +30,11 @@ from sizing.traffic import Traffic
 KV_DTYPES = ("auto", "bf16", "fp16", "fp32", "fp8")
 """Accepted ``kv_dtype`` values (vLLM ``--kv-cache-dtype``; ``auto`` = model dtype)."""
 
+SERVING_ENGINES = ("", "vllm", "lmcache", "sglang", "dynamo")
+"""Accepted ``serving_engine`` values: ``""`` (not decided) or the engine whose CPU tier
+the plan sizes (the configurator's engine choice; ``lmcache`` is vLLM with LMCache in
+process, ``dynamo`` NVIDIA Dynamo with KVBM)."""
+
 DEFAULT_GPU = "rtx-pro-6000-se"
 """The seed example's card, RTX PRO 6000 Blackwell Server Edition (a catalog slug)."""
 
@@ -76,6 +81,10 @@ class Workload:
         without_shared_tier: plan no shared NFS/S3 tier, which the plan otherwise adds
             where it has more than one node or users beyond the nodes' CPU tiers
             (:mod:`sizing.cluster`); returns whose KV only it would hold are recomputed.
+        serving_engine: the engine the CPU tier and the DIMMs are sized for, one of
+            :data:`SERVING_ENGINES`; engines store an MLA latent differently
+            (:meth:`sizing.rank_bytes.RankBytes.engine_bytes`). ``""``: not decided, the
+            largest allocation of any engine.
     """
 
     model: str = _input(help="Hugging Face repo id", min_length=3, max_length=MAX_MODEL_CHARS)
@@ -122,6 +131,12 @@ class Workload:
     without_shared_tier: bool = _input(
         False,
         help="plan no shared NFS/S3 tier (returns beyond the nodes' CPU tiers are recomputed)",
+    )
+    serving_engine: str = _input(
+        "",
+        help="engine the CPU tier is sized for: vllm, lmcache, sglang or dynamo "
+        "(not given: the largest allocation of any)",
+        choices=SERVING_ENGINES,
     )
     # The traffic (sizing.traffic: defaults and their sources in its docstring).
     turns: int = _input(
@@ -234,6 +249,14 @@ class Workload:
                 f"KV dtype must be one of {', '.join(KV_DTYPES)}, got {self.kv_dtype!r}",
                 code="kv_dtype_unknown",
                 values={"known": ", ".join(KV_DTYPES), "got": self.kv_dtype},
+            )
+        if self.serving_engine not in SERVING_ENGINES:
+            known = ", ".join(e for e in SERVING_ENGINES if e)
+            raise SizingError(
+                "serving_engine",
+                f"serving engine must be one of {known}, got {self.serving_engine!r}",
+                code="serving_engine_unknown",
+                values={"known": known, "got": self.serving_engine},
             )
         if not 0 <= self.new_conversations_per_day <= MAX_NEW_CONVERSATIONS_PER_DAY:
             raise SizingError(

@@ -418,16 +418,14 @@ class WorkloadForm(TrafficFields):
 
     def inquiry_columns(self) -> dict[str, Any]:
         """The :class:`~configurator.inquiries.models.Inquiry` columns of a valid form: the
-        plan's workload, a private model's parsed config and weights, the serving engine."""
+        plan's workload (the serving engine among its fields), a private model's parsed
+        config and weights."""
         assert self.plan is not None
-        return {
-            **stored_inputs(
-                self.plan.request.workload,
-                private_config=self.private_config,
-                private_weights_gib=self.cleaned_data.get("weights_gib"),
-            ),
-            "serving_engine": self.cleaned_data.get("serving_engine") or "",
-        }
+        return stored_inputs(
+            self.plan.request.workload,
+            private_config=self.private_config,
+            private_weights_gib=self.cleaned_data.get("weights_gib"),
+        )
 
     @classmethod
     def defaults(cls) -> dict[str, str]:

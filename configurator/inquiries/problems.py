@@ -38,6 +38,9 @@ MESSAGES: dict[str, Promise] = {
         "GPUs per node must be between 1 and %(max)s, got %(got)s."
     ),
     "kv_dtype_unknown": gettext_lazy("The KV-cache dtype must be one of %(known)s, got %(got)s."),
+    "serving_engine_unknown": gettext_lazy(
+        "The serving engine must be one of %(known)s, got %(got)s."
+    ),
     "new_conversations_range": gettext_lazy(
         "New conversations per day must be between 0 and %(max)s, got %(got)s."
     ),

@@ -48,6 +48,7 @@ EVERY = Workload(
     # CPU tier at 816 GB per node, and no shared tier is planned.
     max_host_memory_gb=3072,
     without_shared_tier=True,
+    serving_engine="sglang",
     # The traffic, every input away from its default (sizing.traffic): 4 turns of
     # 1,000 + 500 tokens (6,000 ≤ 8,192 − 1,024), the customer's own gaps, half the users
     # in the busiest hour, looser TTFT and tighter TPOT than MLPerf's 2,000 / 200 ms.
