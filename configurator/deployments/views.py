@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings
-from django.contrib.auth.decorators import user_passes_test
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
@@ -13,10 +11,11 @@ from configurator.deployments.forms import BundleOptionsForm
 from configurator.deployments.services import bundle_build
 from configurator.planning.services import plan_stored
 from configurator.quotes.models import Quote
+from configurator.web import staff_required
 
 
 @require_GET
-@user_passes_test(lambda u: u.is_active and u.is_staff, login_url=settings.LOGIN_URL)
+@staff_required
 def quote_bundle(request: HttpRequest, pk: int) -> HttpResponse:
     """The ZIP bundle of a quote's alternative (``?alternative=<position>``, default first)."""
     quote = get_object_or_404(Quote, pk=pk)

@@ -14,7 +14,6 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import replace_url
-from django_htmx.middleware import HtmxDetails
 
 from configurator.clients import client_address_of, rate_limited
 from configurator.inquiries import chart, explain, notes, problems, traffic_chart, ttft_chart
@@ -27,16 +26,13 @@ from configurator.inquiries.services import (
     inquiry_rate_limited,
 )
 from configurator.uploads import body_too_large
+from configurator.web import HtmxHttpRequest
 from sizing import catalog
 
 logger = logging.getLogger(__name__)
 
 SESSION_REFERENCE = "inquiries:last_reference"
 SESSION_DUPLICATE = "inquiries:last_was_duplicate"
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
 
 
 def _estimate_context(

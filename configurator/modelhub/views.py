@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
-from django_htmx.middleware import HtmxDetails
 
 from configurator.modelhub.forms import ModelSearchForm
 from configurator.modelhub.search import model_search
-
-
-class HtmxHttpRequest(HttpRequest):
-    """Typing aid: a request that passed through django-htmx's middleware."""
-
-    htmx: HtmxDetails
+from configurator.web import HtmxHttpRequest
 
 
 @require_GET

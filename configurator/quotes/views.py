@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import user_passes_test
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -16,7 +12,6 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.middleware import HtmxDetails
 
 from configurator.inquiries.models import Inquiry
 from configurator.planning.recommend import recommendation_create
@@ -45,20 +40,8 @@ from configurator.quotes.services import (
 )
 from configurator.quotes.terms import vat_rate
 from configurator.quotes.verification_reader import latest_verification
+from configurator.web import HtmxHttpRequest, staff_required
 from sizing.errors import SizingError
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
-
-
-def _is_presales(user: AbstractBaseUser | AnonymousUser) -> bool:
-    return bool(user.is_active and getattr(user, "is_staff", False))
-
-
-presales_required: Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]] = (
-    user_passes_test(_is_presales, login_url=settings.LOGIN_URL)
-)
 
 
 def _optional_url(name: str, pk: int) -> str:
@@ -70,7 +53,7 @@ def _optional_url(name: str, pk: int) -> str:
 
 
 @require_GET
-@presales_required
+@staff_required
 def queue(request: HttpRequest) -> HttpResponse:
     status = request.GET.get("status") or None
     if status not in (None, "all", *Inquiry.Status.values):
@@ -97,7 +80,7 @@ def _recommendations(inquiry: Inquiry) -> dict[str, Any]:
 
 
 @require_GET
-@presales_required
+@staff_required
 def inquiry_detail(request: HttpRequest, pk: int) -> HttpResponse:
     inquiry = get_object_or_404(Inquiry, pk=pk)
     return render(
@@ -114,7 +97,7 @@ def inquiry_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-@presales_required
+@staff_required
 def inquiry_status(request: HttpRequest, pk: int) -> HttpResponse:
     inquiry = get_object_or_404(Inquiry, pk=pk)
     form = InquiryStatusForm(request.POST)
@@ -136,7 +119,7 @@ def inquiry_status(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-@presales_required
+@staff_required
 def quote_create(request: HttpRequest, pk: int) -> HttpResponse:
     inquiry = get_object_or_404(Inquiry, pk=pk)
     try:
@@ -148,7 +131,7 @@ def quote_create(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-@presales_required
+@staff_required
 def quote_create_recommended(request: HttpRequest, pk: int) -> HttpResponse:
     """Draft a quote from one recommended configuration, the others as alternatives."""
     inquiry = get_object_or_404(Inquiry, pk=pk)
@@ -200,13 +183,12 @@ def _editor_context(quote: Quote, **extra: Any) -> dict[str, Any]:
 
 def _verification_finished(quote: Quote) -> bool:
     """Whether ``quote`` has a verification report that has finished (any outcome)."""
-    reports = getattr(quote, "verification_reports", None)
-    report = reports.order_by("-created_at").first() if reports is not None else None
+    report = getattr(quote, "verification_report", None)  # None before the first run
     return report is not None and bool(report.is_done)
 
 
 @require_GET
-@presales_required
+@staff_required
 def quote_detail(request: HttpRequest, pk: int) -> HttpResponse:
     quote = get_object_or_404(Quote.objects.select_related("inquiry"), pk=pk)
     return render(request, "quotes/quote_detail.html", _editor_context(quote))
@@ -218,7 +200,7 @@ def _frozen(request: HttpRequest, quote: Quote) -> HttpResponse:
 
 
 @require_POST
-@presales_required
+@staff_required
 def quote_settings(request: HttpRequest, pk: int) -> HttpResponse:
     quote = get_object_or_404(Quote, pk=pk)
     if quote.is_issued:
@@ -259,7 +241,7 @@ def _alternative_response(
 
 
 @require_POST
-@presales_required
+@staff_required
 def line_quantity(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     line = get_object_or_404(QuoteLine.objects.select_related("alternative__quote"), pk=pk)
     alt = line.alternative
@@ -290,7 +272,7 @@ def line_quantity(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-@presales_required
+@staff_required
 def line_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     alt = get_object_or_404(QuoteAlternative.objects.select_related("quote"), pk=pk)
     if alt.quote.is_issued:
@@ -305,7 +287,7 @@ def line_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-@presales_required
+@staff_required
 def issue(request: HttpRequest, pk: int) -> HttpResponse:
     """Issue the draft and go back to it; a second submit (double click, another tab)
     finds it issued and says so instead of failing."""
@@ -342,7 +324,7 @@ def issue(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_GET
-@presales_required
+@staff_required
 def pdf(request: HttpRequest, pk: int) -> HttpResponse:
     """The quote's PDF: the one rendered ahead when the quote is unchanged, else now."""
     quote = get_object_or_404(Quote.objects.select_related("inquiry"), pk=pk)

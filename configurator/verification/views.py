@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import user_passes_test
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.middleware import HtmxDetails
 
 from configurator.quotes.models import Quote
 from configurator.verification.models import VerificationReport
 from configurator.verification.tasks import verification_start
-
-staff_required = user_passes_test(lambda user: user.is_active and user.is_staff)
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
+from configurator.web import HtmxHttpRequest, staff_required
 
 
 def _context(quote: Quote) -> dict[str, object]:
