@@ -19,7 +19,7 @@ from django.utils.translation import ngettext
 from configurator.quotes.models import Quote
 from configurator.quotes.verification_reader import VerificationSummary, read_verifications_with
 from configurator.verification.comparison import STATUS_ORDER
-from configurator.verification.models import VerificationCheck
+from configurator.verification.models import VerificationCheck, VerificationReport
 from configurator.verification.outcome import uncovered
 
 
@@ -82,7 +82,7 @@ def quote_verification(quote: Quote, language: str) -> VerificationSummary | Non
     the customer reads (:func:`customer_summary`), in ``language``; ``None`` before the
     first run. The quote document reads it through
     :func:`configurator.quotes.document.read_verifications_with`."""
-    report = quote.verification_reports.order_by("-created_at").first()
+    report = VerificationReport.objects.filter(quote=quote).first()
     if report is None:
         return None
     alternatives = list(quote.alternatives.all())

@@ -111,10 +111,11 @@ DONE_STATUSES = frozenset(
 
 
 class VerificationReport(models.Model):
-    """The verification of one quote; a re-run replaces it (one report per quote)."""
+    """The verification of one quote (``quote.verification_report``); a re-run replaces
+    its checks."""
 
-    quote = models.ForeignKey(
-        "quotes.Quote", on_delete=models.CASCADE, related_name="verification_reports"
+    quote = models.OneToOneField(
+        "quotes.Quote", on_delete=models.CASCADE, related_name="verification_report"
     )
     status = models.CharField(
         _("status"),
@@ -139,9 +140,6 @@ class VerificationReport(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        constraints = [
-            models.UniqueConstraint(fields=["quote"], name="verification_one_report_per_quote")
-        ]
         verbose_name = _("verification report")
         verbose_name_plural = _("verification reports")
 
