@@ -1,8 +1,9 @@
 """The quote document: everything the quote page and the PDF show, as JSON-safe data.
 
 A draft's document is built from its rows and the latest verification report; an issued
-quote's document is its snapshot, so it re-renders identically. Money is kept as
-decimal strings (``"1234.50"``) and turned back into ``Decimal`` for templates.
+quote's document is its snapshot, so it re-renders identically. Its shape is
+:class:`configurator.quotes.document_types.QuoteDocument`; money is kept as decimal
+strings (``"1234.50"``) and turned back into ``Decimal`` for templates.
 """
 
 from __future__ import annotations
@@ -10,13 +11,19 @@ from __future__ import annotations
 import datetime as dt
 import math
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django.utils import timezone, translation
 
 from configurator.catalog.models import Price
 from configurator.inquiries import traffic_chart, ttft_chart
 from configurator.quotes.deviations import alternative_deviation_texts
+from configurator.quotes.document_types import (
+    DocumentAlternative,
+    DocumentLine,
+    QuoteDocument,
+    Totals,
+)
 from configurator.quotes.engine_appendix import engine_appendix
 from configurator.quotes.models import Quote, compute_totals
 from configurator.quotes.pricing import PricedLine
@@ -34,10 +41,10 @@ def _alternative(
     label: str,
     inputs: dict[str, Any],
     summary: dict[str, Any],
-    lines: list[dict[str, Any]],
+    lines: list[DocumentLine],
     discount_percent: Decimal,
     deviations: list[str] | None = None,
-) -> dict[str, Any]:
+) -> DocumentAlternative:
     rows = [
         (int(ln["quantity"]), Decimal(ln["unit_price_eur"]), Decimal(ln["unit_cost_eur"]))
         for ln in lines
@@ -51,7 +58,16 @@ def _alternative(
         "summary": summary,
         "nvme_capacity_tb": round(drive.capacity_tb * count, 2) if drive else 0.0,
         "lines": lines,
-        "totals": {k: str(v) for k, v in totals.items()},
+        "totals": Totals(
+            subtotal=str(totals["subtotal"]),
+            discount=str(totals["discount"]),
+            net=str(totals["net"]),
+            vat=str(totals["vat"]),
+            gross=str(totals["gross"]),
+            cost=str(totals["cost"]),
+            margin=str(totals["margin"]),
+            margin_percent=str(totals["margin_percent"]),
+        ),
         "deviations": deviations or [],
         "engine": engine_appendix(inputs),
     }
@@ -68,7 +84,7 @@ def _line(
     unit_cost_eur: Decimal,
     why: str,
     is_example: bool = False,
-) -> dict[str, Any]:
+) -> DocumentLine:
     return {
         "position": position,
         "sku": sku,
@@ -83,7 +99,7 @@ def _line(
     }
 
 
-def document_from_quote(quote: Quote, *, live: bool = False) -> dict[str, Any]:
+def document_from_quote(quote: Quote, *, live: bool = False) -> QuoteDocument:
     """The document of ``quote``: its snapshot when issued (unless ``live``), else built
     from its rows now.
 
@@ -91,7 +107,7 @@ def document_from_quote(quote: Quote, *, live: bool = False) -> dict[str, Any]:
     plan, in the quote's language (:mod:`configurator.quotes.deviations`).
     """
     if quote.is_issued and quote.snapshot and not live:
-        return dict(quote.snapshot)
+        return cast(QuoteDocument, dict(quote.snapshot))  # stored by quote_issue
     alternatives = []
     examples = _example_skus(quote)
     for alt in quote.alternatives.prefetch_related("lines"):
@@ -160,7 +176,7 @@ def document_from_plans(
     language: str,
     alternatives: list[tuple[str, dict[str, Any], dict[str, Any], list[PricedLine]]],
     today: dt.date,
-) -> dict[str, Any]:
+) -> QuoteDocument:
     """A DRAFT document for the command line: (label, inputs, summary, priced lines)."""
     alts = [
         _alternative(
@@ -203,7 +219,7 @@ def document_from_plans(
     }
 
 
-def tiers_chart(alternative: dict[str, Any]) -> dict[str, Any]:
+def tiers_chart(alternative: DocumentAlternative) -> dict[str, Any]:
     """Bar lengths (0-100, logarithmic) and labels for the memory-tier chart.
 
     Tiers: the KV cache on all GPUs, the CPU-memory tier and the NVMe tier, each in GiB
@@ -243,7 +259,7 @@ CHART_ROW_PX = 48
 """Height of one tier in the PDF chart: a 26 px bar and a line of text under it."""
 
 
-def _placement(alternative: dict[str, Any]) -> Placement:
+def _placement(alternative: DocumentAlternative) -> Placement:
     summary = alternative["summary"]
     if "conversations_in_cpu_tier" in summary:
         return Placement(
@@ -263,15 +279,17 @@ def _placement(alternative: dict[str, Any]) -> Placement:
     )
 
 
-def as_decimal_document(doc: dict[str, Any]) -> dict[str, Any]:
-    """A copy of ``doc`` with money strings as ``Decimal`` and dates as ``date``."""
-    out = dict(doc)
+def as_decimal_document(doc: QuoteDocument) -> dict[str, Any]:
+    """The template context's ``doc``: a copy of ``doc`` with money strings as ``Decimal``,
+    dates as ``date`` and each alternative's charts drawn."""
+    out: dict[str, Any] = dict(doc)
     out["alternatives"] = []
     for alt in doc["alternatives"]:
         lines = [
-            {k: Decimal(v) if k in MONEY_KEYS else v for k, v in ln.items()} for ln in alt["lines"]
+            {k: Decimal(str(v)) if k in MONEY_KEYS else v for k, v in ln.items()}
+            for ln in alt["lines"]
         ]
-        totals = {k: Decimal(v) for k, v in alt["totals"].items()}
+        totals = {k: Decimal(str(v)) for k, v in alt["totals"].items()}
         out["alternatives"].append(
             {
                 **alt,
@@ -286,10 +304,11 @@ def as_decimal_document(doc: dict[str, Any]) -> dict[str, Any]:
             }
         )
     for key in ("date", "valid_until"):
-        out[key] = dt.date.fromisoformat(doc[key]) if doc.get(key) else None
-    lines = [ln for alt in doc["alternatives"] for ln in alt["lines"]]
-    if any("is_example" in ln for ln in lines):
-        out["example_prices"] = any(ln.get("is_example") for ln in lines)
+        text = out.get(key)
+        out[key] = dt.date.fromisoformat(text) if text else None
+    every_line = [ln for alt in doc["alternatives"] for ln in alt["lines"]]
+    if any("is_example" in ln for ln in every_line):
+        out["example_prices"] = any(ln.get("is_example") for ln in every_line)
     out["discount_percent"] = Decimal(doc["discount_percent"])
     out["vat_percent"] = Decimal(doc["vat_rate"]) * 100
     return out

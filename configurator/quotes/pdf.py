@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from django.conf import settings
 from django.template.loader import render_to_string
@@ -18,6 +17,7 @@ from weasyprint import CSS, HTML
 from weasyprint.text.fonts import FontConfiguration
 
 from configurator.quotes.document import as_decimal_document
+from configurator.quotes.document_types import QuoteDocument
 from configurator.quotes.terms import SELLER
 
 
@@ -37,7 +37,7 @@ def _stylesheet() -> CSS:
     return CSS(filename=str(static_dir() / "css" / "print.css"), font_config=_font_config())
 
 
-def quote_html(document: dict[str, Any]) -> str:
+def quote_html(document: QuoteDocument) -> str:
     """The PDF's HTML for ``document`` (from :mod:`configurator.quotes.document`)."""
     doc = as_decimal_document(document)
     seller = getattr(settings, "QUOTE_SELLER", SELLER)
@@ -45,7 +45,7 @@ def quote_html(document: dict[str, Any]) -> str:
         return render_to_string("pdf/quote.html", {"doc": doc, "seller": seller})
 
 
-def quote_pdf_render(document: dict[str, Any]) -> bytes:
+def quote_pdf_render(document: QuoteDocument) -> bytes:
     """The quote as PDF bytes, in the document's language.
 
     Raises:

@@ -21,11 +21,11 @@ import json
 from functools import cache
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 from django.conf import settings
 
 from configurator.quotes.document import document_from_quote
+from configurator.quotes.document_types import QuoteDocument
 from configurator.quotes.models import Quote, QuotePdf
 from configurator.quotes.terms import SELLER
 
@@ -58,13 +58,13 @@ def renderer_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def content_key(document: dict[str, Any]) -> str:
+def content_key(document: QuoteDocument) -> str:
     """SHA-256 (64 hex digits) of ``document`` (as canonical JSON) and the renderer."""
     text = json.dumps(document, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(f"{renderer_fingerprint()}\n{text}".encode()).hexdigest()
 
 
-def _render_and_store(quote: Quote, document: dict[str, Any], key: str) -> bytes:
+def _render_and_store(quote: Quote, document: QuoteDocument, key: str) -> bytes:
     # Imported here for start-up speed: WeasyPrint loads only in a process that renders.
     from configurator.quotes.pdf import quote_pdf_render
 
