@@ -28,6 +28,7 @@ from configurator.modelhub.errors import HubLookupPending
 from configurator.planning.recommend import recommendation_create
 from configurator.planning.services import plan_create
 from sizing import catalog
+from sizing.engines.bundle import ENGINES
 from sizing.engines.shared_tier import TIER_FIELDS, TierOptions
 from sizing.errors import SizingError
 from sizing.plan import Plan
@@ -75,7 +76,7 @@ api = SizingApi(
     docs=LocalSwagger(),
 )
 
-Engine = Literal["vllm", "lmcache", "lmcache-server", "sglang", "dynamo", "all"]
+Engine = Literal[(*ENGINES, "all")]  # type: ignore[valid-type]
 
 
 def _integral(value: Any) -> Any:

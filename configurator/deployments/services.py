@@ -12,7 +12,7 @@ from typing import Any
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from sizing.engines import bundle, deployment
+from sizing.engines import bundle, deployment, llmd
 from sizing.engines.deployment import BundleFile, Deployment, Rendered
 from sizing.engines.flags import EngineVersions, parallel_source, source
 from sizing.engines.shared_tier import TierOptions
@@ -93,6 +93,15 @@ def _readme(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
                 ("production-stack", "production-stack", versions.production_stack),
             )
         ],
+        "charts": [
+            (name, version, llmd.chart(name, version)["source"])
+            for name, version in (
+                ("llm-d-modelservice", llmd.MODELSERVICE),
+                ("inferencepool", llmd.INFERENCEPOOL),
+            )
+        ]
+        if "llm-d" in engines
+        else [],
         "files": sorted(f.path for r in rendered for f in r.files),
         "has_router": "router/vllm-router.sh" in {f.path for r in rendered for f in r.files},
         "heads_after_first": list(range(2, len(d.heads) + 1)),

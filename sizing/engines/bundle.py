@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from sizing.engines import dynamo, lmcache, lmcache_server, placement, router, sglang, vllm
+from sizing.engines import (
+    dynamo,
+    llmd,
+    lmcache,
+    lmcache_server,
+    placement,
+    router,
+    sglang,
+    vllm,
+)
 from sizing.engines.deployment import BundleFile, Deployment, Rendered
 from sizing.engines.shared_tier import (
     dumps,
@@ -20,7 +29,7 @@ from sizing.engines.shared_tier import (
 )
 from sizing.errors import SizingError
 
-ENGINES = ("vllm", "lmcache", "lmcache-server", "sglang", "dynamo")
+ENGINES = ("vllm", "lmcache", "lmcache-server", "sglang", "dynamo", "llm-d")
 """Engine keys of ``--engine`` (``all`` means every one)."""
 
 _RENDERERS: dict[str, Callable[[Deployment], Rendered]] = {
@@ -29,6 +38,7 @@ _RENDERERS: dict[str, Callable[[Deployment], Rendered]] = {
     "lmcache-server": lmcache_server.render,
     "sglang": sglang.render,
     "dynamo": dynamo.render,
+    "llm-d": llmd.render,
 }
 
 
@@ -136,5 +146,5 @@ def render(d: Deployment, engines: Sequence[str]) -> tuple[Rendered, ...]:
     vllm_based = {"vllm", "lmcache", "lmcache-server"} & set(engines)
     if vllm_based:
         out.append(router.render(d, helm="lmcache" in engines))
-    out.append(infrastructure(d, shared_used=bool(set(engines) - {"dynamo"})))
+    out.append(infrastructure(d, shared_used=bool(set(engines) - {"dynamo", "llm-d"})))
     return tuple(out)

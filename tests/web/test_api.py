@@ -323,3 +323,14 @@ def test_the_schema_lists_every_tier_option(client: Client) -> None:
     assert query["offload_decode"]["type"] == "boolean"
     assert query["python_hash_seed"]["maximum"] == 4_294_967_295  # Python's PYTHONHASHSEED
     assert "TLS unless http://" in query["s3_endpoint"]["description"]
+
+
+@pytest.mark.django_db
+def test_llm_d_is_an_engine_of_the_api(client: Client) -> None:
+    schema = client.get("/api/openapi.json").json()
+    query = {p["name"]: p["schema"] for p in schema["paths"]["/api/bundle"]["get"]["parameters"]}
+    assert "llm-d" in query["engine"]["enum"]
+    response = client.get("/api/bundle", {**SEED, "engine": "llm-d", "shared": "nfs"})
+    assert response.status_code == 200
+    names = set(_bundle_files(response))
+    assert {"llm-d/modelservice-values.yaml", "llm-d/inferencepool-values.yaml"} <= names

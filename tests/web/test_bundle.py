@@ -227,10 +227,11 @@ def test_uploaded_model_readme_lists_only_the_engines_in_the_zip(tmp_path: Path)
     assert in_zip == ["vllm"]
     manifest = json.loads(files["bundle.json"])
     assert manifest["engines"] == ["vllm"]
-    assert sorted(manifest["engines_left_out"]) == ["dynamo", "lmcache", "lmcache-server", "sglang"]
+    left_out = ["dynamo", "llm-d", "lmcache", "lmcache-server", "sglang"]
+    assert sorted(manifest["engines_left_out"]) == left_out
     readme = files["README.md"]
     assert "- Engines in this bundle: vllm.\n" in readme
-    for engine in ("lmcache", "lmcache-server", "sglang", "dynamo"):
+    for engine in ("lmcache", "lmcache-server", "sglang", "dynamo", "llm-d"):
         # Each left-out engine is named with its renderer's reason (sizing/engines/*.py).
         assert re.search(rf"^  - {re.escape(engine)}: The plan has no CPU tier", readme, re.M)
     # topology, API key, engines, router (4 instances)
