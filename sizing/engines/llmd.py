@@ -43,6 +43,7 @@ from typing import Any
 
 import yaml
 
+from sizing import vllm_buffer
 from sizing.engines import vllm
 from sizing.engines.deployment import BundleFile, Deployment, Rendered
 from sizing.units import GIB
@@ -159,7 +160,7 @@ def container_args(d: Deployment) -> list[str]:
     """The vLLM args the chart appends after its own (module doc): everything of the
     first instance's ``serve_argv`` after the model, the port and TP."""
     slot = d.slots[0]
-    buffer = vllm.offload(d.vllm_native_bytes / GIB)
+    buffer = vllm_buffer.offload(d.vllm_native_bytes / GIB)
     config = vllm.kv_transfer_config(d, buffer) if buffer else None
     if config:
         vllm.check_transfer_config(d.versions.vllm, config)
@@ -179,7 +180,7 @@ def container_args(d: Deployment) -> list[str]:
 def modelservice_values(d: Deployment) -> dict[str, Any]:
     """Values of the llm-d-modelservice chart: one decode pod per instance."""
     volumes, mounts = tier_volumes(d)
-    buffer = vllm.offload(d.vllm_native_bytes / GIB)
+    buffer = vllm_buffer.offload(d.vllm_native_bytes / GIB)
     tp = str(d.tensor_parallel_size)
     container: dict[str, Any] = {
         "name": "vllm",
