@@ -199,7 +199,33 @@ def summarize(results: Iterable[CaseResult]) -> dict[str, Any]:
             "fit": stats([r for r in rows if in_fit_set(r)]),
             "held_out": stats([r for r in rows if not in_fit_set(r)]),
         }
+    summary["targets"] = _targets(summary)
     return summary
+
+
+TARGETS: tuple[tuple[str, str, str, float, str], ...] = (
+    ("vllm held-out median", "vllm_by_split", "median_abs_error_pct", 0.5, "max"),
+    ("vllm held-out p90", "vllm_by_split", "p90_abs_error_pct", 2.0, "max"),
+    ("vllm held-out max", "vllm_by_split", "max_abs_error_pct", 5.0, "max"),
+    ("sglang median, all cases", "by_engine", "median_abs_error_pct", 2.0, "max"),
+    ("evaluated share", "", "evaluated_share_pct", 95.0, "min"),
+)
+"""Issue 17's accuracy targets: (label, summary group, figure, limit, ``max``/``min``)."""
+
+
+def _targets(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each target with the figure reached and whether it is met (``None``: no cases)."""
+    out = []
+    for label, group, key, limit, kind in TARGETS:
+        if group == "vllm_by_split":
+            value = summary[group]["held_out"][key]
+        elif group == "by_engine":
+            value = summary[group].get("sglang", {}).get(key)
+        else:
+            value = summary[key]
+        met = None if value is None else (value <= limit if kind == "max" else value >= limit)
+        out.append({"target": label, "limit": limit, "kind": kind, "value": value, "met": met})
+    return out
 
 
 MISS_PCT = 5.0

@@ -158,3 +158,19 @@ def test_traffic_report_on_the_bundled_cases(capsys: pytest.CaptureFixture[str])
         "cpu_hit_rate",
         "throughput_ratio_offload_vs_base",
     }
+
+
+def test_summary_states_each_target_and_whether_it_is_met(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Issue 17 targets: vLLM held out median 0.5 %, p90 2 %, max 5 %; SGLang median 2 %;
+    # 95 % of the cases evaluated. Each is read from the summary's own figures.
+    call_command("accuracy", "--cases", str(CASES), "--format", "json")
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    targets = {t["target"]: t for t in summary["targets"]}
+    held_out = summary["vllm_by_split"]["held_out"]
+    assert targets["vllm held-out p90"]["value"] == held_out["p90_abs_error_pct"]
+    assert targets["vllm held-out p90"]["met"] == (held_out["p90_abs_error_pct"] <= 2.0)
+    share = targets["evaluated share"]
+    assert share["met"] == (summary["evaluated_share_pct"] >= 95.0)
+    assert targets["sglang median, all cases"]["limit"] == 2.0

@@ -113,6 +113,13 @@ def _summary_lines(summary: dict[str, Any]) -> list[str]:
                 lines.append(
                     f"{engine}, {labels[split]}: {_cases(stats['evaluated'])}, {_errors(stats)}"
                 )
+    for target in summary.get("targets", []):
+        sign = "≤" if target["kind"] == "max" else "≥"
+        state = {True: "met", False: "not met", None: "no cases"}[target["met"]]
+        lines.append(
+            f"target {target['target']} {sign} {target['limit']:g} %: "
+            f"{_fmt(target['value'], 'g')} %, {state}"
+        )
     return lines
 
 
