@@ -462,7 +462,3 @@ def _targets(
             )
         )
     return out[0], out[1], tuple(notes)
-
-
-BINDINGS = ("memory", "ttft_p95", "tpot")
-"""What sets the replica count (``Scale.binding``)."""

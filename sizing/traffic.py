@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from sizing.errors import SizingError
 from sizing.hit_rate import MAX_TURNS, ConversationShape, ReferenceStream
@@ -70,24 +68,6 @@ class Traffic:
 
 FIELDS = tuple(f.name for f in dataclasses.fields(Traffic))
 """The inputs of :class:`Traffic`, by name."""
-
-
-def from_mapping(values: Mapping[str, Any] | None) -> Traffic:
-    """A :class:`Traffic` from JSON-safe ``values`` (absent or ``None``: the default).
-
-    Raises:
-        SizingError: on the first key that is not a traffic input.
-    """
-    given = {k: v for k, v in (values or {}).items() if v is not None}
-    unknown = sorted(set(given) - set(FIELDS))
-    if unknown:
-        raise SizingError(
-            unknown[0],
-            f"{unknown[0]} is not a traffic input; known: {', '.join(FIELDS)}",
-            code="traffic_field_unknown",
-            values={"field": unknown[0]},
-        )
-    return Traffic(**given)
 
 
 def _number(value: object) -> bool:

@@ -11,10 +11,6 @@ from __future__ import annotations
 
 GIB = 2**30
 """Bytes in one GiB."""
-MIB = 2**20
-"""Bytes in one MiB."""
-KIB = 2**10
-"""Bytes in one KiB."""
 GB = 10**9
 """Bytes in one GB."""
 TB = 10**12

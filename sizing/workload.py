@@ -398,11 +398,6 @@ def model_source(data: Mapping[str, Any]) -> tuple[dict[str, Any] | None, float 
     return (dict(config) if config is not None else None, weights)
 
 
-def field_help(name: str) -> str:
-    """The English description of field ``name`` (CLI help, API schema)."""
-    return str(FIELDS[name].metadata["help"])
-
-
 FIELDS = {f.name: f for f in dataclasses.fields(Workload)}
 """The fields of :class:`Workload` by name, in declaration order."""
 

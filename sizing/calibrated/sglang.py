@@ -28,7 +28,7 @@ attention layers on one rank (reference ``vllm_memory_model.md`` §3, from
 
 from __future__ import annotations
 
-from sizing.architecture import ATTENTION_KINDS, WINDOWED_KINDS, LayerKind
+from sizing.architecture import ATTENTION_KINDS, WINDOWED_KINDS
 from sizing.calibrated.pages import kv_value_bytes
 from sizing.calibrated.setup import EngineSetup
 from sizing.model import ModelSpec
@@ -107,8 +107,3 @@ def pool_bytes(model: ModelSpec, setup: EngineSetup) -> tuple[float, float]:
     before = free_before_load_bytes(setup)
     weights = model.weights_bytes / (setup.tensor_parallel_size * setup.pipeline_parallel_size)
     return before - weights - before * (1 - mfs), weights
-
-
-def uses_full_layers(model: ModelSpec) -> bool:
-    """True when some layer keeps every token (MLA or full attention)."""
-    return any(layer.kind in (LayerKind.FULL, LayerKind.MLA) for layer in model.architecture.layers)

@@ -20,9 +20,6 @@ from typing import Any
 from sizing.bundled import data_text
 from sizing.errors import SizingError
 
-ENGINE_KEYS = ("vllm", "lmcache", "sglang", "dynamo", "production-stack")
-"""Top-level keys of ``engine_flags.json``."""
-
 
 @cache
 def _data() -> dict[str, Any]:

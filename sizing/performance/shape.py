@@ -126,10 +126,6 @@ class ModelShape:
             total += count * (per_layer + layer.state_bytes(self.model_dtype_bytes, tp))
         return total
 
-    def kv_bytes_per_token_per_rank(self, tp: int) -> int:
-        """Bytes one more token adds on one TP rank (growing layers only)."""
-        return kv_bytes_per_token(self.model.architecture, self.kv_dtype, tp)
-
 
 def _attention_groups(model: ModelSpec) -> tuple[AttentionGroup, ...]:
     arch = model.architecture
