@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from sizing.errors import SizingError
 from sizing.hit_rate import MAX_TURNS, ConversationShape, ReferenceStream
+from sizing.inputs import MAX_TOKENS, input_field
 from sizing.return_gaps import DEFAULT_PROFILE, MAX_GAP_S, PROFILES, GapDistribution
 
 DEFAULT_TURNS = 8
@@ -42,6 +43,10 @@ MAX_TARGET_MS = 600_000.0
 class Traffic:
     """How the users use the model (``None``: the default, see the module docstring).
 
+    The one declaration of the traffic inputs: :class:`sizing.workload.Workload` takes
+    these fields, their defaults and limits (``metadata``, :mod:`sizing.inputs`) as its
+    own.
+
     Attributes:
         turns: turns per conversation, 1 to 1,000.
         gap_profile: ``chat``, ``agent`` or ``document_qa`` (:data:`~sizing.return_gaps.PROFILES`).
@@ -55,15 +60,45 @@ class Traffic:
         tpot_ms: target time per output token, ms.
     """
 
-    turns: int = DEFAULT_TURNS
-    gap_profile: str = DEFAULT_PROFILE
-    gap_median_s: float | None = None
-    gap_p90_s: float | None = None
-    new_prompt_tokens: int | None = None
-    output_tokens: int | None = None
-    busy_hour_active_share: float = DEFAULT_BUSY_HOUR_SHARE
-    ttft_p95_ms: float = DEFAULT_TTFT_P95_MS
-    tpot_ms: float = DEFAULT_TPOT_MS
+    turns: int = input_field(DEFAULT_TURNS, help="turns per conversation", min=1, max=MAX_TURNS)
+    gap_profile: str = input_field(
+        DEFAULT_PROFILE,
+        help="named profile of the time between turns",
+        choices=tuple(PROFILES),
+    )
+    gap_median_s: float | None = input_field(
+        None,
+        help="median time between turns, s (with the p90; overrides the profile)",
+        exclusive_min=0,
+        max=MAX_GAP_S,
+    )
+    gap_p90_s: float | None = input_field(
+        None, help="90th percentile time between turns, s", exclusive_min=0, max=MAX_GAP_S
+    )
+    new_prompt_tokens: int | None = input_field(
+        None,
+        help="tokens a user adds per turn (not given: the context spread over the turns)",
+        min=1,
+        max=MAX_TOKENS,
+    )
+    output_tokens: int | None = input_field(
+        None,
+        help="tokens the model answers per turn (not given: 343, at most half a turn)",
+        min=0,
+        max=MAX_TOKENS,
+    )
+    busy_hour_active_share: float = input_field(
+        DEFAULT_BUSY_HOUR_SHARE,
+        help="share of users active in the busiest hour, above 0 and at most 1",
+        exclusive_min=0,
+        max=1,
+    )
+    ttft_p95_ms: float = input_field(
+        DEFAULT_TTFT_P95_MS, help="TTFT p95 target, ms", exclusive_min=0, max=MAX_TARGET_MS
+    )
+    tpot_ms: float = input_field(
+        DEFAULT_TPOT_MS, help="TPOT target, ms", exclusive_min=0, max=MAX_TARGET_MS
+    )
 
 
 FIELDS = tuple(f.name for f in dataclasses.fields(Traffic))

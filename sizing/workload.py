@@ -18,13 +18,12 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from sizing import traffic as traffic_inputs
 from sizing.errors import SizingError
-from sizing.hit_rate import MAX_TURNS
-from sizing.return_gaps import DEFAULT_PROFILE, MAX_GAP_S, PROFILES
+from sizing.inputs import MAX_TOKENS, input_field
 from sizing.traffic import Traffic
 
 KV_DTYPES = ("auto", "bf16", "fp16", "fp32", "fp8")
@@ -38,7 +37,7 @@ process, ``dynamo`` NVIDIA Dynamo with KVBM)."""
 DEFAULT_GPU = "rtx-pro-6000-se"
 """The seed example's card, RTX PRO 6000 Blackwell Server Edition (a catalog slug)."""
 
-MAX_CONTEXT_TOKENS = 10_000_000
+MAX_CONTEXT_TOKENS = MAX_TOKENS
 MAX_USERS = 1_000_000
 MAX_GPUS_PER_NODE = 16
 MAX_NEW_CONVERSATIONS_PER_DAY = 10_000_000
@@ -46,14 +45,8 @@ MAX_MODEL_CHARS = 200
 MAX_HOST_MEMORY_GB = 100_000
 
 
-def _input(default: Any = dataclasses.MISSING, *, help: str, **limits: Any) -> Any:
-    """A :class:`Workload` field with its English description and limits in ``metadata``
-    (``min``/``max`` inclusive, ``max_length`` for text, ``choices``)."""
-    return field(default=default, metadata={"help": help, **limits})
-
-
-@dataclass(frozen=True)
-class Workload:
+@dataclass(frozen=True, kw_only=True)
+class Workload(Traffic):
     """What the customer wants to run: the inputs of one sizing plan.
 
     Attributes:
@@ -87,109 +80,61 @@ class Workload:
             largest allocation of any engine.
     """
 
-    model: str = _input(help="Hugging Face repo id", min_length=3, max_length=MAX_MODEL_CHARS)
-    context_tokens: int = _input(help="tokens per conversation", min=1, max=MAX_CONTEXT_TOKENS)
-    users: int = _input(help="conversations to keep, one per user", min=1, max=MAX_USERS)
-    gpu: str = _input(DEFAULT_GPU, help="GPU slug", max_length=64)
-    gpus_per_node: int = _input(4, help="GPUs in one node", min=1, max=MAX_GPUS_PER_NODE)
-    kv_dtype: str = _input(
+    model: str = input_field(help="Hugging Face repo id", min_length=3, max_length=MAX_MODEL_CHARS)
+    context_tokens: int = input_field(help="tokens per conversation", min=1, max=MAX_CONTEXT_TOKENS)
+    users: int = input_field(help="conversations to keep, one per user", min=1, max=MAX_USERS)
+    gpu: str = input_field(DEFAULT_GPU, help="GPU slug", max_length=64)
+    gpus_per_node: int = input_field(4, help="GPUs in one node", min=1, max=MAX_GPUS_PER_NODE)
+    kv_dtype: str = input_field(
         "fp8", help="KV-cache dtype; auto is the model's dtype", choices=KV_DTYPES
     )
-    new_conversations_per_day: int = _input(
+    new_conversations_per_day: int = input_field(
         0,
         help="sizes the NVMe tier; 0 means no NVMe tier",
         min=0,
         max=MAX_NEW_CONVERSATIONS_PER_DAY,
     )
-    active_share: float | None = _input(
+    active_share: float | None = input_field(
         None,
         help="share of users active at once, above 0 and at most 1 (not given: users take turns)",
         exclusive_min=0,
         max=1,
     )
-    shared_prompt_tokens: int = _input(
+    shared_prompt_tokens: int = input_field(
         0,
         help="system prompt shared by all conversations, tokens (stored once per replica)",
         min=0,
         max=MAX_CONTEXT_TOKENS,
     )
-    tensor_parallel_size: int | None = _input(
+    tensor_parallel_size: int | None = input_field(
         None,
         help="tensor parallel size of one engine instance (not given: the plan chooses)",
         min=1,
         max=MAX_GPUS_PER_NODE,
     )
-    expert_parallel: bool = _input(
+    expert_parallel: bool = input_field(
         False, help="spread a MoE model's experts over the node's GPUs (vLLM expert parallel)"
     )
-    max_host_memory_gb: int | None = _input(
+    max_host_memory_gb: int | None = input_field(
         None,
         help="most host memory per node, GB (not given: the CPU tier keeps every user warm)",
         min=1,
         max=MAX_HOST_MEMORY_GB,
     )
-    without_shared_tier: bool = _input(
+    without_shared_tier: bool = input_field(
         False,
         help="plan no shared NFS/S3 tier (returns beyond the nodes' CPU tiers are recomputed)",
     )
-    serving_engine: str = _input(
+    serving_engine: str = input_field(
         "",
         help="engine the CPU tier is sized for: vllm, lmcache, sglang or dynamo "
         "(not given: the largest allocation of any)",
         choices=SERVING_ENGINES,
     )
-    # The traffic (sizing.traffic: defaults and their sources in its docstring).
-    turns: int = _input(
-        traffic_inputs.DEFAULT_TURNS, help="turns per conversation", min=1, max=MAX_TURNS
-    )
-    gap_profile: str = _input(
-        DEFAULT_PROFILE,
-        help="named profile of the time between turns",
-        choices=tuple(PROFILES),
-    )
-    gap_median_s: float | None = _input(
-        None,
-        help="median time between turns, s (with the p90; overrides the profile)",
-        exclusive_min=0,
-        max=MAX_GAP_S,
-    )
-    gap_p90_s: float | None = _input(
-        None, help="90th percentile time between turns, s", exclusive_min=0, max=MAX_GAP_S
-    )
-    new_prompt_tokens: int | None = _input(
-        None,
-        help="tokens a user adds per turn (not given: the context spread over the turns)",
-        min=1,
-        max=MAX_CONTEXT_TOKENS,
-    )
-    output_tokens: int | None = _input(
-        None,
-        help="tokens the model answers per turn (not given: 343, at most half a turn)",
-        min=0,
-        max=MAX_CONTEXT_TOKENS,
-    )
-    busy_hour_active_share: float = _input(
-        traffic_inputs.DEFAULT_BUSY_HOUR_SHARE,
-        help="share of users active in the busiest hour, above 0 and at most 1",
-        exclusive_min=0,
-        max=1,
-    )
-    ttft_p95_ms: float = _input(
-        traffic_inputs.DEFAULT_TTFT_P95_MS,
-        help="TTFT p95 target, ms",
-        exclusive_min=0,
-        max=traffic_inputs.MAX_TARGET_MS,
-    )
-    tpot_ms: float = _input(
-        traffic_inputs.DEFAULT_TPOT_MS,
-        help="TPOT target, ms",
-        exclusive_min=0,
-        max=traffic_inputs.MAX_TARGET_MS,
-    )
 
     @property
     def traffic(self) -> Traffic:
-        """The traffic inputs as :class:`sizing.traffic.Traffic` (same field names)."""
+        """The traffic inputs alone, as :class:`sizing.traffic.Traffic`."""
         return Traffic(**{name: getattr(self, name) for name in traffic_inputs.FIELDS})
 
     @property
@@ -312,9 +257,9 @@ class Workload:
         traffic_inputs.conversation_shape(traffic, self.context_tokens - prompt)
 
     def to_json(self) -> dict[str, Any]:
-        """The workload as a JSON object, one key per field (what inquiries and quote
-        alternatives store); :meth:`from_json` reads it back."""
-        return dataclasses.asdict(self)
+        """The workload as a JSON object, one key per field in :data:`FIELDS` order (what
+        inquiries and quote alternatives store); :meth:`from_json` reads it back."""
+        return {name: getattr(self, name) for name in FIELDS}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Workload:
@@ -398,8 +343,13 @@ def model_source(data: Mapping[str, Any]) -> tuple[dict[str, Any] | None, float 
     return (dict(config) if config is not None else None, weights)
 
 
-FIELDS = {f.name: f for f in dataclasses.fields(Workload)}
-"""The fields of :class:`Workload` by name, in declaration order."""
+FIELDS = {
+    f.name: f
+    for f in sorted(dataclasses.fields(Workload), key=lambda f: f.name in traffic_inputs.FIELDS)
+}
+"""The fields of :class:`Workload` by name: its own in declaration order, then the
+traffic inputs it takes from :class:`~sizing.traffic.Traffic` (the order of the CLI's
+flags, the API's schema and the stored JSON)."""
 
 SEED_WORKLOAD = Workload(
     model="Qwen/Qwen3-32B-FP8",

@@ -24,6 +24,7 @@ from configurator.inquiries.choices import FixedChoiceField
 from configurator.inquiries.contact import ContactForm, describe_fields
 from configurator.inquiries.notices import fallback_notice
 from configurator.inquiries.traffic_fields import TRAFFIC_FIELDS, TrafficFields
+from configurator.inquiries.workload_fields import limits
 from configurator.modelhub.errors import HubLookupPending
 from configurator.modelhub.services import model_lookup
 from configurator.modelhub.upload import (
@@ -107,17 +108,6 @@ def autocomplete_attrs() -> dict[str, str]:
 def model_suggestions() -> tuple[str, ...]:
     """Model ids offered while typing: the bundled offline catalog."""
     return catalog_ids()
-
-
-def limits(name: str) -> dict[str, Any]:
-    """``min_value``/``max_value`` of a form field from its :class:`Workload` field."""
-    meta = FIELDS[name].metadata
-    out = {}
-    if "min" in meta:
-        out["min_value"] = meta["min"]
-    if "max" in meta:
-        out["max_value"] = meta["max"]
-    return out
 
 
 class SharePercentField(forms.IntegerField):
