@@ -13,10 +13,15 @@ machine).
 from __future__ import annotations
 
 import http.client
+import os
+import subprocess
+import sys
+import tempfile
 import threading
 import time
 import urllib.parse
 from decimal import Decimal
+from pathlib import Path
 
 from benchmarks.run import Result
 from benchmarks.server import gunicorn
@@ -28,6 +33,7 @@ from sizing.plan import PlanRequest
 from sizing.search import recommend
 from sizing.workload import SEED_WORKLOAD
 
+ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = 5
 REQUESTS_PER_CLIENT = 12
 FORM = {
@@ -106,14 +112,19 @@ def _client(port: int, token: str, n: int, samples: list[float], lock: threading
 
 
 def _page() -> list[Result]:
-    from django.core.management import call_command
-
-    from configurator.catalog.services import pricelist_load_demo
-
-    call_command("migrate", verbosity=0)
-    pricelist_load_demo()
+    # The server gets its own throw-away database with the demo price list (this process
+    # may already be on a test database of an earlier benchmark, which the server's
+    # processes cannot see).
+    tmp = Path(tempfile.mkdtemp(prefix="bench-recommend-"))
+    database = f"sqlite:///{tmp}/bench.sqlite3"
+    env = {**os.environ, "DATABASE_URL": database, "HF_HUB_OFFLINE": "true"}
+    manage = [sys.executable, "manage.py"]
+    quiet = {"cwd": ROOT, "env": env, "check": True, "stdout": subprocess.DEVNULL}
+    subprocess.run([*manage, "migrate", "--noinput", "-v0"], **quiet)  # type: ignore[call-overload]
+    load = "from configurator.catalog.services import pricelist_load_demo; pricelist_load_demo()"
+    subprocess.run([*manage, "shell", "-c", load], **quiet)  # type: ignore[call-overload]
     samples: list[float] = []
-    with gunicorn() as server:
+    with gunicorn(DATABASE_URL=database) as server:
         lock = threading.Lock()
         for sink in ([], samples):  # a warm-up round of every worker, then the measured one
             threads = [
