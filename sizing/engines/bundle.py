@@ -76,12 +76,34 @@ def hybrid_note(d: Deployment) -> str:
     )
 
 
-def infrastructure(d: Deployment, *, shared_used: bool = True) -> Rendered:
+def pinned_bytes(d: Deployment, engine: str) -> int:
+    """Host memory ``engine`` (a key of :data:`ENGINES`) pins for one instance's tier,
+    bytes: its own allocation of the plan's conversations
+    (:meth:`sizing.rank_bytes.RankBytes.engine_bytes`; the LMCache server keeps one copy
+    per stage for MLA, :meth:`~sizing.rank_bytes.RankBytes.lmcache_server_bytes`)."""
+    kept = d.conversations_per_instance
+    if not kept:
+        return 0
+    if engine == "lmcache-server":
+        stages = range(len(d.ranks.stages))
+        return sum(d.ranks.lmcache_server_bytes(kept, stage) for stage in stages)
+    return d.ranks.engine_bytes(engine, kept)
+
+
+def infrastructure(
+    d: Deployment, *, shared_used: bool = True, pinned_bytes_per_instance: int | None = None
+) -> Rendered:
     """Topology checks per node, NVMe and NFS mounts, S3 bucket settings.
 
     ``shared_used`` is false when no chosen engine can use the shared tier (Dynamo
-    alone); then no mount or bucket file is emitted.
+    alone); then no mount or bucket file is emitted. ``pinned_bytes_per_instance`` is
+    what the largest of the chosen engines pins per instance (default: what all ranks
+    store, the most any engine allocates); each socket's share is checked against its
+    DIMMs, so a plan sized for vLLM warns when SGLang is rendered for an MLA model.
     """
+    pinned = (
+        d.cpu_bytes_per_instance if pinned_bytes_per_instance is None else pinned_bytes_per_instance
+    )
     files: list[BundleFile] = []
     notes: list[str] = []
     for node in d.nodes:
@@ -107,7 +129,7 @@ def infrastructure(d: Deployment, *, shared_used: bool = True) -> Rendered:
                     f"node{node}/mount-shared.sh", nfs_mount_script(d.tiers), executable=True
                 )
             )
-        per_socket = placement.buffer_gib_per_socket(node_slots, d.cpu_bytes_per_instance / 2**30)
+        per_socket = placement.buffer_gib_per_socket(node_slots, pinned / 2**30)
         for socket, gib in sorted(per_socket.items()):
             if gib * 2**30 > d.socket_memory_gb * 10**9:
                 notes.append(
@@ -146,5 +168,7 @@ def render(d: Deployment, engines: Sequence[str]) -> tuple[Rendered, ...]:
     vllm_based = {"vllm", "lmcache", "lmcache-server"} & set(engines)
     if vllm_based:
         out.append(router.render(d, helm="lmcache" in engines))
-    out.append(infrastructure(d, shared_used=bool(set(engines) - {"dynamo", "llm-d"})))
+    pinned = max((pinned_bytes(d, key) for key in engines), default=0)
+    shared_used = bool(set(engines) - {"dynamo", "llm-d"})
+    out.append(infrastructure(d, shared_used=shared_used, pinned_bytes_per_instance=pinned))
     return tuple(out)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from sizing.engines.bundle import pinned_bytes, render
+from sizing.engines.deployment import from_plan
 from sizing.errors import SizingError
 from sizing.model import from_catalog
 from sizing.plan import PlanRequest, make_plan
@@ -70,3 +72,16 @@ def test_an_unknown_serving_engine_is_refused_by_name() -> None:
     with pytest.raises(SizingError) as err:
         MLA.replace(serving_engine="tgi").validate()
     assert err.value.field == "serving_engine"
+
+
+def test_a_bundle_for_another_engine_warns_when_its_sockets_would_overflow() -> None:
+    # The vLLM plan above buys 24 × 128 GB (1,536 GB per socket). vLLM pins its one copy
+    # of the latent (536 GiB for the instance); SGLang keeps it on each of the 8 ranks
+    # (4,289 GiB), more than either socket's DIMMs.
+    plan = _plan("vllm")
+    deployment = from_plan(plan)
+    vllm_notes = " ".join(render(deployment, ["vllm"])[-1].notes)
+    sglang_notes = " ".join(render(deployment, ["sglang"])[-1].notes)
+    assert "would pin" not in vllm_notes
+    assert "would pin" in sglang_notes
+    assert pinned_bytes(deployment, "sglang") == 8 * pinned_bytes(deployment, "vllm")
