@@ -8,11 +8,11 @@ scales by whole numbers, never a currency it computes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from sizing.bom import Bom
-from sizing.plan import Plan
+from sizing.plan import Plan, PlanRequest
 from sizing.units import GIB
 
 
@@ -141,6 +141,9 @@ class Rejection:
         gpu_slug, gpus_per_node, kv_dtype, new_conversations_per_day: what was tried.
         binding: the constraint that breaks (``InfeasibleError.binding`` or a verdict name).
         message: the engine's sentence.
+        floor_ms: for a latency target below what one request takes without any load,
+            that time, ms (``None`` otherwise).
+        request: the configuration tried.
     """
 
     gpu_slug: str
@@ -149,6 +152,8 @@ class Rejection:
     new_conversations_per_day: int
     binding: str
     message: str
+    floor_ms: float | None = None
+    request: PlanRequest | None = field(default=None, compare=False, repr=False)
 
 
 def tier_gib(config: Configuration[Any]) -> float:

@@ -58,17 +58,17 @@ import bisect
 import contextlib
 import heapq
 import itertools
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic
 
-from sizing import catalog
-from sizing.bom import COOLING_BINDING, bill_of_materials, chassis_for, check_gpu_cooling
+from sizing import catalog, search_nearest
+from sizing.bom import bill_of_materials, chassis_for, check_gpu_cooling
 from sizing.configuration import Configuration, Miss, P, PriceFn, Rejection
 from sizing.errors import InfeasibleError, SizingError
 from sizing.pareto import pareto_front
 from sizing.plan import Plan, PlanRequest, make_plan, validate
+from sizing.search_nearest import NO_BASIS, TPOT_TARGET, TTFT_TARGET
 from sizing.search_space import (
     GPUS_PER_NODE,
     candidates,
@@ -78,17 +78,20 @@ from sizing.search_space import (
 )
 from sizing.verdict import BINDING
 
-__all__ = ["GPUS_PER_NODE", "Recommendation", "candidates", "evaluate", "exhaustive", "recommend"]
+__all__ = [
+    "GPUS_PER_NODE",
+    "NO_BASIS",
+    "TPOT_TARGET",
+    "TTFT_TARGET",
+    "Recommendation",
+    "candidates",
+    "evaluate",
+    "exhaustive",
+    "recommend",
+]
 
 DEFAULT_TOP = 3
 """How many of the cheapest configurations a recommendation lists."""
-
-TTFT_TARGET = "TTFT p95"
-TPOT_TARGET = "TPOT"
-NO_BASIS = "no measured basis for the TTFT"
-"""Names of the targets a plan under traffic can miss, and of the configurations whose
-GPU the performance model has no measurement for (never recommended: their TTFT would
-be a guess, ``sizing.performance``)."""
 
 FRONT_PRICE_FACTOR = 2
 """The answer reports configurations up to this many times the cheapest price (a buyer
@@ -169,7 +172,8 @@ def evaluate(request: PlanRequest, price: PriceFn[P]) -> Configuration[P] | Reje
         plan = make_plan(request)
         bom = bill_of_materials(plan)
     except InfeasibleError as exc:
-        return _rejection(request, exc.binding, exc.message)
+        floor = dict(exc.values).get("floor_ms") if exc.code == "target_below_unloaded" else None
+        return _rejection(request, exc.binding, exc.message, floor)
     except SizingError as exc:
         return _rejection(request, exc.field, exc.message)
     if plan.cpu_tier.total_gib > 0 and not plan.cpu_tier.exceeds_gpu_cache:
@@ -182,10 +186,17 @@ def evaluate(request: PlanRequest, price: PriceFn[P]) -> Configuration[P] | Reje
     return Configuration(plan=plan, bom=bom, price=amount, misses=_misses(plan))
 
 
-def _rejection(request: PlanRequest, binding: str, message: str) -> Rejection:
+def _rejection(request: PlanRequest, binding: str, message: str, floor_ms: Any = None) -> Rejection:
     w = request.workload
     return Rejection(
-        w.gpu, w.gpus_per_node, w.kv_dtype, w.new_conversations_per_day, binding, message
+        w.gpu,
+        w.gpus_per_node,
+        w.kv_dtype,
+        w.new_conversations_per_day,
+        binding,
+        message,
+        None if floor_ms is None else float(floor_ms),
+        request,
     )
 
 
@@ -353,11 +364,9 @@ def recommend(
     reference = evaluate(request, price)
     binding = nearest = None
     if not meeting:
-        binding = _binding(rejected, feasible)
-        near = [c for c in feasible if any(m.target == binding for m in c.misses)]
-        nearest = min(
-            near, key=lambda c: (min(m.shortfall for m in c.misses), c.price), default=None
-        )
+        binding = search_nearest.binding(rejected, feasible)
+        nearest = search_nearest.nearest(binding, feasible, rejected, lambda r: evaluate(r, price))
+        evaluated += nearest is not None and nearest not in feasible
     return Recommendation(
         cheapest=tuple(meeting[:top]),
         pareto=pareto_front([c for c in feasible if c.meets_targets]),
@@ -443,13 +452,3 @@ def exhaustive(
             if _sells_asked_nvme(outcome):
                 out.add(outcome)
     return list(out.by_parts.values())
-
-
-def _binding(rejected: Sequence[Rejection], feasible: Sequence[Configuration[Any]]) -> str:
-    """The target missed by most near configurations, else the most common hard limit
-    (a GPU type no chassis takes is left out: the request's workload does not bind it)."""
-    misses = Counter(m.target for c in feasible for m in c.misses)
-    if misses:
-        return misses.most_common(1)[0][0]
-    counts = Counter(r.binding for r in rejected if r.binding != COOLING_BINDING)
-    return counts.most_common(1)[0][0] if counts else "no GPU type on the price list"

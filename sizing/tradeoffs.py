@@ -17,7 +17,8 @@ from sizing.search import Recommendation
 
 ENGLISH = {
     "cheapest": "The cheapest configuration that meets the workload, of {considered:,} "
-    "({evaluated:,} sized; the others cost more in chassis, CPUs and GPUs alone).",
+    "({evaluated:,} sized; the others cost more in chassis, CPUs, GPUs and the smallest "
+    "DIMM layout alone).",
     "below_reference": "Costs no more than the requested {ref_gpus} × {ref_gpu} with "
     "{ref_memory_gb:,} GB of host memory.",
     "below_reference_by": "{below_pct} % below the requested layout ({ref_gpus} × {ref_gpu} "
@@ -38,8 +39,8 @@ ENGLISH = {
     "misses": "Misses the target '{target}': {value:,.0f} against {limit:,.0f}.",
     "serving": "TTFT p95 {ttft_ms:,.0f} ms at the busiest hour against a target of "
     "{target_ms:,.0f} ms; {hit_pct:.0f} % of returning users hit the CPU tier.",
-    "no_tier_replicas": "Without the CPU tier the same TTFT p95 takes {without:,} "
-    "replicas instead of {with_tier:,}.",
+    "no_tier_replicas": "Without the CPU tier these GPUs would need {without:,} replicas "
+    "instead of {with_tier:,} to keep this configuration's TTFT p95 of {ttft_ms:,} ms.",
     "nodes": "{nodes} nodes behind a KV-aware router carry the load.",
 }
 """English wording of each reason code."""
@@ -153,8 +154,12 @@ def reasons(config: Configuration[Any], rec: Recommendation[Any]) -> tuple[Reaso
 
 
 def _serving(config: Configuration[Any]) -> list[Reason]:
-    """TTFT p95 and the CPU hit rate under traffic, and the replicas the same TTFT p95
-    takes without the tier (``plan.serving``; nothing without one)."""
+    """TTFT p95 and the CPU hit rate under traffic, and the replicas of the same GPUs that
+    would keep this configuration's own TTFT p95 without the tier (``plan.serving``;
+    nothing without one). That is a different question from the cheapest configuration
+    without a tier (:attr:`sizing.search.Recommendation.without_tier`), which only has
+    to meet the target, usually well above a tiered configuration's TTFT p95, and so
+    can take fewer GPUs."""
     serving = config.serving
     if serving is None or config.ttft_p95_ms is None or config.cpu_hit_rate is None:
         return []
@@ -163,7 +168,7 @@ def _serving(config: Configuration[Any]) -> list[Reason]:
             "serving",
             (
                 ("ttft_ms", round(config.ttft_p95_ms)),
-                ("target_ms", round(float(serving.ttft_p95_target_ms))),
+                ("target_ms", round(_ttft_target_ms(config))),
                 ("hit_pct", round(config.cpu_hit_rate * 100, 1)),
             ),
         )
@@ -171,8 +176,25 @@ def _serving(config: Configuration[Any]) -> list[Reason]:
     scale = serving.scale
     without, final = scale.no_tier_replicas, scale.final.replicas
     if config.has_cpu_tier and without is not None and without > final:
-        out.append(Reason("no_tier_replicas", (("without", without), ("with_tier", final))))
+        out.append(
+            Reason(
+                "no_tier_replicas",
+                (
+                    ("without", without),
+                    ("with_tier", final),
+                    ("ttft_ms", round(config.ttft_p95_ms)),
+                ),
+            )
+        )
     return out
+
+
+def _ttft_target_ms(config: Configuration[Any]) -> float:
+    """The TTFT p95 target the configuration is held to: the customer's when it misses
+    it (a nearest configuration sized for a looser one, :mod:`sizing.search_nearest`),
+    else its plan's."""
+    missed = [m.limit for m in config.misses if m.target == "TTFT p95"]
+    return missed[0] if missed else float(config.serving.ttft_p95_target_ms)
 
 
 def _wants_nvme(config: Configuration[Any], rec: Recommendation[Any]) -> bool:
@@ -187,8 +209,8 @@ def _against(config: Configuration[Any], cheapest: Configuration[Any]) -> list[R
     """What ``config`` buys over the cheapest on the front's second axis (the TTFT itself
     is in the ``serving`` reason when the plan has one)."""
     if config.ttft_p95_ms is not None and cheapest.ttft_p95_ms is not None:
-        if config.ttft_p95_ms >= cheapest.ttft_p95_ms:
-            return []
+        if round(cheapest.ttft_p95_ms - config.ttft_p95_ms) < 1:
+            return []  # not faster by a whole millisecond
         return [
             Reason(
                 "faster",

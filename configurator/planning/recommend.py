@@ -133,6 +133,14 @@ class RecommendationResult:
         )
 
     @property
+    def dram_target_ms(self) -> int | None:
+        """The TTFT p95 target the cheapest configuration without a tier meets, ms (the
+        workload's, or the relaxed default its plan states); ``None`` without one."""
+        without = self.dram_without_tier
+        serving = None if without is None else without.config.serving
+        return None if serving is None else round(float(serving.ttft_p95_target_ms))
+
+    @property
     def dram_saving_eur(self) -> Decimal | None:
         """What the CPU tier saves against the cheapest layout without one, EUR."""
         if self.dram_with_tier is None or self.dram_without_tier is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from decimal import Decimal
 
 import pytest
@@ -133,3 +134,17 @@ def test_api_recommendations(client: Client) -> None:
     assert bad.status_code == 400 and bad.json()["field"] == "gpus"
     schema = client.get("/api/openapi.json").json()
     assert "/api/recommendations" in schema["paths"]
+
+
+@pytest.mark.django_db
+def test_cli_text_groups_thousands(capsys: pytest.CaptureFixture[str]) -> None:
+    pricelist_load_demo()
+    call_command("recommend", *SEED_ARGS, "--format", "text")
+    out = capsys.readouterr().out
+    # The cheapest at demo prices, 42,920.00 EUR (test_cli_json_lists_the_cheapest_first),
+    # and the requested layout's 66,910.00 EUR, grouped by three as plain text.
+    assert "42,920.00 EUR" in out and "66,910.00 EUR" in out
+    assert not re.search(r"\b\d{5,}\.\d\d EUR", out)
+    saving = re.search(r"costs ([\d,]+\.\d\d) EUR less than the cheapest without one", out)
+    assert saving is not None and "," in saving.group(1)
+    assert "only has to reach the target" in out

@@ -3,6 +3,8 @@ and ``POST /api/plans`` refuse it, not reported as "no configuration meets the w
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
@@ -89,3 +91,34 @@ def test_a_valid_workload_nothing_meets_names_the_binding_in_words(
     data = answer.json()
     assert data["configurations"] == []
     assert data["binding_text"] == "GPU capacity for active users"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("flag", "words", "target"),
+    [
+        ("--ttft-p95-ms", "the TTFT p95 target of 40 ms", "TTFT p95"),
+        ("--tpot-ms", "the TPOT target of 4 ms", "TPOT"),
+    ],
+)
+def test_a_latency_target_no_configuration_reaches_names_it_and_the_nearest(
+    capsys: pytest.CaptureFixture[str], flag: str, words: str, target: str
+) -> None:
+    pricelist_load_demo()
+    # 40 ms TTFT p95 and 4 ms TPOT lie below what one request takes without any load on
+    # every priced GPU (sizing.serving refuses such a target per configuration): the
+    # answer names the target and the configuration with the lowest unloaded time.
+    value = "40" if flag == "--ttft-p95-ms" else "4"
+    args = [*BASE[:2], "--context", "8192", "--users", "500", flag, value]
+    call_command("recommend", *args, "--format", "json")
+    data = json.loads(capsys.readouterr().out)
+    assert data["configurations"] == [] and data["binding"] == target
+    assert data["binding_text"] == words
+    nearest = data["nearest"]
+    assert nearest is not None
+    miss = next(c for c in nearest["why_codes"] if c["code"] == "misses")
+    assert miss["values"]["target"] == target and miss["values"]["limit"] == float(value)
+    assert miss["values"]["value"] > float(value)
+    call_command("recommend", *args)
+    out = capsys.readouterr().out
+    assert f"No configuration meets the workload: {words} binds." in out and "Nearest:" in out

@@ -50,9 +50,11 @@ def test_three_cheapest_with_relative_cost_and_a_link_each(client: Client) -> No
     page = client.get(links[0].replace("&amp;", "&"), headers=EN).content.decode()
     slug = re.search(r"gpu=([\w.-]+)", links[0]).group(1)  # type: ignore[union-attr]
     assert re.search(rf'<option value="{re.escape(slug)}" selected>', page)
-    # 44,600 against the requested layout's 66,910 EUR (tests/web/test_recommend.py):
-    # (66,910 - 44,600) / 66,910 = 33.3 % → "33 %".
-    assert "33 % below the requested layout (4 × NVIDIA RTX PRO 6000" in html
+    # 42,920 against the requested layout's 66,910 EUR (tests/web/test_recommend.py):
+    # (66,910 - 42,920) / 66,910 = 35.9 % → "35 %".
+    assert "35 % below the requested layout (4 × NVIDIA RTX PRO 6000" in html
+    # The link carries the searched layout: the cheapest caps host memory at 384 GB.
+    assert "max_host_memory_gb=384" in links[0]
     assert "Workstation Edition" not in html
     assert '<svg viewBox="0 0 320 180"' in html and 'class="front"' in html
 
@@ -62,10 +64,11 @@ def test_price_band_when_presales_allow_it(client: Client) -> None:
     html = client.post("/recommendations/", SEED, headers={**HTMX, **EN}).content.decode()
     # The cheapest at demo prices (demo_prices.csv): 2 × RTX PRO 6000 Server Edition (the
     # Workstation Edition does not go into the 4U server, hardware.json ``chassis``),
-    # 24 × 32 GB, no NVMe = GPUs 17,800 + chassis 9,800 + CPUs 7,300 + DIMMs 3,960 + PSUs
-    # 1,040 + NIC 890 + boot 290 + services 3,520 = 44,600.00 EUR net; ±10 % → 40,140 to
-    # 49,060 EUR, to whole hundreds (BAND_ROUNDING_EUR) → 40,100 to 49,100 EUR.
-    assert "40,100 – 49,100 €" in html
+    # 24 × 16 GB (the smallest layout that meets twice the GPUs' 192 GB), no NVMe = GPUs
+    # 17,800 + chassis 9,800 + CPUs 7,300 + DIMMs 24 × 95 = 2,280 + PSUs 1,040 + NIC 890
+    # + boot 290 + services 3,520 = 42,920.00 EUR net; ±10 % → 38,628 to 47,212 EUR, to
+    # whole hundreds (BAND_ROUNDING_EUR) → 38,600 to 47,200 EUR.
+    assert "38,600 – 47,200 €" in html
 
 
 def test_german_page_keeps_svg_numbers_plain(client: Client) -> None:
@@ -104,3 +107,34 @@ def test_plain_post_renders_the_whole_page(client: Client) -> None:
     html = response.content.decode()
     assert response.status_code == 200
     assert "<html" in html and "Your estimate" in html and len(_rows(html)) == 3
+
+
+@pytest.mark.parametrize(
+    ("headers", "replicas", "trade"),
+    [
+        (
+            EN,
+            r"Without the CPU tier these GPUs would need [\d,]+ replicas instead of [\d,]+ "
+            r"to keep this configuration’s TTFT p95 of [\d,]+ ms\.",
+            r"still meets the TTFT p95 target of [\d,]+ ms is \d+ × [^,]+, [\d.]+ times the "
+            r"cost of the cheapest\. It only has to reach the target",
+        ),
+        (
+            DE,
+            r"Ohne die CPU-Speicherstufe bräuchten diese GPUs [\d.]+ Replikate statt [\d.]+, "
+            r"um die TTFT p95 dieser Konfiguration von [\d.]+ ms zu halten\.",
+            r"das Ziel für die TTFT p95 von [\d.]+ ms noch erreicht, \d+ × [^,]+, das "
+            r"[\d,]+-Fache der Kosten der günstigsten\. Sie muss nur das Ziel erreichen",
+        ),
+    ],
+)
+def test_replicas_without_a_tier_and_the_cheapest_without_one_say_why_both_hold(
+    client: Client, headers: dict[str, str], replicas: str, trade: str
+) -> None:
+    # The replicas sentence keeps one configuration's own TTFT p95 on its own GPUs; the
+    # trade names the cheapest configuration of any GPU that only meets the target.
+    html = client.post("/recommendations/", SEED, headers={**HTMX, **headers}).content.decode()
+    html = html.replace("&#x27;", "’").replace("'", "’")
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+    assert re.search(replicas, text), text[:3000]
+    assert re.search(trade, text)

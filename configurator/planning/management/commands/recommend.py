@@ -25,7 +25,7 @@ def _line(rank: str, r: Recommended) -> str:
     s = r.summary()
     nvme = f"{s['nvme_tb']:g} TB NVMe" if s["nvme_tb"] else "no NVMe"
     return (
-        f"{rank:>3}  {s['price_net_eur']:>12} EUR  {s['relative_cost']:.2f}×  "
+        f"{rank:>3}  {r.price_net_eur:>12,.2f} EUR  {s['relative_cost']:.2f}×  "
         f"{s['nodes']} × {s['gpus_per_node']} × {s['gpu']} (TP {s['tensor_parallel_size']}), "
         f"{s['kv_dtype']}, {s['dimm_count']} × {s['dimm_gb']} GB = {s['host_memory_gb']:,} GB, "
         f"{nvme}\n       {r.why}"
@@ -87,7 +87,10 @@ class Command(SizingCommand):
         if with_tier is not None and without is not None:
             out.append(
                 f"DRAM instead of GPUs: the cheapest with a CPU tier costs "
-                f"{result.dram_saving_eur} EUR less than the cheapest without one "
-                f"({without.config.gpus} × {without.config.plan.gpu.slug})."
+                f"{result.dram_saving_eur:,.2f} EUR less than the cheapest without one that "
+                f"meets the TTFT p95 target of {result.dram_target_ms:,} ms "
+                f"({without.config.gpus} × {without.config.plan.gpu.slug}); it only has to "
+                "reach the target, so it can take fewer GPUs than keeping a tiered "
+                "configuration's own TTFT p95 without its tier."
             )
         self.stdout.write("\n".join(out))
