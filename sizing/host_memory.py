@@ -164,6 +164,11 @@ def cpu_tier(
     )
 
 
+NEED_TOLERANCE_GB = 1e-6
+"""A need this close above a layout is that layout: a CPU tier cut to the slots
+(:mod:`sizing.cluster`) comes back from GiB arithmetic a few ULPs above the cap."""
+
+
 def layout_totals_gb(platform: Platform) -> tuple[int, ...]:
     """Installed memory of every balanced DIMM layout the chassis takes, GB, ascending:
     ``channels × DIMMs per channel × DIMM size`` (the layout rule of the module
@@ -234,7 +239,7 @@ def host_memory(
     channels = platform.sockets * platform.memory_channels_per_socket
     for dpc in range(1, platform.dimms_per_channel_max + 1):
         for size in dimm_sizes_gb():
-            if channels * dpc * size >= need:
+            if channels * dpc * size >= need - NEED_TOLERANCE_GB:
                 return HostMemory(
                     need_gb=need,
                     baseline_gb=baseline,
