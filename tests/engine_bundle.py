@@ -225,3 +225,38 @@ def run_with_stubs(
         for p in sorted(log.iterdir(), key=lambda p: tuple(int(x) for x in p.name.split("-")))
     ]
     return result, calls
+
+
+def chart_argv(ms: dict[str, Any]) -> list[str]:
+    """The command the modelservice chart starts for a decode container
+    (``templates/_helpers.tpl`` ``vllmServeModelCommand``, routing proxy off)."""
+    [container] = ms["decode"]["containers"]
+    assert container["modelCommand"] == "vllmServe"
+    argv = ["vllm", "serve", ms["modelArtifacts"]["name"]]
+    argv += ["--port", str(ms["routing"]["servicePort"])]
+    tp = ms["decode"]["parallelism"]["tensor"]
+    if tp > 1:
+        argv += ["--tensor-parallel-size", str(tp)]
+    argv += ["--served-model-name", ms["modelArtifacts"]["name"]]
+    return argv + container["args"]
+
+
+def tier_variants() -> list[tuple[str, bool, TierOptions]]:
+    """Every shared tier with both offload settings; the S3 endpoint once plain http
+    with a port, once host:port with TLS; the NFS mount once as pNFS over RDMA."""
+    return [
+        (
+            shared,
+            offload_decode,
+            TierOptions(
+                shared=shared,
+                s3_endpoint="http://sg.example.net:8082"
+                if offload_decode
+                else "sg.example.net:10443",
+                nfs_mount_kind="pnfs-rdma" if offload_decode else "nfs",
+                offload_decode=offload_decode,
+            ),
+        )
+        for shared in SHARED
+        for offload_decode in (False, True)
+    ]

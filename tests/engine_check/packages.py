@@ -6,12 +6,11 @@ own config loader or argument parser from it in a subprocess. Only packages whos
 checking module imports on a machine without a GPU and without PyTorch are listed:
 
 - LMCache 0.5.6: ``lmcache.v1.config`` imports without torch ("CLI-only mode").
-- Not listed, checked against ``sizing/data/engine_flags.json`` instead: vLLM (its
-  ``vllm/engine/arg_utils.py`` imports torch at module level), SGLang
-  (``sglang/srt/server_args.py`` imports ``sglang.srt.utils``, which imports torch) and
-  LMCache's ``lmcache server`` (``lmcache/cli/commands/server.py`` registers no
-  arguments when its torch-backed modules fail to import). PyTorch from PyPI is the
-  CUDA build with its NVIDIA libraries (about 5.5 GB), too large for the test set-up.
+- vLLM and SGLang: their argument modules import PyTorch, so they run in the engine
+  venv instead (``tests/engine_check/engine_venv.py``, PyTorch 2.13.0 CPU).
+- Not checked by its own parser: LMCache's ``lmcache server`` (``lmcache/cli/commands/
+  server.py`` registers no arguments when its torch-backed modules fail to import);
+  its flags are checked against ``sizing/data/engine_flags.json``.
 
 A download that fails skips the test on a developer's machine and fails it in CI
 (``CI=true``), so CI never passes without the engine's own check.

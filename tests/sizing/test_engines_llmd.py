@@ -15,7 +15,7 @@ import yaml
 
 from sizing.engines import llmd
 from sizing.units import GIB
-from tests.engine_bundle import FLAGS, PLANS, ROOT, SHARED, files_of, notes_of
+from tests.engine_bundle import FLAGS, PLANS, ROOT, SHARED, chart_argv, files_of, notes_of
 
 CHARTS: dict[str, Any] = json.loads((ROOT / "sizing/data/llmd_charts.json").read_text())
 MS = CHARTS["llm-d-modelservice"]["v0.4.12"]
@@ -40,20 +40,6 @@ def key_paths(values: Any, prefix: str = "") -> set[str]:
         else:
             out.add(path)
     return out
-
-
-def chart_argv(ms: dict[str, Any]) -> list[str]:
-    """The command the modelservice chart starts for a decode container
-    (``templates/_helpers.tpl`` ``vllmServeModelCommand``, routing proxy off)."""
-    [container] = ms["decode"]["containers"]
-    assert container["modelCommand"] == "vllmServe"
-    argv = ["vllm", "serve", ms["modelArtifacts"]["name"]]
-    argv += ["--port", str(ms["routing"]["servicePort"])]
-    tp = ms["decode"]["parallelism"]["tensor"]
-    if tp > 1:
-        argv += ["--tensor-parallel-size", str(tp)]
-    argv += ["--served-model-name", ms["modelArtifacts"]["name"]]
-    return argv + container["args"]
 
 
 def emitted(plan_name: str, shared: str) -> tuple[Any, dict[str, Any], dict[str, Any]] | None:

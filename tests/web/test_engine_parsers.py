@@ -1,8 +1,8 @@
 """Every LMCache YAML of the bundle, fed to LMCache's own config loader (0.5.6 wheel).
 
-vLLM, SGLang and the LMCache server's command lines are checked against the recorded
-flag lists in ``tests/test_bundle.py``: their argument modules need PyTorch
-(``tests/engine_check/packages.py`` says why).
+vLLM's and SGLang's command lines go to their own parsers in
+``tests/web/test_engine_argv_parsers.py``; the LMCache server's are checked against the
+recorded flag lists (``tests/engine_check/packages.py`` says why).
 """
 
 from __future__ import annotations
@@ -12,28 +12,19 @@ from pathlib import Path
 import pytest
 
 from configurator.deployments.services import bundle_files
-from sizing.engines.shared_tier import TierOptions
-from tests.engine_bundle import PLANS, SHARED
+from tests.engine_bundle import PLANS, tier_variants
 from tests.engine_check.packages import run_engine_check
 
 
 def test_lmcache_accepts_every_emitted_yaml(tmp_path: Path) -> None:
     paths = []
     for plan_name in sorted(PLANS):
-        for shared in SHARED:
-            for offload_decode in (False, True):
-                tiers = TierOptions(
-                    shared=shared,
-                    s3_endpoint="http://sg.example.net:8082"
-                    if offload_decode
-                    else "sg.example.net:10443",
-                    offload_decode=offload_decode,
-                )
-                for f in bundle_files(plan=PLANS[plan_name](), engine="lmcache", tiers=tiers):
-                    if f.path.endswith("lmcache.yaml"):
-                        path = tmp_path / f"{plan_name}-{shared}-{offload_decode}-{len(paths)}.yaml"
-                        path.write_text(f.text)
-                        paths.append(str(path))
+        for shared, offload_decode, tiers in tier_variants():
+            for f in bundle_files(plan=PLANS[plan_name](), engine="lmcache", tiers=tiers):
+                if f.path.endswith("lmcache.yaml"):
+                    path = tmp_path / f"{plan_name}-{shared}-{offload_decode}-{len(paths)}.yaml"
+                    path.write_text(f.text)
+                    paths.append(str(path))
     assert len(paths) > 20
     result = run_engine_check("lmcache", "tests.engine_check.lmcache_config", paths)
     assert result.returncode == 0, result.stderr[-2000:]
