@@ -1,0 +1,122 @@
+"""The GPU figure: replicas, tensor parallelism and the replicas the traffic needs
+(``sizing.parallelism``, ``sizing.scale``)."""
+
+from __future__ import annotations
+
+import math
+
+from django.utils.translation import ngettext
+
+from configurator.inquiries.explain.words import Figure, Words
+from sizing.plan import Plan
+
+
+def gpu_figure(plan: Plan, w: Words) -> Figure:
+    """GPUs, nodes, replicas and the KV budget per card (``sizing.gpu``)."""
+    _, num = w.gettext, w.num
+    p = plan.parallelism
+    rule = plan.request.rule
+    return Figure(
+        key="gpus",
+        label=_("GPUs, nodes and replicas"),
+        value=_("%(replicas)s replicas × %(tp)s GPU")
+        % {"replicas": num(p.total_replicas), "tp": num(p.tensor_parallel_size)},
+        detail=ngettext(
+            "%(gpus)s × %(name)s in %(nodes)s node, tensor parallel %(tp)s",
+            "%(gpus)s × %(name)s in %(nodes)s nodes, tensor parallel %(tp)s",
+            p.nodes,
+        )
+        % {
+            "gpus": num(p.gpus),
+            "name": plan.gpu.name,
+            "nodes": num(p.nodes),
+            "tp": num(p.tensor_parallel_size),
+        },
+        steps=(
+            _(
+                "KV cache per card = %(util)s × %(reported)s GiB − %(overhead)s GiB − "
+                "%(weights)s GiB weights / %(tp)s = %(budget)s GiB"
+            )
+            % {
+                "util": num(rule.utilization, 2),
+                "reported": num(plan.gpu.reported_gib, 2),
+                "overhead": num(rule.overhead_gib, 1),
+                "weights": num(plan.weights_gib, 1),
+                "tp": num(p.tensor_parallel_size),
+                "budget": num(p.kv_cache_gib_per_gpu, 1),
+            },
+            (
+                _(
+                    "tensor parallel size: the smallest that holds the weights and one "
+                    "full-length conversation; replicas per node = %(n)s GPUs / %(tp)s = "
+                    "%(replicas)s"
+                )
+                if plan.request.workload.tensor_parallel_size is None
+                else _(
+                    "tensor parallel size: as given; replicas per node = %(n)s GPUs / %(tp)s = "
+                    "%(replicas)s"
+                )
+            )
+            % {
+                "n": num(plan.request.workload.gpus_per_node),
+                "tp": num(p.tensor_parallel_size),
+                "replicas": num(p.replicas),
+            },
+            *_scale_steps(plan, w),
+        ),
+        source=_(
+            "our planning rule (0.9 × the memory the driver reports, vLLM's "
+            "--gpu-memory-utilization default, less 3 GiB for CUDA graphs and activations); "
+            "vLLM documentation, parallelism and scaling"
+        ),
+    )
+
+
+def _scale_steps(plan: Plan, w: Words) -> list[str]:
+    """How traffic sets the replicas and nodes (``sizing.scale.scale``,
+    ``sizing.cluster.plan_cluster``): the larger of what memory and compute need, on
+    whole nodes; empty without traffic."""
+    _, num = w.gettext, w.num
+    serving = plan.serving
+    if serving is None:
+        return []
+    scale, cluster = serving.scale, serving.cluster
+    compute = scale.replicas_for_compute
+    needed = max(scale.replicas_for_memory, compute or 0)
+    if compute is None:
+        need = _("replicas: %(memory)s for memory; no replica count meets the targets") % {
+            "memory": num(scale.replicas_for_memory)
+        }
+    else:
+        need = _(
+            "replicas needed = max(%(memory)s for memory, %(compute)s for the load) = %(needed)s"
+        ) % {
+            "memory": num(scale.replicas_for_memory),
+            "compute": num(compute),
+            "needed": num(needed),
+        }
+    groups = cluster.nodes // cluster.pipeline_nodes
+    values = {
+        "needed": num(needed),
+        "per_node": num(cluster.replicas_per_node),
+        "pp": num(cluster.pipeline_nodes),
+        "nodes": num(cluster.nodes),
+        "groups": num(groups),
+        "replicas": num(cluster.replicas),
+    }
+    if math.ceil(needed / cluster.replicas_per_node) != groups:
+        nodes = _(
+            "nodes: %(nodes)s, the fewest the plan allows; replicas = %(groups)s × "
+            "%(per_node)s per node = %(replicas)s"
+        )
+    elif cluster.pipeline_nodes == 1:
+        nodes = _(
+            "nodes = ⌈%(needed)s / %(per_node)s replicas per node⌉ = %(nodes)s; "
+            "replicas = %(nodes)s × %(per_node)s = %(replicas)s"
+        )
+    else:
+        nodes = _(
+            "nodes = ⌈%(needed)s / %(per_node)s replicas per node⌉ × %(pp)s nodes per "
+            "replica = %(nodes)s; replicas = %(groups)s × %(per_node)s = %(replicas)s"
+        )
+    return [need, nodes % values]

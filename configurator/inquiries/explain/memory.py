@@ -1,0 +1,268 @@
+"""The memory figures: KV cache per conversation, conversations resident on the GPUs,
+the CPU tier, host memory and DIMMs, the NVMe tier (``sizing.architecture``,
+``sizing.tiers``, ``sizing.host``)."""
+
+from __future__ import annotations
+
+from configurator.inquiries.explain.words import Figure, Words
+from sizing.architecture import GROWING_KINDS, LayerKind
+from sizing.plan import Plan
+from sizing.units import GB, GIB
+
+
+def kv_figure(plan: Plan, w: Words) -> Figure:
+    """KV bytes per token and per conversation (``sizing.architecture``)."""
+    _, num = w.gettext, w.num
+    arch = plan.request.model.architecture
+    ctx = plan.request.workload.context_tokens
+    growing = [layer for layer in arch.layers if layer.kind in GROWING_KINDS]
+    first = growing[0] if growing else None
+    uniform = (
+        first is not None
+        and first.kind is LayerKind.FULL
+        and len(growing) == len(arch.layers)
+        and growing.count(first) == len(growing)
+    )
+    steps = []
+    if uniform and first is not None:
+        per_value = plan.kv_bytes_per_token // max(1, len(growing) * first.values_per_token())
+        steps.append(
+            _(
+                "per token: 2 (key and value) × %(layers)s layers × %(heads)s KV heads × "
+                "%(dim)s values per head × %(bytes)s B = %(total)s B"
+            )
+            % {
+                "layers": num(len(growing)),
+                "heads": num(first.kv_heads),
+                "dim": num(first.k_head_dim),
+                "bytes": num(per_value),
+                "total": num(plan.kv_bytes_per_token),
+            }
+        )
+    else:
+        steps.append(
+            _(
+                "per token: sum over the %(n)s layers whose cache grows with the context "
+                "(full attention, MLA) = %(total)s B; windowed layers keep at most their "
+                "window, linear and Mamba layers a fixed state"
+            )
+            % {"n": num(len(growing)), "total": num(plan.kv_bytes_per_token)}
+        )
+    steps.append(
+        _("per conversation: %(ctx)s tokens → %(bytes)s B = %(gib)s GiB")
+        % {
+            "ctx": num(ctx),
+            "bytes": num(plan.conversation_bytes),
+            "gib": num(plan.conversation_gib, 2),
+        }
+    )
+    return Figure(
+        key="kv",
+        label=_("KV cache per conversation"),
+        value=f"{num(plan.conversation_gib, 2)} GiB",
+        detail=_("%(bytes)s B per token, %(dtype)s cache")
+        % {"bytes": num(plan.kv_bytes_per_token), "dtype": plan.request.workload.kv_dtype.upper()},
+        steps=tuple(steps),
+        source=_(
+            "the model's config.json on the Hugging Face Hub (layers, KV heads, head size); "
+            "vLLM source, vllm/v1/kv_cache_interface.py (cache bytes per layer)"
+        ),
+    )
+
+
+def resident_figure(plan: Plan, w: Words) -> Figure:
+    """Conversations resident on the GPUs and those resting (``sizing.gpu``)."""
+    _, num = w.gettext, w.num
+    p = plan.parallelism
+    per_rank_gib = plan.conversation_gib / p.tensor_parallel_size
+    return Figure(
+        key="resident",
+        label=_("Conversations on the GPUs"),
+        value=num(p.conversations_on_gpus),
+        detail=_("%(per_gpu)s per GPU; %(resting)s of %(users)s rest between turns")
+        % {
+            "per_gpu": num(p.conversations_per_gpu, 0 if p.tensor_parallel_size == 1 else 1),
+            "resting": num(plan.resting_conversations),
+            "users": num(plan.request.workload.users),
+        },
+        steps=(
+            _("per replica: ⌊%(budget)s GiB × %(tp)s / %(conv)s GiB⌋ = %(n)s conversations")
+            % {
+                "budget": num(p.kv_cache_gib_per_gpu, 1),
+                "tp": num(p.tensor_parallel_size),
+                "conv": num(per_rank_gib * p.tensor_parallel_size, 2),
+                "n": num(p.conversations_per_replica),
+            },
+            _("on the GPUs: %(n)s × %(replicas)s replicas = %(total)s")
+            % {
+                "n": num(p.conversations_per_replica),
+                "replicas": num(p.total_replicas),
+                "total": num(p.conversations_on_gpus),
+            },
+            _("resting: %(users)s users − %(total)s = %(resting)s")
+            % {
+                "users": num(plan.request.workload.users),
+                "total": num(p.conversations_on_gpus),
+                "resting": num(plan.resting_conversations),
+            },
+        ),
+        source=_("our planning rule: whole conversations per replica"),
+    )
+
+
+def cpu_figure(plan: Plan, w: Words) -> Figure:
+    """The CPU-memory tier (``sizing.host_memory.cpu_tier``) and the vLLM flag."""
+    _, num = w.gettext, w.num
+    tier = plan.cpu_tier
+    if tier.total_gib == 0:
+        return Figure(
+            key="cpu",
+            label=_("CPU-memory tier"),
+            value=_("none"),
+            detail=_("every conversation fits on the GPUs"),
+            steps=(_("no conversation rests outside the GPUs, so no tier is sold"),),
+            source=_("our planning rule: no tier when every conversation fits on the GPUs"),
+        )
+    par = plan.parallelism
+    steps = [
+        _(
+            "per engine instance: %(n)s conversations (%(users)s users / %(instances)s, "
+            "rounded up) × %(conv)s GiB as its ranks store them = %(per)s GiB"
+        )
+        % {
+            "n": num(tier.conversations_per_instance),
+            "users": num(plan.request.workload.users),
+            "instances": num(par.total_replicas),
+            "conv": num(tier.ranks.stored_conversation_bytes / GIB, 4),
+            "per": num(tier.per_instance_gib, 1),
+        },
+        _("× %(instances)s instances = %(gib)s GiB = %(gb)s GB")
+        % {
+            "instances": num(par.total_replicas),
+            "gib": num(tier.total_gib, 1),
+            "gb": num(tier.total_gb, 1),
+        },
+        _("the GPU cache of an instance has room for %(room)s conversations")
+        % {"room": num(tier.gpu_conversation_capacity, 1)},
+    ]
+    if plan.shared_prompt_bytes:
+        steps.insert(1, _("plus the shared system prompt once per instance"))
+    if plan.vllm_offload:
+        steps.append(
+            _("vLLM: --kv-offloading-size %(size)s (GiB), cpu_bytes_to_use %(bytes)s")
+            % {
+                "size": plan.vllm_offload.kv_offloading_size_gib,
+                "bytes": num(plan.vllm_offload.cpu_bytes_to_use),
+            }
+        )
+    return Figure(
+        key="cpu",
+        label=_("CPU-memory tier"),
+        value=f"{num(tier.total_gib)} GiB ≈ {num(tier.total_gb)} GB",
+        detail=_("%(per)s GiB pinned per engine instance") % {"per": num(tier.per_instance_gib)},
+        steps=tuple(steps),
+        source=_(
+            "our planning rule (every user's conversation kept warm); vLLM documentation, "
+            "--kv-offloading-size (GiB, total over the instance's GPUs)"
+        ),
+    )
+
+
+def host_figure(plan: Plan, w: Words) -> Figure:
+    """Host memory and the DIMM layout per socket (``sizing.host_memory.host_memory``)."""
+    _, num = w.gettext, w.num
+    host = plan.host
+    gpu_gb = host.baseline_gb / 2
+    if host.buffer_gb > 0:
+        need = _("need = max(2 × %(gpu)s GB, %(buf)s GB buffer + %(gpu)s GB) = %(need)s GB") % {
+            "gpu": num(gpu_gb),
+            "buf": num(host.buffer_gb),
+            "need": num(host.need_gb),
+        }
+    else:
+        need = _("need = 2 × %(gpu)s GB GPU memory = %(need)s GB (no-offload baseline)") % {
+            "gpu": num(gpu_gb),
+            "need": num(host.need_gb),
+        }
+    return Figure(
+        key="host",
+        label=_("Host memory"),
+        value=(
+            _("%(n)s × %(size)s GB = %(total)s GB per node")
+            if plan.parallelism.nodes > 1
+            else "%(n)s × %(size)s GB = %(total)s GB"
+        )
+        % {"n": num(host.dimm_count), "size": num(host.dimm_gb), "total": num(host.total_gb)},
+        detail=_("per socket: %(n)s × %(size)s GB = %(gb)s GB, %(dpc)s DIMM per channel")
+        % {
+            "n": num(host.dimms_per_socket),
+            "size": num(host.dimm_gb),
+            "gb": num(host.gb_per_socket),
+            "dpc": num(host.dimms_per_channel),
+        },
+        steps=(
+            need,
+            _(
+                "smallest balanced layout: %(n)s × %(size)s GB = %(total)s GB, "
+                "%(free)s GB beside the pinned buffer"
+            )
+            % {
+                "n": num(host.dimm_count),
+                "size": num(host.dimm_gb),
+                "total": num(host.total_gb),
+                "free": num(host.free_after_buffer_gb),
+            },
+        ),
+        source=_(
+            "our planning rule (twice the GPU memory, or the buffer plus the GPU memory); "
+            "Dell and Cisco memory population guides (the same DIMM in every channel)"
+        ),
+    )
+
+
+def nvme_figure(plan: Plan, w: Words) -> Figure:
+    """The NVMe tier (``sizing.nvme``)."""
+    _, num = w.gettext, w.num
+    tier = plan.nvme
+    if tier.drive is None:
+        if plan.request.workload.new_conversations_per_day and not plan.verdict.offload_pays:
+            detail = _("offloading does not pay here, so no NVMe tier is sold")
+            step = _("the verdict sells no offload tier, so the NVMe tier is left out too")
+        else:
+            detail = _("give new conversations per day to size one")
+            step = _("no new conversations per day given")
+        return Figure(
+            key="nvme",
+            label=_("NVMe tier"),
+            value=_("none"),
+            detail=detail,
+            steps=(step,),
+            source=_("our planning rule: an NVMe tier holds one day of new conversations"),
+        )
+    steps = [
+        _("writes: %(n)s new conversations × %(gb)s GB = %(tb)s TB per day")
+        % {
+            "n": num(plan.request.workload.new_conversations_per_day),
+            "gb": num(plan.conversation_bytes / GB, 2),
+            "tb": num(tier.writes_tb_per_day, 1),
+        },
+        _("rated: %(count)s × %(cap)s TB × %(dwpd)s DWPD = %(rated)s TB per day")
+        % {
+            "count": num(tier.drive_count),
+            "cap": num(tier.drive.capacity_tb, 2),
+            "dwpd": num(tier.drive.dwpd, 0),
+            "rated": num(tier.rated_writes_tb_per_day, 1),
+        },
+    ]
+    return Figure(
+        key="nvme",
+        label=_("NVMe tier"),
+        value=f"{num(tier.drive_count)} × {tier.drive.model}",
+        detail=_("%(tb)s TB written per day") % {"tb": num(tier.writes_tb_per_day, 1)},
+        steps=tuple(steps),
+        source=_(
+            "our planning rule (one day of new conversations); the drive makers' product "
+            "briefs (capacity, DWPD); vLLM blog on KV offloading (every new block is written "
+            "to each tier)"
+        ),
+    )

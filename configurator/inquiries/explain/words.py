@@ -1,0 +1,72 @@
+"""Numbers, phrases and the figure record the estimate's explanations share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from django.utils.translation import gettext as _
+from django.utils.translation import override
+
+from configurator.numbers import grouped, separators
+
+
+@cache
+def _translated(language: str, message: str) -> str:
+    with override(language):
+        return _(message)
+
+
+@dataclass(frozen=True)
+class Words:
+    """Numbers and fixed phrases in one language, looked up once per language.
+
+    The estimate's figures format about ninety numbers and translate about seventy
+    phrases per keystroke; asking Django for the active language each time costs more
+    than the figures themselves. The phrases are the literal messages of this module,
+    so the cache holds one entry per message and language.
+
+    Attributes:
+        language: a language code of ``settings.LANGUAGES``.
+        decimal: its decimal separator.
+        thousands: its thousands separator.
+    """
+
+    language: str
+    decimal: str
+    thousands: str
+
+    def num(self, value: float, decimals: int = 0) -> str:
+        """``value`` as :func:`num` formats it in :attr:`language`."""
+        return grouped(value, decimals, self.decimal, self.thousands)
+
+    def gettext(self, message: str) -> str:
+        """``message`` translated into :attr:`language` (Django's ``gettext``)."""
+        return _translated(self.language, message)
+
+
+@cache
+def words(language: str) -> Words:
+    """The :class:`Words` of ``language``."""
+    return Words(language, *separators(language))
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure of the estimate.
+
+    Attributes:
+        key: stable id (used for element ids and tests).
+        label: what the figure is.
+        value: the figure with its unit, formatted.
+        detail: one short line under the value, or empty.
+        steps: the calculation, one line per step, numbers filled in.
+        source: where the rule comes from.
+    """
+
+    key: str
+    label: str
+    value: str
+    detail: str
+    steps: tuple[str, ...]
+    source: str
