@@ -1,4 +1,5 @@
-"""Builders for the presales tests: the seed example's inquiry and a presales login."""
+"""Builders for the presales tests: the seed example's inquiry, a bare quote and a
+presales login."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from django.contrib.auth.models import AbstractUser
 from configurator.catalog.services import pricelist_load_demo
 from configurator.inquiries.models import Inquiry
 from configurator.planning.services import plan_create
+from configurator.quotes.models import Quote, QuoteAlternative
 from sizing.summary import plan_summary
 from sizing.workload import FIELDS, SEED_WORKLOAD, stored_inputs
 
@@ -36,6 +38,18 @@ def make_inquiry(*, language: str = "en", **overrides: Any) -> Inquiry:
     inquiry.reference = Inquiry.reference_for(year=inquiry.received_at.year, pk=inquiry.pk)
     inquiry.save(update_fields=["reference"])
     return inquiry
+
+
+def make_quote(*inputs: dict[str, Any], customer_name: str = "Test customer") -> Quote:
+    """A stored draft with one alternative per stored ``inputs`` (the seed example's
+    when none), titled ``A0``, ``A1`` …, with no lines and an empty plan summary: what
+    the verification job and the bundle read is the inputs alone."""
+    quote = Quote.objects.create(customer_name=customer_name)
+    for position, item in enumerate(inputs or (SEED_INPUTS,)):
+        QuoteAlternative.objects.create(
+            quote=quote, position=position, label=f"A{position}", inputs=item, plan_summary={}
+        )
+    return quote
 
 
 def make_presales(username: str = "presales") -> AbstractUser:

@@ -95,6 +95,7 @@ def remember_failure(key: str, exc: BaseException) -> None:
 
 def take_answer(key: str) -> HubMetadata | None:
     """The metadata a background lookup fetched for ``key``, if any (removed)."""
+    # Imported here for start-up speed: huggingface_hub loads only when the Hub is asked.
     from configurator.modelhub.hub import HubMetadata
 
     with _lock:
@@ -137,6 +138,7 @@ def _run(
     client: HubClient,
     slots: threading.BoundedSemaphore,
 ) -> None:
+    # Imported here for start-up speed: huggingface_hub loads only when the Hub is asked.
     from configurator.modelhub.hub import fetch_with_deadline
 
     try:

@@ -17,10 +17,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from configurator.celery import app
-from configurator.quotes.models import Quote, QuoteAlternative
 from configurator.verification.models import VerificationReport
 from configurator.verification.tasks import requeue_stale_reports
-from tests.quote_factories import SEED_INPUTS
+from tests.quote_factories import make_quote
 from tests.web.ports import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -50,12 +49,6 @@ def dead_broker() -> Iterator[None]:
 @pytest.fixture
 def staff(django_user_model: Any) -> Any:
     return django_user_model.objects.create_user("presales", password="pw", is_staff=True)
-
-
-def make_quote() -> Quote:
-    quote = Quote.objects.create(customer_name="Broker test")
-    QuoteAlternative.objects.create(quote=quote, label="A", inputs=SEED_INPUTS, plan_summary={})
-    return quote
 
 
 def test_start_with_the_broker_down_shows_why_and_leaves_the_report_failed(

@@ -18,11 +18,12 @@ import pytest
 from django.db import connection
 
 from configurator.planning.services import plan_stored
-from configurator.quotes.models import Quote, QuoteAlternative
+from configurator.quotes.models import Quote
 from configurator.verification.models import VerificationReport
 from configurator.verification.services import benchmarks_load_initial, plan_checks
 from configurator.verification.tasks import verify_quote
 from tests.conftest import ci_requires
+from tests.quote_factories import make_quote
 
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = ROOT / ".venv" / "bin" / "celery"
@@ -76,12 +77,6 @@ def stop(worker: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
         worker.wait(timeout=30)
 
 
-def make_quote() -> Quote:
-    quote = Quote.objects.create(customer_name="Worker test")
-    QuoteAlternative.objects.create(quote=quote, label="A", inputs=INPUTS, plan_summary={})
-    return quote
-
-
 def wait_for(predicate, timeout_s: float) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -119,7 +114,7 @@ def next_worker_verifies(env: dict[str, str], quote: Quote, **extra: str) -> boo
 
 
 def test_worker_runs_the_job_and_returns_its_result(worker_env):
-    quote = make_quote()
+    quote = make_quote(INPUTS)
     worker = start_worker(worker_env)
     try:
         result = verify_quote.delay(quote.pk)
@@ -133,7 +128,7 @@ def test_worker_runs_the_job_and_returns_its_result(worker_env):
 
 
 def test_killed_worker_the_job_is_redelivered_and_one_report_exists(worker_env):
-    quote = make_quote()
+    quote = make_quote(INPUTS)
     benchmarks_load_initial()
     expected_checks = len(plan_checks(plan_stored(INPUTS)))  # one run's checks
     kill_worker_mid_job(worker_env, quote)
@@ -152,7 +147,7 @@ def test_killed_worker_the_next_worker_runs_the_job_at_start(worker_env):
     # The broker would redeliver only after its visibility timeout (an hour here); the
     # next worker publishes the stale job again when it starts (verification.tasks).
     env = {**worker_env, "CELERY_VISIBILITY_TIMEOUT_SECONDS": "3600"}
-    quote = make_quote()
+    quote = make_quote(INPUTS)
     benchmarks_load_initial()
     kill_worker_mid_job(env, quote)
     done = next_worker_verifies(env, quote, VERIFICATION_STALE_SECONDS="1")

@@ -13,7 +13,6 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from configurator.quotes.models import Quote, QuoteAlternative
 from configurator.verification.models import BenchmarkRecord, VerificationReport
 from configurator.verification.records import bundled_cases
 from configurator.verification.services import (
@@ -21,7 +20,7 @@ from configurator.verification.services import (
     verification_run,
 )
 from configurator.verification.tasks import verification_start, verify_quote
-from tests.quote_factories import SEED_INPUTS
+from tests.quote_factories import SEED_INPUTS, make_quote
 
 # Task effects are checked in-process; tests/web/test_celery_worker.py runs the real worker.
 pytestmark = pytest.mark.usefixtures("eager_tasks")
@@ -36,15 +35,6 @@ LLAMA_H100 = {
     "new_conversations_per_day": 0,
 }
 SEED = SEED_INPUTS  # the seed's worked example (DESIGN §3)
-
-
-def make_quote(*inputs: dict) -> Quote:
-    quote = Quote.objects.create(customer_name="Test customer")
-    for position, item in enumerate(inputs):
-        QuoteAlternative.objects.create(
-            quote=quote, position=position, label=f"A{position}", inputs=item, plan_summary={}
-        )
-    return quote
 
 
 @pytest.fixture
