@@ -67,6 +67,8 @@ from sizing.bom import bill_of_materials, chassis_for, check_gpu_cooling
 from sizing.configuration import Configuration, Miss, P, PriceFn, Rejection
 from sizing.errors import InfeasibleError, SizingError
 from sizing.pareto import pareto_front
+from sizing.performance import NoMeasuredBasis
+from sizing.performance.calibration import prefill_class
 from sizing.plan import Plan, PlanRequest, make_plan, validate
 from sizing.search_nearest import NO_BASIS, TPOT_TARGET, TTFT_TARGET
 from sizing.search_space import (
@@ -285,7 +287,9 @@ def _seed_queue(
     price: PriceFn[P],
 ) -> tuple[_Queue[P], list[Rejection], list[str]]:
     """The base configurations, priced by their floors; those whose GPU no chassis
-    takes are rejected, those whose floor is not priced listed as unpriced."""
+    takes, or whose GPU has no measured prefill (the TTFT of every plan on it would be a
+    guess, :func:`sizing.performance.calibration.prefill_class`), are rejected before
+    they are sized, those whose floor is not priced listed as unpriced."""
     queue: _Queue[P] = _Queue()
     rejected: list[Rejection] = []
     unpriced: list[str] = []
@@ -296,6 +300,12 @@ def _seed_queue(
         except InfeasibleError as exc:
             queue.priced += 1
             rejected.append(_rejection(candidate, exc.binding, exc.message))
+            continue
+        try:
+            prefill_class(gpu.slug, gpu.name)  # what every plan's TTFT on it rests on
+        except NoMeasuredBasis as exc:
+            queue.priced += 1
+            rejected.append(_rejection(candidate, NO_BASIS, exc.message))
             continue
         floor = floor_price(candidate, price)
         if floor is None:
