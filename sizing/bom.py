@@ -2,20 +2,7 @@
 
 Rules (each line's reason names its input):
 
-- Chassis: one dual-socket SP5 server per node with eight double-width PCIe Gen5 x16
-  slots, 24 DIMM slots at one DIMM per channel and 4 NVMe bays (ASRock Rack
-  4U8G-TURIN2, ServeTheHome review; ASUS ESC8000A-E13P; hardware notes "pattern for
-  8-GPU PCIe nodes"). SXM and OAM modules sit on a vendor baseboard, so those GPUs get
-  the HGX/UBB chassis instead: 8 modules, 24 DIMM slots (MLPerf OAM reference nodes:
-  24 DIMMs) and 8 NVMe bays (upper end of the 2-8 front bays of the hardware notes'
-  8-GPU pattern). The chosen chassis must hold the plan's GPUs, DIMMs and NVMe drives;
-  otherwise the BOM raises :class:`ChassisLimitError` naming the constraint.
-- GPU cooling: a chassis takes only the cooling kinds listed for it in hardware.json
-  (``chassis[].takes_cooling`` against each GPU's ``cooling``): the 4U PCIe server takes
-  passive server cards and blower cards, whose air leaves front to back with the chassis
-  fans (NVIDIA RTX PRO 6000 Server Edition and Max-Q Workstation Edition pages); it does
-  not take the 600 W flow-through Workstation Edition (NVIDIA's datasheet: a desktop
-  cooler) or open-air consumer cards. The baseboard chassis takes SXM/OAM modules only.
+- Chassis, GPU cooling and the slots of a node: :mod:`sizing.chassis`.
 - CPUs: one AMD EPYC 9355 (32 cores, 280 W TDP) per socket of the plan's platform (AMD
   EPYC 9005 platform facts; the seed names the 9355).
 - DIMMs: the plan's DIMM layout (``sizing.host_memory``): count and size per node.
@@ -32,6 +19,9 @@ Rules (each line's reason names its input):
   specifies 2,700 W Titanium units; a full 8-GPU node draws above 5 kW, ServeTheHome).
 - Services per node: assembly, a 48-hour burn-in, shipping, a warranty extension to
   five years (the NVMe endurance horizon of ``sizing.nvme.WARRANTY_YEARS``).
+- Shared tier: when the plan has one, one line for the whole plan: its capacity in
+  whole TB, with the network rate per node and the hashing rule in its reason
+  (:mod:`sizing.shared_storage`); the customer may bring it instead of buying it.
 """
 
 from __future__ import annotations
@@ -39,11 +29,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sizing import catalog
-from sizing.catalog import Gpu
-from sizing.errors import Fix, InfeasibleError
+from sizing.chassis import BASEBOARD_GPUS, chassis_for, check_chassis, check_gpu_cooling
 from sizing.nvme import WARRANTY_YEARS
 from sizing.plan import Plan
+from sizing.shared_storage import STORAGE_SKU, storage_requirement
 
 CPU_SKU = "CPU-EPYC-9355"
 CPU_TDP_W = 280
@@ -53,164 +42,9 @@ PLATFORM_OVERHEAD_W = 400
 PSU_W = 2700
 """One Titanium power supply, W (ASRock Rack 4U8G-TURIN2 specification)."""
 
-BASEBOARD_GPUS = frozenset(
-    {
-        "h200-sxm",
-        "h100-sxm",
-        "a100-sxm-40gb",
-        "a100-sxm-80gb",
-        "b200",
-        "b300",
-        "gb300",
-        "mi300x",
-        "mi325x",
-        "mi355x",
-    }
-)
-"""GPUs sold as SXM/OAM modules on a baseboard (``form_factor`` in hardware.json)."""
-
 BRIDGE_WAYS = {"h200-nvl": (4, 2), "h100-nvl": (2,), "h100-pcie": (2,)}
 BRIDGE_WAYS.update({"a100-pcie-40gb": (2,), "a100-pcie-80gb": (2,)})
 """Bridge sizes each PCIe card takes, largest first (``nvlink.type`` in hardware.json)."""
-
-
-@dataclass(frozen=True)
-class Chassis:
-    """A server chassis the BOM can sell, with the slots that limit a node.
-
-    Attributes:
-        sku: the price-list SKU.
-        gpu_slots: GPUs it takes (double-width PCIe cards or baseboard modules).
-        dimm_slots: DIMM slots over both sockets.
-        nvme_bays: front NVMe drive bays.
-        source: where the figures come from.
-    """
-
-    sku: str
-    gpu_slots: int
-    dimm_slots: int
-    nvme_bays: int
-    source: str
-
-    @property
-    def takes_cooling(self) -> frozenset[str]:
-        """The GPU cooling kinds this chassis holds (``chassis`` in hardware.json)."""
-        return catalog.chassis_cooling().get(self.sku, frozenset())
-
-    def takes(self, gpu: Gpu) -> bool:
-        """Whether ``gpu``'s cooling (``Gpu.cooling``) is one this chassis holds."""
-        return gpu.cooling in self.takes_cooling
-
-
-PCIE_CHASSIS = Chassis(
-    sku="CHS-SP5-4U8G",
-    gpu_slots=8,
-    dimm_slots=24,
-    nvme_bays=4,
-    source="ASRock Rack 4U8G-TURIN2 (ServeTheHome review): 8 x16 slots, 24 DIMMs, 4 NVMe bays",
-)
-BASEBOARD_CHASSIS = Chassis(
-    sku="CHS-SP5-HGX8",
-    gpu_slots=8,
-    dimm_slots=24,
-    nvme_bays=8,
-    source="8-GPU baseboard node: 24 DIMMs (MLPerf OAM reference nodes), 8 front NVMe bays",
-)
-MAX_PCIE_GPUS_PER_CHASSIS = PCIE_CHASSIS.gpu_slots
-
-
-def chassis_for(slug: str) -> Chassis:
-    """The chassis a node of GPU ``slug`` is built in: the baseboard one for SXM/OAM
-    modules (:data:`BASEBOARD_GPUS`), the 4U PCIe server otherwise."""
-    return BASEBOARD_CHASSIS if slug in BASEBOARD_GPUS else PCIE_CHASSIS
-
-
-def server_gpu(gpu: Gpu) -> bool:
-    """Whether the chassis a node of ``gpu`` is built in takes it (module docstring)."""
-    return chassis_for(gpu.slug).takes(gpu)
-
-
-class ChassisLimitError(InfeasibleError):
-    """The plan needs more GPUs, DIMMs or NVMe drives per node than the chassis holds.
-
-    ``binding`` names the slot kind (``"GPU slots per chassis"``, ``"DIMM slots per
-    chassis"``, ``"NVMe bays per chassis"``); ``field`` the input to change.
-    """
-
-
-COOLING_BINDING = "GPU cooling per chassis"
-"""The binding of a GPU whose cooling the chassis does not take."""
-
-
-def check_gpu_cooling(chassis: Chassis, gpu: Gpu) -> None:
-    """Check that ``chassis`` takes ``gpu``'s cooling kind (module docstring).
-
-    Raises:
-        ChassisLimitError: field ``gpu``, binding ``"GPU cooling per chassis"``, naming
-            the GPU, its cooling and the kinds the chassis takes.
-    """
-    if chassis.takes(gpu):
-        return
-    takes = ", ".join(sorted(chassis.takes_cooling))
-    raise ChassisLimitError(
-        "gpu",
-        f"gpu {gpu.slug} ({gpu.name}, {gpu.cooling} cooling) does not go into the "
-        f"{chassis.sku} chassis, which takes {takes} GPUs only",
-        binding=COOLING_BINDING,
-        fixes=(Fix("server_gpu"),),
-        code="chassis_gpu_cooling",
-        values={"gpu": gpu.name, "cooling": gpu.cooling or "", "sku": chassis.sku, "takes": takes},
-    )
-
-
-def check_chassis(chassis: Chassis, *, gpus: int, dimm_count: int, nvme_drive_count: int) -> None:
-    """Check that one node's parts fit ``chassis``.
-
-    Args:
-        chassis: the chassis the BOM sells.
-        gpus: GPUs per node.
-        dimm_count: DIMMs per node.
-        nvme_drive_count: NVMe drives per node.
-
-    Raises:
-        ChassisLimitError: for the first kind of slot that is short, naming it and the
-            counts (source: the chassis' ``source``).
-    """
-    if gpus > chassis.gpu_slots:
-        raise ChassisLimitError(
-            "gpus_per_node",
-            f"gpus_per_node must be at most {chassis.gpu_slots} for the {chassis.sku} chassis, "
-            f"got {gpus}",
-            binding="GPU slots per chassis",
-            fixes=(Fix("fewer_gpus"), Fix("more_nodes")),
-            code="chassis_gpu_slots",
-            values={"max": chassis.gpu_slots, "sku": chassis.sku, "got": gpus},
-        )
-    if dimm_count > chassis.dimm_slots:
-        raise ChassisLimitError(
-            "users",
-            f"the plan needs {dimm_count} DIMMs per node, but the {chassis.sku} chassis has "
-            f"{chassis.dimm_slots} DIMM slots",
-            binding="DIMM slots per chassis",
-            fixes=(
-                Fix("fewer_users"),
-                Fix("fp8_kv_cache_short"),
-                Fix("shorter_context"),
-                Fix("more_nodes"),
-            ),
-            code="chassis_dimm_slots",
-            values={"dimms": dimm_count, "sku": chassis.sku, "slots": chassis.dimm_slots},
-        )
-    if nvme_drive_count > chassis.nvme_bays:
-        raise ChassisLimitError(
-            "new_conversations_per_day",
-            f"the plan needs {nvme_drive_count} NVMe drives per node, but the {chassis.sku} "
-            f"chassis has {chassis.nvme_bays} NVMe bays",
-            binding="NVMe bays per chassis",
-            fixes=(Fix("fewer_new_conversations"), Fix("fp8_kv_cache_short"), Fix("more_nodes")),
-            code="chassis_nvme_bays",
-            values={"drives": nvme_drive_count, "sku": chassis.sku, "bays": chassis.nvme_bays},
-        )
 
 
 CATEGORIES = (
@@ -224,6 +58,7 @@ CATEGORIES = (
     "nic",
     "psu",
     "service",
+    "storage",
 )
 """Line categories in the order a BOM lists them."""
 
@@ -235,7 +70,8 @@ class BomLine:
     Attributes:
         sku: the price-list SKU.
         category: one of :data:`CATEGORIES`.
-        quantity_per_node: items in each node.
+        quantity_per_node: items in each node (0 for a line of the whole plan, the
+            shared tier's).
         quantity: items over all nodes of the plan.
         why_en: the reason in English, with the figure it comes from.
         why_de: the same reason in German.
@@ -442,5 +278,12 @@ def bill_of_materials(plan: Plan) -> Bom:
         f"warranty extended to {WARRANTY_YEARS} years",
         f"Gewährleistung auf {WARRANTY_YEARS} Jahre verlängert",
     )
+    storage = storage_requirement(plan.serving.shared if plan.serving else None)
+    if storage is not None:
+        lines.append(
+            BomLine(
+                STORAGE_SKU, "storage", 0, storage.quantity_tb, storage.why_en(), storage.why_de()
+            )
+        )
     order = {c: i for i, c in enumerate(CATEGORIES)}
     return Bom(nodes=nodes, lines=tuple(sorted(lines, key=lambda ln: order[ln.category])))

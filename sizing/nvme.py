@@ -49,6 +49,12 @@ class NvmeTier:
     conversation_bytes: int = 0
 
     @property
+    def read_gbs(self) -> float:
+        """The tier's sequential read rate, GB/s: drives × each drive's rated read
+        (``seq_read_gbs``, hardware.json); 0 without a drive."""
+        return self.drive.seq_read_gbs * self.drive_count if self.drive else 0.0
+
+    @property
     def reload_ms(self) -> float | None:
         """Reading one conversation back from one drive of the tier, ms
         (:func:`reload_seconds_from_nvme`), or ``None`` without a drive. The engines then

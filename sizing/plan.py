@@ -354,6 +354,7 @@ def _serve(
             context_tokens=request.workload.context_tokens,
             shared_prefix_tokens=request.workload.shared_prompt_tokens,
             nvme_bytes_per_node=nvme.capacity_tb * TB,
+            nvme_read_gbs_per_node=nvme.read_gbs,
             max_buffer_gb_per_node=buffer_cap_gb,
             tiers=tiers,
             with_shared_tier=not request.workload.without_shared_tier,

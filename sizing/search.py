@@ -43,7 +43,7 @@ Hard constraints (a configuration breaking one is never returned, only counted i
 conversation do not fit, host memory beyond the largest DIMMs, TP divisibility); the BOM
 does not fit the chassis (the GPU's cooling, GPU slots, DIMM slots, NVMe bays: a GPU no
 chassis takes, such as the flow-through RTX PRO 6000 Workstation Edition, is rejected
-before it is sized, :func:`sizing.bom.check_gpu_cooling`); the CPU tier would only
+before it is sized, :func:`sizing.chassis.check_gpu_cooling`); the CPU tier would only
 mirror the GPU cache (verdict binding "mirror"). Targets (a configuration that misses
 one is kept as "nearest" but not recommended): the users active at once are resident on
 the GPUs (``active_share``), and TTFT p95 and TPOT at the busiest hour within the
@@ -63,7 +63,8 @@ from dataclasses import dataclass, field
 from typing import Any, Generic
 
 from sizing import catalog, search_nearest
-from sizing.bom import bill_of_materials, chassis_for, check_gpu_cooling
+from sizing.bom import bill_of_materials
+from sizing.chassis import chassis_for, check_gpu_cooling
 from sizing.configuration import Configuration, Miss, P, PriceFn, Rejection
 from sizing.errors import InfeasibleError, SizingError
 from sizing.pareto import pareto_front

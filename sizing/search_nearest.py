@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from sizing.bom import COOLING_BINDING
+from sizing.chassis import COOLING_BINDING
 from sizing.configuration import Configuration, Miss, P, PriceFn, Rejection
 from sizing.plan import PlanRequest
 from sizing.serving import RELAXED_TARGET_FACTOR

@@ -35,7 +35,8 @@ from typing import Any
 
 from sizing import catalog
 from sizing.architecture import conversation_bytes, kv_bytes_per_token
-from sizing.bom import CPU_SKU, Bom, BomLine, chassis_for, dimm_sku, gpu_sku
+from sizing.bom import CPU_SKU, Bom, BomLine, dimm_sku, gpu_sku
+from sizing.chassis import chassis_for
 from sizing.gpu import MAX_PIPELINE_NODES, valid_tp_sizes
 from sizing.host_memory import layout_totals_gb
 from sizing.plan import Plan, PlanRequest

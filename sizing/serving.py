@@ -9,8 +9,9 @@ only decides what goes in:
 
 - Reloads are timed for vLLM's native offloading connector, the engine the plan's
   flags are written for. A tier without a measured reload for it (NVMe and shared
-  tiers: ``sizing/data/performance.json``) counts as a miss in TTFT, so no hit is
-  promised that no measurement supports; its hit share is still reported.
+  tiers: ``sizing/data/performance.json``) is timed from its read rate on top of the
+  CPU-tier hit (:mod:`sizing.tier_reads`, "no measured basis"), so its hits lower TTFT
+  and prefill work; the plan names those tiers (``unmeasured_tiers``).
 - The GPU prefix cache of a replica is its KV pool; the CPU tier holds every user's
   conversation (seed), split over the replicas and capped by each node's DIMM slots;
   the NVMe tier is its drives' capacity; the shared tier holds every user once.
@@ -44,6 +45,7 @@ from sizing.performance import ModelShape
 from sizing.performance.calibration import missing_path
 from sizing.return_gaps import GapDistribution
 from sizing.scale import Capacities, Evaluation, Evaluator, Scale, scale
+from sizing.tier_reads import TierReadRates, read_rates, staged_hit_ms
 from sizing.traffic import (
     DEFAULT_TPOT_MS,
     DEFAULT_TTFT_P95_MS,
@@ -119,7 +121,8 @@ class Serving:
         shared: the shared tier, when the plan needs one.
         benefit: the verdict's figures.
         assumptions: the traffic defaults relied on, in English.
-        unmeasured_tiers: tiers whose hits count as misses in TTFT (no measured reload).
+        unmeasured_tiers: tiers whose hits are timed from their read rate, with no
+            measured basis (:mod:`sizing.tier_reads`).
         ttft_p95_target_ms, tpot_target_ms: the targets the plan is sized for.
         target_notes: a default target one request cannot meet at this context, and
             the target used instead.
@@ -155,6 +158,7 @@ def _table(
     replica: Replica,
     shape: ConversationShape,
     shared_prefix_tokens: int,
+    rates: TierReadRates,
 ) -> tuple[ServiceTable, tuple[str, ...]]:
     mshape = _model_shape(model, kv_dtype)
     gpu, tp = replica.gpu, replica.tensor_parallel_size
@@ -164,16 +168,23 @@ def _table(
         return performance.ttft_miss_ms(mshape, gpu=gpu, tp=tp, prompt_tokens=prompt)
 
     def hit_ms(tier: str, prompt: int, cached: int) -> float | None:
-        if tier in unmeasured:
-            return None
-        return performance.ttft_hit_ms(
+        cached = min(cached, prompt - 1)
+        ms = performance.ttft_hit_ms(
             mshape,
             engine=ENGINE,
-            tier=tier,
+            tier="cpu" if tier in unmeasured else tier,
             gpu=gpu,
             tp=tp,
             prompt_tokens=prompt,
-            cached_tokens=min(cached, prompt - 1),
+            cached_tokens=cached,
+        )
+        if tier not in unmeasured:
+            return ms
+        return staged_hit_ms(
+            cpu_hit_ms=ms,
+            cached_tokens=max(0, cached - shared_prefix_tokens),  # the prompt stays on GPU
+            kv_bytes_per_token=replica.kv_bytes_per_token,
+            read_gbs=rates.rate(tier),
         )
 
     table = service_table(
@@ -194,21 +205,24 @@ def _bound(
     shape: ConversationShape,
     shared_prefix_tokens: int,
     load: tuple[Traffic, int, float],
+    rates: TierReadRates,
 ) -> _Bound:
     """The performance model bound to one model, KV dtype, GPU and TP for one workload:
     the service table, the tiers without a measured reload, TPOT against the batch and
     the evaluations of replica counts (:class:`~sizing.scale.Evaluator`'s memo).
 
-    None of them depends on the GPUs per node, the tiers' sizes or the nodes, so plans
-    of the same GPU and TP for the same traffic (a configuration search) compute them
-    once; kept per model object like :func:`_model_shape`, at most 64 at a time."""
+    None of them depends on the tiers' sizes or the nodes, so plans of the same GPU and
+    TP for the same traffic (a configuration search) compute them once; the hits from
+    tiers timed by their read rate depend on ``rates`` (the NVMe drives and the
+    instances per node) and the KV bytes per token, which are part of the key. Kept per
+    model object like :func:`_model_shape`, at most 64 at a time."""
     key: tuple[Any, ...] = (id(model), kv_dtype, replica.gpu, replica.tensor_parallel_size)
-    key += (shape, shared_prefix_tokens, *load)
+    key += (shape, shared_prefix_tokens, *load, rates, replica.kv_bytes_per_token)
     hit = _BOUND.get(key)
     if hit is None or hit[0] is not model:
         if len(_BOUND) > 64:
             _BOUND.clear()
-        table, unmeasured = _table(model, kv_dtype, replica, shape, shared_prefix_tokens)
+        table, unmeasured = _table(model, kv_dtype, replica, shape, shared_prefix_tokens, rates)
         tpot = _tpot(model, kv_dtype, replica, round(load[2]))
         hit = (model, (table, unmeasured, tpot, {}))
         _BOUND[key] = hit
@@ -262,6 +276,7 @@ def serve(
     max_buffer_gb_per_node: float,
     tiers: bool = True,
     with_shared_tier: bool = True,
+    nvme_read_gbs_per_node: float = 0.0,
 ) -> Serving:
     """Size the plan for the traffic.
 
@@ -278,6 +293,8 @@ def serve(
             need; hit rates from the GPU prefix cache only).
         with_shared_tier: False for a plan without a shared tier (each node's CPU and NVMe
             tiers only; returns beyond them are recomputed).
+        nvme_read_gbs_per_node: the node's NVMe drives' sequential read rate, GB/s
+            (0: no NVMe tier; :mod:`sizing.tier_reads`).
 
     Raises:
         SizingError: an input of ``traffic`` out of range (field named).
@@ -289,10 +306,14 @@ def serve(
     shape = conversation_shape(traffic, unique)
     gap = gaps(traffic)
     stream = busy_hour_stream(traffic, users=users, shape=shape, gap=gap)
+    rates = read_rates(
+        nvme_read_gbs_per_node=nvme_read_gbs_per_node,
+        instances_per_node=replica.replicas_per_node,
+    )
     mean_tokens = shared_prefix_tokens + shape.prompt_tokens_total / shape.turns
     mean_tokens += shape.output_tokens / 2
     table, unmeasured, tpot, memo = _bound(
-        model, kv_dtype, replica, shape, shared_prefix_tokens, (traffic, users, mean_tokens)
+        model, kv_dtype, replica, shape, shared_prefix_tokens, (traffic, users, mean_tokens), rates
     )
     bpt = replica.kv_bytes_per_token
     per_node = replica.replicas_per_node

@@ -20,6 +20,7 @@ class Category(models.TextChoices):
     NIC = "nic", _("Network")
     PSU = "psu", _("Power supply")
     SERVICE = "service", _("Service")
+    STORAGE = "storage", _("Shared storage")
     OTHER = "other", _("Other")
 
 

@@ -103,11 +103,15 @@ def bom_net_eur(bom: Bom, prices: Mapping[str, Price]) -> Decimal | None:
 
     Each line is ``quantity × unit price`` rounded to cents half up, then summed: the
     subtotal of :func:`configurator.quotes.models.compute_totals` before a discount.
-    ``None`` when a line's SKU has no price in ``prices``.
+    ``None`` when a line's SKU has no price in ``prices``, except the shared tier's
+    storage line: without a price it counts as brought by the customer (0.00 EUR), as a
+    quote may mark it (``sizing.shared_storage``).
     """
     total = Decimal("0.00")
     for line in bom.lines:
         price = prices.get(line.sku)
+        if price is None and line.category == "storage":
+            continue
         if price is None:
             return None
         total += (Decimal(line.quantity) * price.unit_price_eur).quantize(

@@ -34,7 +34,7 @@ from configurator.modelhub.upload import (
 )
 from configurator.planning.services import plan_create
 from sizing import catalog
-from sizing.bom import server_gpu
+from sizing.chassis import server_gpu
 from sizing.errors import SizingError
 from sizing.model import ModelSpec, catalog_ids
 from sizing.plan import Plan
@@ -77,7 +77,7 @@ UPLOAD_FIELDS = ("config_file", "config_text", "model_name", "weights_gib")
 @cache
 def gpu_choices() -> tuple[tuple[str, str], ...]:
     """GPUs the engine knows that a chassis the builder sells takes, largest memory first
-    (``sizing.catalog.gpus``; :func:`sizing.bom.server_gpu`: not the flow-through RTX PRO
+    (``sizing.catalog.gpus``; :func:`sizing.chassis.server_gpu`: not the flow-through RTX PRO
     6000 Workstation Edition nor open-air consumer cards)."""
     known = (g for g in catalog.gpus().values() if server_gpu(g))
     gpus = sorted(known, key=lambda g: (-g.marketed_memory_gb, g.name))

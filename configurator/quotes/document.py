@@ -84,6 +84,7 @@ def _line(
     unit_cost_eur: Decimal,
     why: str,
     is_example: bool = False,
+    customer_provides: bool = False,
 ) -> DocumentLine:
     return {
         "position": position,
@@ -95,7 +96,8 @@ def _line(
         "unit_cost_eur": str(unit_cost_eur),
         "total_eur": str((Decimal(quantity) * unit_price_eur).quantize(Decimal("0.01"))),
         "why": why,
-        "is_example": is_example,
+        "is_example": is_example and not customer_provides,
+        "customer_provides": customer_provides,
     }
 
 
@@ -122,6 +124,7 @@ def document_from_quote(quote: Quote, *, live: bool = False) -> QuoteDocument:
                 unit_cost_eur=ln.unit_cost_eur,
                 why=ln.why_in(quote.language),
                 is_example=ln.sku in examples,
+                customer_provides=ln.customer_provides,
             )
             for n, ln in enumerate(alt.lines.all(), start=1)
         ]

@@ -31,6 +31,8 @@ class DocumentLine(TypedDict):
         why: the reason for the line in the quote's language.
         is_example: the price-list entry is marked as an example price (absent in
             snapshots stored before example prices were marked).
+        customer_provides: the customer brings the item (the shared tier's storage),
+            listed at 0.00 EUR (absent in snapshots stored before lines could be).
     """
 
     position: int
@@ -43,6 +45,7 @@ class DocumentLine(TypedDict):
     total_eur: str
     why: str
     is_example: NotRequired[bool]
+    customer_provides: NotRequired[bool]
 
 
 class Totals(TypedDict):

@@ -170,12 +170,23 @@ class QuoteLine(models.Model):
     why = models.CharField(_("reason (English)"), max_length=300, blank=True)
     why_de = models.CharField(_("reason (German)"), max_length=300, blank=True)
     is_manual = models.BooleanField(_("added by hand"), default=False)
+    customer_provides = models.BooleanField(
+        _("customer provides"),
+        default=False,
+        help_text=_("The customer brings this item (the shared tier): listed, not charged."),
+    )
 
     class Meta:
         ordering = ["position", "pk"]
 
     def __str__(self) -> str:
         return f"{self.quantity} × {self.sku}"
+
+    @property
+    def can_be_provided(self) -> bool:
+        """Whether the customer may bring this line instead of buying it (the shared
+        tier's storage, ``sizing.shared_storage``)."""
+        return self.category == "storage"
 
     def description_in(self, language: str) -> str:
         """The item's name in ``language`` (``de``; anything else gives English)."""

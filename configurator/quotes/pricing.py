@@ -53,7 +53,7 @@ def price_bom(plan: Plan, *, prices: dict[str, Price], language: str = "en") -> 
     Texts are in both languages; ``language`` picks the one ``description``/``why`` give.
 
     Raises:
-        ChassisLimitError: the plan's parts do not fit the chassis (``sizing.bom``).
+        ChassisLimitError: the plan's parts do not fit the chassis (``sizing.chassis``).
     """
     out = []
     for line in bill_of_materials(plan).lines:

@@ -303,6 +303,33 @@ def quote_line_add(
     )
 
 
+def quote_line_set_provided(
+    *, line: QuoteLine, provides: bool, today: dt.date | None = None
+) -> QuoteLine:
+    """Mark a draft's shared-storage line as brought by the customer (listed at 0.00 EUR)
+    or bought (priced again from the price list in force on ``today``; 0.00 EUR and
+    flagged unpriced when the list has no price for its SKU).
+
+    Raises:
+        QuoteFrozenError: the quote is issued.
+        ValueError: the line is not one a customer may bring (``can_be_provided``).
+    """
+    quote = line.alternative.quote
+    _check_draft(quote)
+    if not line.can_be_provided:
+        raise ValueError(f"{line.sku} is not a line the customer can provide")
+    if provides:
+        line.unit_price_eur = line.unit_cost_eur = Decimal("0.00")
+    else:
+        price = prices_on(today or timezone.localdate()).get(line.sku)
+        line.unit_price_eur = price.unit_price_eur if price else Decimal("0.00")
+        line.unit_cost_eur = price.unit_cost_eur if price else Decimal("0.00")
+    line.customer_provides = provides
+    line.save(update_fields=["unit_price_eur", "unit_cost_eur", "customer_provides"])
+    quote_pdf_schedule(quote)
+    return line
+
+
 def _next_number(year: int) -> str:
     """Take the next number of ``year`` under a row lock (call inside a transaction)."""
     try:

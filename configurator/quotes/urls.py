@@ -20,5 +20,6 @@ urlpatterns = [
     path("quotes/<int:pk>/issue/", views.issue, name="issue"),
     path("quotes/<int:pk>/pdf/", views.pdf, name="pdf"),
     path("lines/<int:pk>/quantity/", views.line_quantity, name="line_quantity"),
+    path("lines/<int:pk>/provided/", views.line_provided, name="line_provided"),
     path("alternatives/<int:pk>/lines/", views.line_add, name="line_add"),
 ]

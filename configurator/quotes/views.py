@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.db.models import Prefetch
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
@@ -35,6 +35,7 @@ from configurator.quotes.services import (
     quote_create_from_recommendation,
     quote_issue,
     quote_line_add,
+    quote_line_set_provided,
     quote_line_set_quantity,
     quote_update,
 )
@@ -268,6 +269,22 @@ def line_quantity(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         if request.htmx:
             return _alternative_response(request, alt, removed=removed)
         messages.info(request, _("Removed %(quantity)s × %(description)s (%(sku)s).") % removed)
+    return _alternative_response(request, alt)
+
+
+@require_POST
+@staff_required
+def line_provided(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Mark the shared-storage line as brought by the customer (``provides=1``) or sold
+    (``provides=0``); other lines and other values answer 400."""
+    line = get_object_or_404(QuoteLine.objects.select_related("alternative__quote"), pk=pk)
+    alt = line.alternative
+    if alt.quote.is_issued:
+        return _frozen(request, alt.quote)
+    provides = request.POST.get("provides")
+    if provides not in ("0", "1") or not line.can_be_provided:
+        return HttpResponseBadRequest(_("Only the shared storage line can be provided."))
+    quote_line_set_provided(line=line, provides=provides == "1")
     return _alternative_response(request, alt)
 
 

@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sizing.bom import (
-    BASEBOARD_CHASSIS,
-    PCIE_CHASSIS,
-    ChassisLimitError,
-    bill_of_materials,
-    check_chassis,
-    psu_count,
-)
+from sizing.bom import bill_of_materials, psu_count
+from sizing.chassis import BASEBOARD_CHASSIS, PCIE_CHASSIS, ChassisLimitError, check_chassis
 from sizing.model import from_catalog
 from sizing.plan import make_plan
 from tests.factories import plan_request
@@ -178,3 +172,29 @@ def test_every_bom_fits_its_chassis(kw: dict[str, object]) -> None:
     assert per_node["gpu"] <= chassis.gpu_slots
     assert per_node["dimm"] <= chassis.dimm_slots
     assert per_node.get("nvme", 0) <= chassis.nvme_bays
+
+
+def test_fifty_thousand_users_buy_or_bring_a_shared_storage_line() -> None:
+    # The traffic issue: 50,000 users of the seed model need N nodes and a shared tier.
+    plan = _plan(users=50_000)
+    s = plan.summary()  # type: ignore[attr-defined]
+    bom = bill_of_materials(plan)  # type: ignore[arg-type]
+    storage = bom.line("storage")
+    assert storage is not None and storage.sku == "STO-KV-SHARED-TB"
+    # Every user's 1 GiB conversation once: 50,000 × 2^30 B = 53.69 TB, sold in whole TB.
+    assert storage.quantity == 54 and storage.quantity_per_node == 0
+    # The line names the nodes, the capacity, the network per node and the hashing rule
+    # (sizing/shared_storage.py), the figures being the plan's own summary keys.
+    nodes, gbps = s["nodes"], s["shared_tier_gbps"]
+    assert nodes > 1 and bom.nodes == nodes
+    assert f"for {nodes} nodes: 53.7 TB, {gbps:.2f} GB/s per node" in storage.why_en
+    assert "PYTHONHASHSEED" in storage.why_en and "sha256" in storage.why_en
+    de_gbps = f"{gbps:.2f}".replace(".", ",")
+    assert f"für {nodes} Knoten: 53,7 TB, {de_gbps} GB/s je Knoten" in storage.why_de
+    assert bom.line("chassis").quantity == nodes  # type: ignore[union-attr]
+    assert [ln.category for ln in bom.lines][-1] == "storage"
+
+
+def test_one_node_plan_has_no_storage_line() -> None:
+    # Seed: one node, every user in its CPU tier: no shared tier, no storage line.
+    assert bill_of_materials(_plan()).line("storage") is None  # type: ignore[arg-type]

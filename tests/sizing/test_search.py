@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from sizing import catalog
-from sizing.bom import BASEBOARD_CHASSIS, BASEBOARD_GPUS, PCIE_CHASSIS, Bom, bill_of_materials
+from sizing.bom import Bom, bill_of_materials
+from sizing.chassis import BASEBOARD_CHASSIS, BASEBOARD_GPUS, PCIE_CHASSIS
 from sizing.configuration import Configuration
 from sizing.errors import SizingError
 from sizing.model import from_catalog
