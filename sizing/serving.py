@@ -49,8 +49,9 @@ from sizing.tier_reads import TierReadRates, read_rates, staged_hit_ms
 from sizing.traffic import (
     DEFAULT_TPOT_MS,
     DEFAULT_TTFT_P95_MS,
+    Assumption,
     Traffic,
-    assumptions,
+    assumption_notes,
     busy_hour_stream,
     conversation_shape,
     gaps,
@@ -121,6 +122,7 @@ class Serving:
         shared: the shared tier, when the plan needs one.
         benefit: the verdict's figures.
         assumptions: the traffic defaults relied on, in English.
+        assumption_notes: the same as codes with their figures, for a page to word.
         unmeasured_tiers: tiers whose hits are timed from their read rate, with no
             measured basis (:mod:`sizing.tier_reads`).
         ttft_p95_target_ms, tpot_target_ms: the targets the plan is sized for.
@@ -144,6 +146,7 @@ class Serving:
     ttft_p95_target_ms: float = DEFAULT_TTFT_P95_MS
     tpot_target_ms: float = DEFAULT_TPOT_MS
     target_notes: tuple[Note, ...] = ()
+    assumption_notes: tuple[Assumption, ...] = ()
     evaluator: Evaluator | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -377,6 +380,7 @@ def serve(
             reload_bytes_per_return=mean_history * bpt,
             new_kv_bytes_per_s_per_node=stream.new_tokens_per_s * bpt / cluster.nodes,
         )
+    notes_of_defaults = assumption_notes(traffic, shape, gap)
     benefit = judge(
         scale=replace(sc, final=final),
         table=table,
@@ -395,7 +399,8 @@ def serve(
         router=router_for(ENGINE) if final.replicas > 1 else None,
         shared=shared,
         benefit=benefit,
-        assumptions=tuple(assumptions(traffic, shape, gap)),
+        assumptions=tuple(a.text for a in notes_of_defaults),
+        assumption_notes=notes_of_defaults,
         unmeasured_tiers=unmeasured,
         ttft_p95_target_ms=ttft_target,
         tpot_target_ms=tpot_target,

@@ -70,6 +70,11 @@ def _estimate_context(
         context["reasons"] = notes.views(form.plan.verdict.reason_notes)
         context["warnings"] = notes.views(form.plan.verdict.warning_notes)
         context["prompt_gib"] = chart.prompt_gib(form.plan)
+        serving = form.plan.serving
+        context["traffic_assumptions"] = [
+            notes.view(a.code, dict(a.values))
+            for a in (serving.assumption_notes if serving else ())
+        ]
         context["assumptions"] = problems.assumption_texts(
             form.plan.request.model.architecture.assumptions
         )

@@ -330,3 +330,41 @@ def test_a_capped_nvme_tier_is_explained_in_both_languages(client: Client) -> No
     german = client.post("/estimate/", inputs, headers={**HTMX, **DE}).content.decode()
     assert "bays hold" in english and "NAS or S3" in english
     assert "Einschübe des Gehäuses" in german
+
+
+def _traffic_assumptions(html: str) -> str:
+    """The text of the estimate's traffic-assumptions notice ("" when there is none)."""
+    block = re.search(r'<div class="notice assumptions traffic-assumptions".*?</div>', html, re.S)
+    return " ".join(re.sub(r"<[^>]+>", " ", block.group(0)).split()) if block else ""
+
+
+def test_traffic_defaults_are_stated_as_assumptions_in_both_languages(client: Client) -> None:
+    # The defaults of sizing/traffic.py: 8 turns; the chat profile of sizing/return_gaps.py
+    # (median 123 s, p90 483 s, Mooncake conversation trace); the seed's 8,192 tokens over
+    # 8 turns, 1,024 − 343 = 681 new prompt and 343 output tokens per turn; every user
+    # active in the busiest hour; MLPerf's server targets of 2,000 ms and 200 ms.
+    english = _traffic_assumptions(
+        client.post("/estimate/", seed(), headers={**HTMX, **EN}).content.decode()
+    )
+    assert "8 turns per conversation" in english
+    assert "Time between turns of the profile “Chat”: median 123 s, p90 483 s" in english
+    assert "reuse gaps of the Mooncake conversation trace" in english
+    assert "681 new prompt tokens and 343 output tokens per turn" in english
+    assert "Every user is active in the busiest hour" in english
+    assert "Targets: TTFT p95 2,000 ms and TPOT 200 ms" in english
+    german = _traffic_assumptions(
+        client.post("/estimate/", seed(), headers={**HTMX, **DE}).content.decode()
+    )
+    assert "8 Gesprächsrunden je Gespräch" in german
+    assert "Zeit zwischen den Runden nach dem Profil „Chat“: Median 123 s, p90 483 s" in german
+    assert "681 neue Prompt-Token und 343 Ausgabe-Token je Runde" in german
+    assert "Jeder Nutzer ist in der verkehrsreichsten Stunde aktiv" in german
+    assert "Ziele: TTFT p95 2.000 ms und TPOT 200 ms" in german
+    # What the customer sets is no longer an assumption; the rest still is.
+    inputs = seed(turns=4, gap_profile="agent", ttft_p95_ms=1500)
+    changed = _traffic_assumptions(
+        client.post("/estimate/", inputs, headers={**HTMX, **EN}).content.decode()
+    )
+    assert "turns per conversation" not in changed and "Targets" not in changed
+    assert "profile “Agent”: median 10 s, p90 60 s" in changed
+    assert "Every user is active in the busiest hour" in changed
