@@ -65,18 +65,17 @@ def test_cheapest_known_by_hand() -> None:
         gpu_slugs=["rtx-pro-6000-se", "h200-nvl"],
         price=table_price(TOY),  # type: ignore[arg-type]
         gpus_per_node=(2, 3),
+        top=5,
     )
     prices = [
         (c.price, c.plan.request.workload.gpu, c.plan.request.workload.gpus_per_node)
         for c in rec.cheapest
     ]
-    # NVMe drives cost 0 here, so with and without the NVMe tier tie at 3,200.
-    assert prices == [
-        (3200, "rtx-pro-6000-se", 2),
-        (3200, "rtx-pro-6000-se", 2),
-        (4400, "rtx-pro-6000-se", 2),
-    ]
-    first, _, full = rec.cheapest
+    # NVMe drives and shared storage cost 0 here, so with and without the NVMe tier and
+    # with and without the shared tier tie at 3,200 (NVMe and shared-tier hits are timed
+    # from their read rates, sizing/tier_reads.py, so each of the four meets the target).
+    assert prices == [(3200, "rtx-pro-6000-se", 2)] * 4 + [(4400, "rtx-pro-6000-se", 2)]
+    first, full = rec.cheapest[0], rec.cheapest[4]
     assert (first.plan.host.dimm_count, first.plan.host.dimm_gb) == (24, 16)
     assert first.plan.request.workload.max_host_memory_gb == 384
     assert round(first.plan.cpu_tier.total_gb) == 192

@@ -9,6 +9,7 @@ import pytest
 
 from sizing.model import from_catalog
 from sizing.plan import make_plan
+from sizing.summary import plan_summary
 from sizing.tier_reads import SHARED_LINK_GBS_PER_NODE, read_rates, staged_hit_ms
 from tests.factories import plan_request
 
@@ -63,4 +64,4 @@ def test_seed_plan_times_nvme_and_shared_hits_from_their_read_rate() -> None:
     assert hits.nvme > 0
     assert table.moments(hits)[0] < table.moments(as_miss)[0]
     # The seed's tier is unchanged (500 GiB, seed).
-    assert plan.summary()["cpu_tier_total_gib"] == 500.0
+    assert plan_summary(plan)["cpu_tier_total_gib"] == 500.0

@@ -24,6 +24,7 @@ from configurator.quotes.models import Quote, QuoteLine
 from configurator.quotes.pdf import quote_pdf_render
 from configurator.quotes.services import quote_create_from_inquiry
 from sizing.engines.shared_tier import TierOptions
+from sizing.summary import plan_summary
 from tests.quote_factories import make_inquiry, make_presales
 
 pytestmark = pytest.mark.django_db
@@ -119,7 +120,7 @@ def test_only_the_storage_line_can_be_provided(client: Client) -> None:
 
 def test_bundle_readme_states_the_storage_requirement() -> None:
     plan = plan_stored(make_inquiry(users=USERS).workload.to_json())
-    s = plan.summary()
+    s = plan_summary(plan)
     tiers = TierOptions(shared="nfs", python_hash_seed=7)
     data = bundle_build(plan=plan, engine="vllm", tiers=tiers)
     readme = zipfile.ZipFile(io.BytesIO(data)).read("README.md").decode()
