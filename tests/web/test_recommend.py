@@ -64,9 +64,15 @@ def test_cli_json_lists_the_cheapest_first(capsys: pytest.CaptureFixture[str]) -
     assert (configs[0]["dimm_count"], configs[0]["dimm_gb"]) == (24, 16)
     assert Decimal(configs[0]["price_net_eur"]) == Decimal("42920.00")
     assert "35 % below the requested layout (4 × NVIDIA RTX PRO 6000" in configs[0]["why"]
-    # The full CPU tier (every user warm) is on the list too, at 44,600.00 EUR.
+    # Next come the same layout with a shared tier (+ 1 TB of STO-KV-SHARED-TB at 420.00:
+    # 43,340.00) or with one NVMe drive (+ 1,550.00: 44,470.00), whose hits are timed
+    # from their read rates (sizing/tier_reads.py). The full CPU tier (every user warm)
+    # with the NVMe drive is on the Pareto front: 44,600 + 1,550 = 46,150.00 EUR; without
+    # the drive (44,600.00) it is dominated by the 24 × 16 GB layout with the drive.
+    assert [c["price_net_eur"] for c in configs] == ["42920.00", "43340.00", "44470.00"]
+    assert configs[1]["shared_tier_tb"] > 0 and configs[2]["nvme_drive_count"] == 1
     listed = {(c["dimm_gb"], c["price_net_eur"]) for c in configs + data["pareto"]}
-    assert (32, "44600.00") in listed
+    assert (32, "46150.00") in listed
     assert all(c["gpu"] != "rtx-pro-6000-ws" for c in configs + data["pareto"])
     assert configs[0]["why_codes"][0]["code"] == "cheapest"
 

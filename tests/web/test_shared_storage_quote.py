@@ -134,3 +134,19 @@ def _presales():  # type: ignore[no-untyped-def]
     from django.contrib.auth import get_user_model
 
     return get_user_model().objects.get(username="presales")
+
+
+def test_a_price_list_without_the_storage_sku_prices_it_as_brought() -> None:
+    # configurator.catalog.services.bom_net_eur: the storage line without a price counts
+    # as brought by the customer; any other unpriced line leaves the BOM unpriced.
+    from configurator.catalog.services import bom_net_eur, prices_from_demo_file
+    from sizing.bom import bill_of_materials
+
+    plan = plan_stored(make_inquiry(users=USERS).workload.to_json())
+    bom = bill_of_materials(plan)
+    prices = prices_from_demo_file()
+    full = bom_net_eur(bom, prices)
+    without = {sku: p for sku, p in prices.items() if sku != "STO-KV-SHARED-TB"}
+    assert full is not None and full - bom_net_eur(bom, without) == Decimal("22680.00")
+    without_nic = {sku: p for sku, p in prices.items() if sku != "NIC-2X100GBE"}
+    assert bom_net_eur(bom, without_nic) is None
