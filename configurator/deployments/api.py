@@ -347,6 +347,10 @@ class ConfigurationOut(Schema):
     nvme_tb: float
     nvme_drive_count: int
     shared_tier_tb: float
+    max_host_memory_gb: int | None = Field(
+        None, description="host memory limit searched, GB (null: the plan's own rule)"
+    )
+    without_shared_tier: bool = Field(False, description="searched without a shared tier")
     ttft_p95_ms: float | None
     tpot_ms: float | None
     cpu_hit_rate: float | None

@@ -28,6 +28,8 @@ KEYS = {
     "host_memory_gb",
     "nvme_tb",
     "shared_tier_tb",
+    "max_host_memory_gb",
+    "without_shared_tier",
     "ttft_p95_ms",
     "cpu_hit_rate",
     "price_net_eur",
