@@ -253,9 +253,10 @@ def make_plan(request: PlanRequest) -> Plan:
     if serving is not None and serving.cluster.cpu_tier_capped and tier.total_gib > 0:
         tier = _capped(tier, serving.cluster.cpu_tier_gb_per_node * GB, par, engine_conv)
     over = tier.total_gib * GIB / GB > buffer_cap_gb * par.nodes + 1e-6
-    if over and (serving is None or work.max_host_memory_gb is not None):
-        # A node holds no more than its slots (or the customer's limit) beside the reserve,
-        # whatever the traffic model's per-token estimate of the tier made of it.
+    if over and work.max_host_memory_gb is not None:
+        # A node holds no more than the customer's limit beside the reserve, whatever the
+        # traffic model's per-token estimate of the tier made of it. Without a limit a
+        # tier beyond the slots is refused by host_memory() below, naming the slots.
         tier = _capped(tier, buffer_cap_gb * GB, par, engine_conv)
     host = host_memory(
         platform=platform,

@@ -336,4 +336,6 @@ def test_config_defaults_are_named_on_the_page_and_in_the_summary(client: Client
 def test_a_complete_config_assumes_nothing(client: Client) -> None:
     data = upload(config_file=config_upload(qwen3_8b_config()))
     html = client.post("/estimate/", data, headers=DE).content.decode()
-    assert 'id="figure-gpus"' in html and "notice assumptions" not in html
+    # The config.json notice is absent; the traffic defaults' notice (its own class) may show.
+    assert 'id="figure-gpus"' in html and 'class="notice assumptions"' not in html
+    assert 'class="notice assumptions traffic-assumptions"' in html
