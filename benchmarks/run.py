@@ -56,8 +56,17 @@ def _kept_sections(path: Path) -> str:
     return "" if start < 0 else text[start:]
 
 
+def load_average() -> str:
+    """The 1-, 5- and 15-minute load averages, as ``/proc/loadavg`` gives them."""
+    try:
+        return " / ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
+
+
 def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "configurator.settings")
+    load_before = load_average()
     import django
 
     django.setup()
@@ -78,6 +87,8 @@ def main() -> int:
         "",
         f"Measured with `make bench` on {dt.date.today().isoformat()}.",
         f"Machine: {machine()}.",
+        f"Load average (1 / 5 / 15 min) at the start {load_before}, at the end "
+        f"{load_average()}: the machine's {os.cpu_count()} cores are shared with other work.",
         "",
         "The machine is shared (two cores, other test runs beside these), so figures are CPU",
         "time wherever the work runs in one process: in-process figures sample",
