@@ -35,7 +35,7 @@ from functools import cached_property
 from typing import Any
 
 from sizing.config_bounds import check_config_bounds
-from sizing.errors import ConfigError
+from sizing.errors import ConfigError, gettext_noop
 from sizing.layer_kinds import LayerKind as LayerKind
 from sizing.layer_kinds import layer_kinds
 from sizing.recurrent import DTYPE_BYTES, RecurrentState, recurrent_state
@@ -281,7 +281,9 @@ def kv_dtype_bytes(kv_dtype: str, arch: Architecture) -> int:
     except KeyError:
         raise ConfigError(
             "kv_dtype",
-            f"unknown KV-cache dtype {kv_dtype!r}; use auto, bf16, fp16, fp32 or fp8",
+            template=gettext_noop(
+                "unknown KV-cache dtype %(got)r; use auto, bf16, fp16, fp32 or fp8"
+            ),
             code="kv_dtype_unknown",
             values={"known": "auto, bf16, fp16, fp32, fp8", "got": kv_dtype},
         ) from None

@@ -3,8 +3,12 @@
 Every error carries an English ``message`` (CLI, JSON API) and, where the engine knows
 the case, a machine-readable ``code`` with the numbers the sentence quotes in
 ``values``, so that a page can word it in the reader's language (the same scheme as
-:class:`sizing.verdict.Note`). Source of the scheme: issue 5 (German and English pages,
-numbers formatted per language).
+:class:`sizing.verdict.Note`). An error raised with a ``template`` keeps its English
+there, once: ``message`` is the template filled with :func:`english` values, and a page
+looks the same template up as its translation key (the German catalog holds it as a
+msgid) and fills it with the values formatted for its language. Source of the scheme:
+issue 5 (German and English pages, numbers formatted per language) and issue 11 item 6
+(the English wording of an error in one place).
 """
 
 from __future__ import annotations
@@ -15,6 +19,24 @@ from typing import Any
 
 Value = int | float | str
 """A number or short text an error sentence quotes."""
+
+
+def gettext_noop(template: str) -> str:
+    """``template`` unchanged: marks an English error template as a translation key.
+
+    The name is the marker ``makemessages`` (xgettext) extracts, so the page's catalogs
+    list the template; ``sizing`` itself imports no Django.
+    """
+    return template
+
+
+def english(values: Mapping[str, Value]) -> dict[str, Value | str]:
+    """``values`` as the English messages print them: numbers grouped by three with
+    commas (``10,000,000``, Python's ``{:,}``), texts as given."""
+    return {
+        key: value if isinstance(value, str | bool) else f"{value:,}"
+        for key, value in values.items()
+    }
 
 
 def _pairs(values: Mapping[str, Value] | None) -> tuple[tuple[str, Value], ...]:
@@ -28,21 +50,28 @@ class SizingError(ValueError):
     (``"context_tokens"``) or a model input (``"config.num_key_value_heads"``),
     so that a form can show the message at that field and a CLI can name the flag.
     ``code`` (``""`` when none) names the case and ``values`` its numbers by name.
+    ``template`` (``""`` when none) is the English sentence with ``%(name)s`` slots
+    for ``values``; given, ``message`` is left out and is the template filled with
+    :func:`english` values.
     """
 
     def __init__(
         self,
         field: str,
-        message: str,
+        message: str = "",
         *,
         code: str = "",
         values: Mapping[str, Value] | None = None,
+        template: str = "",
     ) -> None:
+        if template:
+            message = template % english(values or {})
         super().__init__(message)
         self.field = field
         self.message = message
         self.code = code
         self.values = _pairs(values)
+        self.template = template
 
     def __str__(self) -> str:
         return self.message
@@ -56,6 +85,7 @@ def _restore_error(cls: type[SizingError], state: dict[str, Any]) -> SizingError
     """A pickled :class:`SizingError` (of class ``cls``) from its attributes."""
     error = cls.__new__(cls)
     ValueError.__init__(error, state.get("message", ""))
+    error.template = ""
     error.__dict__.update(state)
     return error
 

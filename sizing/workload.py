@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sizing import traffic as traffic_inputs
-from sizing.errors import SizingError
+from sizing.errors import SizingError, gettext_noop
 from sizing.inputs import MAX_TOKENS, input_field
 from sizing.traffic import Traffic
 
@@ -153,45 +153,45 @@ class Workload(Traffic):
 
         Raises:
             SizingError: naming the first field (a :class:`Workload` field name) that is
-                out of range, with a ``code`` and ``values`` for the wording.
+                out of range, with a ``code``, its English ``template`` and the
+                ``values`` that fill it (the page translates the template).
         """
         name = model_name or self.model
         if not 1 <= self.context_tokens <= MAX_CONTEXT_TOKENS:
             raise SizingError(
                 "context_tokens",
-                f"context must be between 1 and {MAX_CONTEXT_TOKENS:,} "
-                f"tokens, got {self.context_tokens:,}",
+                template=gettext_noop("context must be between 1 and %(max)s tokens, got %(got)s"),
                 code="context_range",
                 values={"max": MAX_CONTEXT_TOKENS, "got": self.context_tokens},
             )
         if model_limit_tokens and self.context_tokens > model_limit_tokens:
             raise SizingError(
                 "context_tokens",
-                f"context of {self.context_tokens:,} tokens exceeds "
-                f"{name}'s limit of {model_limit_tokens:,} "
-                "tokens (max_position_embeddings)",
+                template=gettext_noop(
+                    "context of %(tokens)s tokens exceeds %(model)s's limit of %(limit)s "
+                    "tokens (max_position_embeddings)"
+                ),
                 code="context_above_model_limit",
                 values={"tokens": self.context_tokens, "model": name, "limit": model_limit_tokens},
             )
         if not 1 <= self.users <= MAX_USERS:
             raise SizingError(
                 "users",
-                f"users must be between 1 and {MAX_USERS:,}, got {self.users:,}",
+                template=gettext_noop("users must be between 1 and %(max)s, got %(got)s"),
                 code="users_range",
                 values={"max": MAX_USERS, "got": self.users},
             )
         if not 1 <= self.gpus_per_node <= MAX_GPUS_PER_NODE:
             raise SizingError(
                 "gpus_per_node",
-                f"GPUs per node must be between 1 and {MAX_GPUS_PER_NODE}, "
-                f"got {self.gpus_per_node}",
+                template=gettext_noop("GPUs per node must be between 1 and %(max)s, got %(got)s"),
                 code="gpus_per_node_range",
                 values={"max": MAX_GPUS_PER_NODE, "got": self.gpus_per_node},
             )
         if self.kv_dtype not in KV_DTYPES:
             raise SizingError(
                 "kv_dtype",
-                f"KV dtype must be one of {', '.join(KV_DTYPES)}, got {self.kv_dtype!r}",
+                template=gettext_noop("KV dtype must be one of %(known)s, got %(got)r"),
                 code="kv_dtype_unknown",
                 values={"known": ", ".join(KV_DTYPES), "got": self.kv_dtype},
             )
@@ -199,15 +199,16 @@ class Workload(Traffic):
             known = ", ".join(e for e in SERVING_ENGINES if e)
             raise SizingError(
                 "serving_engine",
-                f"serving engine must be one of {known}, got {self.serving_engine!r}",
+                template=gettext_noop("serving engine must be one of %(known)s, got %(got)r"),
                 code="serving_engine_unknown",
                 values={"known": known, "got": self.serving_engine},
             )
         if not 0 <= self.new_conversations_per_day <= MAX_NEW_CONVERSATIONS_PER_DAY:
             raise SizingError(
                 "new_conversations_per_day",
-                f"new conversations per day must be between 0 and "
-                f"{MAX_NEW_CONVERSATIONS_PER_DAY:,}, got {self.new_conversations_per_day:,}",
+                template=gettext_noop(
+                    "new conversations per day must be between 0 and %(max)s, got %(got)s"
+                ),
                 code="new_conversations_range",
                 values={
                     "max": MAX_NEW_CONVERSATIONS_PER_DAY,
@@ -220,16 +221,20 @@ class Workload(Traffic):
         ):
             raise SizingError(
                 "active_share",
-                f"the share of users active at once must be above 0 and at most 1, got {share!r}",
+                template=gettext_noop(
+                    "the share of users active at once must be above 0 and at most 1, got %(got)s"
+                ),
                 code="active_share_range",
-                values={"got": str(share)},
+                values={"got": repr(share)},
             )
         prompt = self.shared_prompt_tokens
         if not 0 <= prompt < self.context_tokens:
             raise SizingError(
                 "shared_prompt_tokens",
-                f"the shared system prompt must be 0 or more tokens and shorter than the "
-                f"context of {self.context_tokens:,} tokens, got {prompt:,}",
+                template=gettext_noop(
+                    "the shared system prompt must be 0 or more tokens and shorter than the "
+                    "context of %(context)s tokens, got %(got)s"
+                ),
                 code="shared_prompt_range",
                 values={"context": self.context_tokens, "got": prompt},
             )
@@ -237,8 +242,10 @@ class Workload(Traffic):
         if tp is not None and not 1 <= tp <= self.gpus_per_node:
             raise SizingError(
                 "tensor_parallel_size",
-                f"the tensor parallel size must be between 1 and the {self.gpus_per_node} "
-                f"GPUs per node, got {tp}",
+                template=gettext_noop(
+                    "the tensor parallel size must be between 1 and the %(gpus)s GPUs per node, "
+                    "got %(got)s"
+                ),
                 code="tensor_parallel_range",
                 values={"gpus": self.gpus_per_node, "got": tp},
             )
@@ -246,8 +253,9 @@ class Workload(Traffic):
         if memory is not None and not 1 <= memory <= MAX_HOST_MEMORY_GB:
             raise SizingError(
                 "max_host_memory_gb",
-                f"host memory per node must be between 1 and {MAX_HOST_MEMORY_GB:,} GB, "
-                f"got {memory:,}",
+                template=gettext_noop(
+                    "host memory per node must be between 1 and %(max)s GB, got %(got)s"
+                ),
                 code="host_memory_range",
                 values={"max": MAX_HOST_MEMORY_GB, "got": memory},
             )

@@ -2,9 +2,12 @@
 
 The engine and the model hub raise :class:`sizing.errors.SizingError` with an English
 ``message`` (for the CLI and the JSON API) and, where they know the case, a ``code``
-with its numbers. This module words the known codes in the active language (German or
-English, ``configurator/locale``) with the numbers formatted for it, and falls back to
-the English message for a code it does not know. The fixes of an
+with its numbers. An error that carries its English ``template`` (the workload's
+limits, :meth:`sizing.workload.Workload.validate`) is worded by translating that
+template (the German catalog holds it as a msgid), so its English lives in the engine
+only; the other known codes are worded by :data:`MESSAGES`. Both are filled with the
+numbers formatted for the active language (German or English, ``configurator/locale``);
+a code worded neither way falls back to the English message. The fixes of an
 :class:`~sizing.errors.InfeasibleError` are worded the same way and name the input
 each one changes.
 """
@@ -27,30 +30,6 @@ from sizing.architecture import ASSUMPTIONS as ENGLISH_ASSUMPTIONS
 from sizing.errors import Fix, InfeasibleError, SizingError
 
 MESSAGES: dict[str, Promise] = {
-    # workload ranges (sizing.workload.Workload.validate)
-    "context_range": gettext_lazy("The context must be between 1 and %(max)s tokens, got %(got)s."),
-    "context_above_model_limit": gettext_lazy(
-        "A context of %(tokens)s tokens exceeds the limit of %(model)s: %(limit)s tokens "
-        "(max_position_embeddings)."
-    ),
-    "users_range": gettext_lazy("The number of users must be between 1 and %(max)s, got %(got)s."),
-    "gpus_per_node_range": gettext_lazy(
-        "GPUs per node must be between 1 and %(max)s, got %(got)s."
-    ),
-    "kv_dtype_unknown": gettext_lazy("The KV-cache dtype must be one of %(known)s, got %(got)s."),
-    "serving_engine_unknown": gettext_lazy(
-        "The serving engine must be one of %(known)s, got %(got)s."
-    ),
-    "new_conversations_range": gettext_lazy(
-        "New conversations per day must be between 0 and %(max)s, got %(got)s."
-    ),
-    "active_share_range": gettext_lazy(
-        "The share of users active at once must be above 0 and at most 100 %%."
-    ),
-    "shared_prompt_range": gettext_lazy(
-        "The shared system prompt must be 0 or more tokens and shorter than the context of "
-        "%(context)s tokens, got %(got)s."
-    ),
     # traffic (sizing.traffic, sizing.serving)
     "gap_profile_unknown": gettext_lazy(
         "The time between turns must be one of %(known)s, got %(got)s."
@@ -79,12 +58,6 @@ MESSAGES: dict[str, Promise] = {
     ),
     "nodes_above_limit": gettext_lazy(
         "The load of %(users)s users needs more than %(max_nodes)s nodes to meet the targets."
-    ),
-    "tensor_parallel_range": gettext_lazy(
-        "The tensor parallel size must be between 1 and the %(gpus)s GPUs per node, got %(got)s."
-    ),
-    "host_memory_range": gettext_lazy(
-        "Host memory per node must be between 1 and %(max)s GB, got %(got)s."
     ),
     "host_memory_below_baseline": gettext_lazy(
         "%(got)s GB of host memory per node is below the %(baseline_gb)s GB its GPUs need "
@@ -327,12 +300,21 @@ def _subject(values: Mapping[str, Any], model: str) -> str:
     return str(values.get("model") or model)
 
 
-def _worded(code: str, values: Mapping[str, Any], extra: Mapping[str, str]) -> str | None:
-    template = MESSAGES.get(code)
-    if template is None:
-        return None
+def _sentence(text: str) -> str:
+    """An engine clause as a sentence on the page: capital first letter, full stop."""
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith(".") else text + "."
+
+
+def _worded(exc: SizingError, code: str, extra: Mapping[str, str]) -> str | None:
+    """The error in the active language: its own template translated, else the
+    :data:`MESSAGES` sentence of ``code``; ``None`` when neither words it."""
+    values = {**_formatted(dict(exc.values)), **extra}
     try:
-        return str(template) % {**_formatted(values), **extra}
+        if exc.template:
+            return _sentence(_(exc.template) % values)
+        template = MESSAGES.get(code)
+        return None if template is None else str(template) % values
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -356,7 +338,7 @@ def error_text(exc: SizingError, *, model: str = "") -> str:
             extra["detail"] = error_text(exc.cause, model=model)
         elif "detail" in values:
             extra["detail"] = str(values["detail"])
-    return _worded(code, values, extra) or exc.message
+    return _worded(exc, code, extra) or exc.message
 
 
 @dataclass(frozen=True)

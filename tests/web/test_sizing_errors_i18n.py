@@ -1,8 +1,10 @@
 """Sizing and model-lookup errors on the configurator page, worded in the page language.
 
-The engine keeps an English ``message`` for the CLI and JSON; the page words the error's
-``code`` in German (default) or English with the numbers formatted per language
-(``configurator.inquiries.problems``). Expected numbers come from the engine's own
+The engine keeps an English ``message`` for the CLI and JSON; the page words the error
+in German (default) or English with the numbers formatted per language
+(``configurator.inquiries.problems``): a workload limit by translating the engine's own
+English template (so the English page shows the engine's sentence, capitalised), the
+other errors by their ``code``. Expected numbers come from the engine's own
 English message of the same case (asserted next to the German one), from
 ``sizing/data/models.json`` and ``sizing/data/hardware.json``, and from the limits in
 ``sizing/plan.py``.
@@ -10,6 +12,7 @@ English message of the same case (asserted next to the German one), from
 
 from __future__ import annotations
 
+import dataclasses
 import html as html_lib
 import json
 import re
@@ -25,6 +28,7 @@ from configurator.inquiries.problems import FIXES, MESSAGES, error_text
 from configurator.modelhub.errors import ModelLookupError
 from configurator.modelhub.upload import model_from_config_upload
 from configurator.planning.services import plan_create
+from sizing.architecture import from_config, kv_dtype_bytes
 from sizing.errors import FIX_ENGLISH, SizingError
 from sizing.model import catalog_entry
 from sizing.summary import plan_summary
@@ -136,7 +140,7 @@ def test_one_conversation_that_does_not_fit_names_a_shorter_context(client: Clie
             {"context_tokens": 0},
             "context_range",
             "Der Kontext muss zwischen 1 und 10.000.000 Token liegen, eingegeben: 0.",
-            "The context must be between 1 and 10,000,000 tokens, got 0.",
+            "Context must be between 1 and 10,000,000 tokens, got 0.",
         ),
         # models.json: Qwen3-32B-FP8 max_position_embeddings 40,960.
         (
@@ -144,14 +148,14 @@ def test_one_conversation_that_does_not_fit_names_a_shorter_context(client: Clie
             "context_above_model_limit",
             "Ein Kontext von 50.000 Token überschreitet die Grenze von Qwen/Qwen3-32B-FP8: "
             "40.960 Token",
-            "A context of 50,000 tokens exceeds the limit of Qwen/Qwen3-32B-FP8: 40,960 tokens",
+            "Context of 50,000 tokens exceeds Qwen/Qwen3-32B-FP8's limit of 40,960 tokens",
         ),
         # sizing/plan.py MAX_USERS = 1,000,000.
         (
             {"users": 1_000_001},
             "users_range",
             "Die Anzahl Nutzer muss zwischen 1 und 1.000.000 liegen, eingegeben: 1.000.001.",
-            "The number of users must be between 1 and 1,000,000, got 1,000,001.",
+            "Users must be between 1 and 1,000,000, got 1,000,001.",
         ),
         # sizing/plan.py MAX_GPUS_PER_NODE = 16.
         (
@@ -189,6 +193,52 @@ def test_engine_and_lookup_errors_are_worded_per_language(
     assert exc.code == code
     assert german in worded(exc, "de")
     assert english in worded(exc, "en")
+
+
+# One input past each limit of Workload.validate (sizing/workload.py: MAX_CONTEXT_TOKENS,
+# MAX_USERS, MAX_GPUS_PER_NODE, KV_DTYPES, SERVING_ENGINES, MAX_NEW_CONVERSATIONS_PER_DAY,
+# active share in (0, 1], shared prompt below the 8,192-token context, TP at most the 4
+# GPUs per node, MAX_HOST_MEMORY_GB from 1).
+WORKLOAD_LIMITS = [
+    {"context_tokens": 0},
+    {"context_tokens": 50_000},
+    {"users": 1_000_001},
+    {"gpus_per_node": 17},
+    {"kv_dtype": "int4"},
+    {"serving_engine": "tgi"},
+    {"new_conversations_per_day": -1},
+    {"active_share": 0.0},
+    {"shared_prompt_tokens": 8192},
+    {"tensor_parallel_size": 8},
+    {"max_host_memory_gb": 0},
+]
+
+
+@pytest.mark.parametrize("changes", WORKLOAD_LIMITS)
+def test_a_workload_limit_is_worded_in_english_once(changes: dict[str, Any]) -> None:
+    with pytest.raises(SizingError) as caught:
+        # Qwen3-32B-FP8: max_position_embeddings 40,960 (sizing/data/models.json).
+        Workload(**{**workload(), **changes}).validate(model_limit_tokens=40_960)
+    exc = caught.value
+    # The page has no sentence of its own for the case: it translates the engine's template.
+    assert exc.template and exc.code not in MESSAGES
+    assert exc.field == next(iter(changes))
+    # English: the engine's message (CLI, JSON API) as a sentence, figures grouped alike.
+    assert worded(exc, "en") == exc.message[:1].upper() + exc.message[1:] + "."
+    german = worded(exc, "de")
+    assert german.endswith(".") and "must" not in german and "got" not in german
+
+
+def test_an_unknown_kv_dtype_of_the_architecture_is_german() -> None:
+    # sizing/architecture.py: an "auto" cache of a model whose dtype has no byte size.
+    arch = dataclasses.replace(from_config(qwen3_8b_config()), dtype="int3")
+    with pytest.raises(SizingError) as caught:
+        kv_dtype_bytes("auto", arch)
+    exc = caught.value
+    assert exc.message == "unknown KV-cache dtype 'auto'; use auto, bf16, fp16, fp32 or fp8"
+    assert worded(exc, "de") == (
+        "Der KV-Cache-Datentyp muss einer von auto, bf16, fp16, fp32, fp8 sein, eingegeben: auto."
+    )
 
 
 def test_host_memory_per_node_names_the_dimm_slots_in_german() -> None:
