@@ -164,15 +164,18 @@ def _misses(plan: Plan) -> tuple[Miss, ...]:
     return tuple(out)
 
 
-def evaluate(request: PlanRequest, price: PriceFn[P]) -> Configuration[P] | Rejection | None:
-    """Size, check and price one configuration.
+def evaluate(
+    request: PlanRequest, price: PriceFn[P], plan: Plan | None = None
+) -> Configuration[P] | Rejection | None:
+    """Size, check and price one configuration; ``plan`` is ``make_plan(request)`` when
+    the caller has made it already (it is not made again).
 
     Returns:
         A :class:`Configuration`; a :class:`Rejection` naming the hard constraint it
         breaks (module docstring); ``None`` when ``price`` cannot price its BOM.
     """
     try:
-        plan = make_plan(request)
+        plan = make_plan(request) if plan is None else plan
         bom = bill_of_materials(plan)
     except InfeasibleError as exc:
         floor = dict(exc.values).get("floor_ms") if exc.code == "target_below_unloaded" else None
@@ -324,6 +327,7 @@ def recommend(
     price: PriceFn[P],
     gpus_per_node: Sequence[int] = GPUS_PER_NODE,
     top: int = DEFAULT_TOP,
+    plan: Plan | None = None,
 ) -> Recommendation[P]:
     """Search the space of the module docstring for ``request``'s workload.
 
@@ -334,6 +338,8 @@ def recommend(
         price: the caller's price of a BOM, or ``None`` when a part is not priced.
         gpus_per_node: GPU counts per node to search (default 2 to 8).
         top: how many of the cheapest to return.
+        plan: ``make_plan(request)`` when the caller has made it already (a page's form
+            does): the requested layout is then not sized again.
 
     Returns:
         A :class:`Recommendation`; when nothing meets the targets, ``cheapest`` and
@@ -345,8 +351,9 @@ def recommend(
             that does not fit the context), or a GPU slug is unknown.
     """
     validate(request)
-    with contextlib.suppress(InfeasibleError):  # that layout cannot hold it; another may
-        make_plan(request)  # the requested layout checked as ``size`` and the plans API do
+    if plan is None:
+        with contextlib.suppress(InfeasibleError):  # that layout cannot hold it; another may
+            plan = make_plan(request)  # the requested layout checked as ``size`` does
     queue, rejected, unpriced = _seed_queue(request, gpu_slugs, gpus_per_node, price)
     sized: _Distinct[P] = _Distinct()
     meeting = sized.meeting
@@ -372,7 +379,7 @@ def recommend(
     evaluated += more
     cap = _front_cap(meeting, top)
     feasible = sorted((c for c in feasible if cap is None or not cap < c.price), key=_rank)
-    reference = evaluate(request, price)
+    reference = None if plan is None else evaluate(request, price, plan)
     binding = nearest = None
     if not meeting:
         binding = search_nearest.binding(rejected, feasible)

@@ -202,6 +202,7 @@ def recommendations_context(form: WorkloadForm) -> dict[str, Any]:
             form.plan.request.workload,
             model=form.plan.request.model,
             private_config=form.private_config,
+            plan=form.plan,
         )
     except SizingError:
         return {

@@ -27,7 +27,7 @@ from sizing.configuration import Configuration, tier_gib
 from sizing.errors import SizingError
 from sizing.model import ModelSpec
 from sizing.pareto import pareto_axis
-from sizing.plan import PlanRequest
+from sizing.plan import Plan, PlanRequest
 from sizing.search import Recommendation, recommend
 from sizing.tradeoffs import Reason, reasons
 from sizing.workload import Workload, stored_inputs
@@ -228,6 +228,7 @@ def recommendation_create(
     top: int = 3,
     prices: Mapping[str, Price] | None = None,
     model: ModelSpec | None = None,
+    plan: Plan | None = None,
 ) -> RecommendationResult:
     """The cheapest configurations for the workload, priced from the price list.
 
@@ -235,7 +236,9 @@ def recommendation_create(
     the workload's GPU and count are the reference layout, ``kv_dtype`` ``fp8`` allows an
     FP8 cache. ``gpus`` limits the GPU types (default: every GPU the price list carries);
     ``day`` picks the price list in force (default today); ``prices`` replaces it;
-    ``model`` replaces the look-up of ``workload.model`` (an uploaded config).
+    ``model`` replaces the look-up of ``workload.model`` (an uploaded config); ``plan``
+    is the workload's own plan when the caller has made it already (the page's form): the
+    requested layout is then not sized again (ignored unless it is of the same request).
 
     Raises:
         SizingError: naming the input that cannot be sized (``gpus`` for a GPU the price
@@ -259,7 +262,8 @@ def recommendation_create(
     def price(bom: Bom) -> Decimal | None:
         return bom_net_eur(bom, prices)
 
-    rec = recommend(request, gpu_slugs=slugs, price=price, top=top)
+    same = plan if plan is not None and plan.request == request else None
+    rec = recommend(request, gpu_slugs=slugs, price=price, top=top, plan=same)
     return _result(rec, stored, day, request)
 
 
