@@ -207,16 +207,14 @@ def _wants_nvme(config: Configuration[Any], rec: Recommendation[Any]) -> bool:
 
 def _against(config: Configuration[Any], cheapest: Configuration[Any]) -> list[Reason]:
     """What ``config`` buys over the cheapest on the front's second axis (the TTFT itself
-    is in the ``serving`` reason when the plan has one)."""
+    is in the ``serving`` reason when the plan has one). The difference is taken
+    between the whole milliseconds the ``serving`` reasons show, so that it is the
+    difference a reader computes from them."""
     if config.ttft_p95_ms is not None and cheapest.ttft_p95_ms is not None:
-        if round(cheapest.ttft_p95_ms - config.ttft_p95_ms) < 1:
+        less_ms = round(cheapest.ttft_p95_ms) - round(config.ttft_p95_ms)
+        if less_ms < 1:
             return []  # not faster by a whole millisecond
-        return [
-            Reason(
-                "faster",
-                (("less_ms", round(cheapest.ttft_p95_ms - config.ttft_p95_ms)),),
-            )
-        ]
+        return [Reason("faster", (("less_ms", less_ms),))]
     more = config.resident_conversations - cheapest.resident_conversations
     return [Reason("more_resident", (("more", more),))] if more > 0 else []
 

@@ -69,6 +69,12 @@ def _steps(d: Deployment, engines: Sequence[str], paths: set[str]) -> list[str]:
     return steps
 
 
+def _notes(rendered: Sequence[Rendered]) -> list[str]:
+    """The included engines' notes in order, each once (vLLM and LMCache both state
+    which blocks are offloaded: ``sizing.engines.vllm.prompt_only_note``)."""
+    return list(dict.fromkeys(n for r in _included(rendered) for n in r.notes))
+
+
 def _readme(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
     included = _included(rendered)
     engines = [r.engine for r in included if r.engine in bundle.ENGINES]
@@ -82,7 +88,7 @@ def _readme(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
         "engines": engines,
         "left_out": [(r.engine, r.notes) for r in _left_out(rendered)],
         "steps": _steps(d, engines, {f.path for r in rendered for f in r.files}),
-        "notes": [n for r in included for n in r.notes],
+        "notes": _notes(rendered),
         "versions": [
             (name, version, source(key, version), parallel_source(key, version))
             for name, key, version in (
@@ -156,7 +162,7 @@ def _manifest(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
             }
             for s in d.slots
         ],
-        "notes": [n for r in _included(rendered) for n in r.notes],
+        "notes": _notes(rendered),
     }
     return json.dumps(doc, indent=2) + "\n"
 

@@ -27,7 +27,7 @@ from configurator.quotes.document_types import (
 from configurator.quotes.engine_appendix import engine_appendix
 from configurator.quotes.models import Quote, compute_totals
 from configurator.quotes.pricing import PricedLine
-from configurator.quotes.terms import VALIDITY_DAYS, engine_version, vat_rate
+from configurator.quotes.terms import engine_version, vat_rate
 from configurator.quotes.verification_reader import latest_verification
 from sizing.catalog import nvme_drives
 from sizing.placement import Placement, placement
@@ -211,7 +211,7 @@ def document_from_plans(
         "customer": {"name": customer, "company": "", "email": ""},
         "inquiry_reference": None,
         "date": today.isoformat(),
-        "valid_until": (today + dt.timedelta(days=VALIDITY_DAYS)).isoformat(),
+        "valid_until": None,  # a draft has no validity yet: it starts when issued
         "discount_percent": "0.00",
         "vat_rate": str(vat_rate()),
         "engine_version": engine_version(),

@@ -94,8 +94,8 @@ class QuoteDocument(TypedDict):
         status: ``draft`` or ``issued``.
         number: ``Q-<year>-<nnnn>`` once issued, else ``None``.
         language: ``de`` or ``en``.
-        date, valid_until: ISO dates; ``valid_until`` is ``None`` for a draft of a stored
-            quote.
+        date, valid_until: ISO dates; ``valid_until`` is ``None`` for every draft (a stored
+            quote's or one rendered from plans): validity starts when issued.
         discount_percent, vat_rate: decimal strings (``"5.00"``, ``"0.19"``).
         engine_version: ``sizing <version>``.
         example_prices: some line carries an example price.

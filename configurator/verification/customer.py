@@ -10,6 +10,7 @@ The status of each configuration is the worst of its counted checks, as in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from django.utils import translation
@@ -18,9 +19,9 @@ from django.utils.translation import ngettext
 
 from configurator.quotes.models import Quote
 from configurator.quotes.verification_reader import VerificationSummary, read_verifications_with
-from configurator.verification.comparison import STATUS_ORDER
+from configurator.verification.comparison import FALLBACK_NOTE_PATTERN, STATUS_ORDER
 from configurator.verification.models import VerificationCheck, VerificationReport
-from configurator.verification.outcome import uncovered
+from configurator.verification.outcome import class_fallback_sentence, uncovered
 
 
 def _result(status: str) -> str:
@@ -29,6 +30,13 @@ def _result(status: str) -> str:
     if status == "within_tolerance":
         return _("the sizing lies within the tolerance of the measurements")
     return _("the measurements differ from the sizing; we explain the difference on request")
+
+
+def _fallback_models(counted: Sequence[VerificationCheck]) -> list[str | None]:
+    """Per counted check, the other model it was measured on (its class-fallback note,
+    :func:`configurator.verification.comparison.fallback_note`), else ``None``."""
+    hits = (re.fullmatch(FALLBACK_NOTE_PATTERN, c.note or "") for c in counted)
+    return [hit["model"] if hit else None for hit in hits]
 
 
 def customer_summary(
@@ -47,7 +55,9 @@ def customer_summary(
         language: a language code of ``settings.LANGUAGES``.
 
     Returns:
-        One to three sentences without check names, record ids or percentages.
+        One to four sentences without check names, record ids or percentages; checks
+        measured only (or partly) on another model of the same class carry the same
+        caveat as the presales report (:func:`outcome.class_fallback_sentence`).
     """
     counted = [c for c in checks if c.counted]
     with translation.override(language):
@@ -68,6 +78,12 @@ def customer_summary(
             )
             % {"n": starts, "result": _result(status)}
         ]
+        others = _fallback_models(counted)
+        caveat = class_fallback_sentence(
+            sorted({m for m in others if m}), only=all(m for m in others)
+        )
+        if caveat:
+            sentences.append(caveat)
         missing = uncovered(counted, alternatives, names)
         if missing:
             sentences.append(

@@ -165,10 +165,20 @@ def _fallback_sentence(counted: Sequence[CheckResult], plan_models: Sequence[str
     plan = {m.lower() for m in plan_models}
     measured = {c.record.model_id for c in counted if c.record is not None}
     others = sorted(m for m in measured if m.lower() not in plan)
-    if not others or not plan:
+    if not plan:
+        return ""
+    return class_fallback_sentence(others, only=len(others) == len(measured))
+
+
+def class_fallback_sentence(others: Sequence[str], *, only: bool) -> str:
+    """The caveat that ``others`` (model repository ids) were measured instead of the
+    plan's model, in the active language; ``only`` when every counted check is such a
+    class fallback. Empty when ``others`` is empty. The presales summary and the
+    customer's PDF (:mod:`configurator.verification.customer`) word it alike."""
+    if not others:
         return ""
     models = ", ".join(others)
-    if len(others) == len(measured):
+    if only:
         return _(
             "Measured only on another model of the same class (%(models)s): "
             "such checks are at best within tolerance."

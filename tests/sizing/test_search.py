@@ -330,3 +330,30 @@ def test_module_gpus_come_in_their_baseboard_counts() -> None:
     request = plan_request(model=QWEN, context_tokens=8192, users=500)
     counts = {c.workload.gpus_per_node for c in candidates(request, ["h200-sxm", "b200"])}
     assert counts == {4, 8}
+
+
+def test_ttft_difference_is_that_of_the_figures_shown() -> None:
+    # Seed workload with the toy prices: the cheapest 2 × RTX PRO 6000 with 24 × 16 GB
+    # has a TTFT p95 of about 319.1 ms and a dearer one about 280.5 ms; the page shows
+    # "319 ms" and "281 ms" (the ``serving`` reasons), so the "faster" reason says 38,
+    # the difference of the shown figures, not round(38.6) = 39.
+    rec = recommend(
+        SEED,
+        gpu_slugs=["rtx-pro-6000-se", "h200-nvl"],
+        price=table_price(TOY),  # type: ignore[arg-type]
+        gpus_per_node=(2, 3, 4),
+        top=5,
+    )
+
+    def figures(config: Configuration[int]) -> dict[str, dict[str, object]]:
+        return {r.code: dict(r.figures) for r in reasons(config, rec)}
+
+    shown = figures(rec.cheapest[0])["serving"]["ttft_ms"]
+    faster = [
+        (figures(c)["faster"]["less_ms"], figures(c)["serving"]["ttft_ms"])
+        for c in (*rec.cheapest, *rec.pareto)
+        if "faster" in figures(c)
+    ]
+    assert faster, "no configuration faster than the cheapest"
+    for less_ms, ttft_ms in faster:
+        assert less_ms == shown - ttft_ms  # type: ignore[operator]

@@ -354,3 +354,8 @@ def test_offload_prompt_only_is_written_and_explained(offload_decode: bool) -> N
     readme = files["README.md"]
     phrase = "last answer is recomputed" if not offload_decode else "finds its last answer"
     assert phrase in readme
+    # vLLM's and LMCache's renderings both carry this note: the README states it once.
+    note = "Only prompt blocks are offloaded" if not offload_decode else "Decode blocks are"
+    assert readme.count(note) == 1
+    manifest = json.loads(files["bundle.json"])
+    assert len(manifest["notes"]) == len(set(manifest["notes"]))

@@ -8,6 +8,7 @@ Expected figures: the seed example (DESIGN §3: 24 × 48 GB, vLLM --kv-offloadin
 from __future__ import annotations
 
 import io
+import re
 import shutil
 import subprocess
 import sys
@@ -162,16 +163,25 @@ def test_verification_summary_is_shown() -> None:
     assert "DRAFT" in text
 
 
-def test_quote_pdf_command_writes_a_draft(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("language", "validity"),
+    # The web draft's wording (templates/pdf/quote.html; German: quotes/locale/de .po).
+    [("en", "Valid until set when issued"), ("de", "Gültig bis wird bei Ausstellung gesetzt")],
+)
+def test_quote_pdf_command_writes_a_draft(tmp_path: Path, language: str, validity: str) -> None:
     out = tmp_path / "draft.pdf"
     call_command(
         "quote_pdf",
         "--model", "Qwen/Qwen3-32B-FP8", "--context", "8192", "--users", "500",
         "--new-conversations-per-day", "2000",
-        "--customer", "Beispiel AG", "--language", "en", "--out", str(out),
+        "--customer", "Beispiel AG", "--language", language, "--out", str(out),
     )  # fmt: skip
     text = "\n".join(pdf_pages(out.read_bytes()))
-    assert "DRAFT" in text and "Beispiel AG" in text and "24 × 48 GB" in text
+    assert "Beispiel AG" in text and "24 × 48 GB" in text
+    assert ("DRAFT" if language == "en" else "ENTWURF") in text
+    # A draft has no validity date yet, as on the web: no "Valid until <date>".
+    assert validity in " ".join(text.split())
+    assert not re.search(r"(Valid until|Gültig bis) ?\d", text)
     assert not Quote.objects.exists()  # nothing stored
 
 

@@ -31,6 +31,7 @@ from configurator.verification.comparison import (
     CheckResult,
     compare,
 )
+from configurator.verification.customer import customer_summary
 from configurator.verification.models import VerificationReport
 from configurator.verification.outcome import checks_outcome
 from configurator.verification.services import (
@@ -146,6 +147,31 @@ def test_issued_pdf_carries_the_honest_summary(seed_report):
     engine_starts = "engine start" if starts == 1 else "engine starts"
     assert f"The sizing was compared with {starts} measured {engine_starts}" in flat
     assert "checks counted against" not in flat and "Not counted:" not in flat
+    # Every counted check is against case-082, another model of the same class (see
+    # test_seed_quote_names_the_fallback_...): the PDF keeps the report's caveat.
+    assert (
+        "Measured only on another model of the same class "
+        "(Qwen/Qwen3-VL-30B-A3B-Instruct-FP8): such checks are at best within tolerance."
+    ) in flat
+
+
+@pytest.mark.django_db
+def test_german_customer_summary_keeps_the_class_fallback_caveat(seed_report):
+    quote = seed_report.quote
+    alternatives = list(quote.alternatives.all())
+    text = customer_summary(
+        list(seed_report.checks.all()),
+        alternatives=[a.label for a in alternatives],
+        names={a.label: a.label_in("de") for a in alternatives},
+        language="de",
+    )
+    # German of the caveat: configurator/verification/locale/de/LC_MESSAGES/django.po.
+    assert (
+        "Nur an einem anderen Modell derselben Klasse gemessen "
+        "(Qwen/Qwen3-VL-30B-A3B-Instruct-FP8): solche Prüfungen sind bestenfalls "
+        "innerhalb der Toleranz."
+    ) in text
+    assert text.startswith("Die Auslegung wurde mit 1 gemessenen Engine-Start")
 
 
 @pytest.mark.django_db
