@@ -4,7 +4,8 @@ Restates :func:`configurator.planning.recommend.recommendation_create` for the p
 three cheapest configurations, each with a link that fills the form with it; an
 indicative price band only when presales allow prices on the public page
 (:class:`configurator.catalog.models.PublicPricing`), else the cost relative to the
-cheapest; the Pareto front as SVG coordinates (plain numbers, never localized).
+cheapest; the Pareto front as SVG coordinates (plain numbers, never localized) with tick labels
+in the page's language (:func:`configurator.numbers.num`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from django.utils.translation import gettext as _
 
 from configurator.catalog.models import PublicPricing
 from configurator.catalog.services import public_pricing
+from configurator.numbers import num
 from configurator.planning.recommend import (
     RecommendationResult,
     Recommended,
@@ -33,8 +35,9 @@ if TYPE_CHECKING:
 BAND_ROUNDING_EUR = Decimal(100)
 """A public price band is rounded outward to whole hundreds of euros."""
 
-CHART_W, CHART_H, PAD = 320, 180, 36
-"""SVG viewBox width and height and the margin for the axes, in SVG units."""
+CHART_W, CHART_H, PAD = 540, 250, 56
+"""SVG width and height (drawn at this size, 9-unit text as in the TTFT chart) and the
+margin for the axes, their tick labels and titles, in SVG units."""
 
 
 @dataclass(frozen=True)
@@ -110,13 +113,15 @@ def _axis_value(item: Recommended, axis: str) -> float:
 
 @dataclass(frozen=True)
 class ParetoChart:
-    """The front in SVG units, with the axes' end values as plain strings.
+    """The front in SVG units, with the axes' end values as tick labels.
 
     Attributes:
         points: one per configuration of the front, cheapest first.
         line: the ``points`` attribute of the line through them.
-        x_min / x_max: the relative cost at the axis ends (``"1.00"``).
-        y_min / y_max: the second axis at its ends.
+        x_min / x_max: the relative cost at the axis ends in the active language, with
+            its unit (``"1.00 ×"``, German ``"1,00 ×"``).
+        y_min / y_max: the second axis at its ends in the active language, with its unit
+            (``"1,129 ms"``, ``"36 %"``, ``"51"`` conversations).
         axis: the second axis (``ttft_p95_ms``, ``cpu_hit_rate``, ``resident_conversations``).
     """
 
@@ -146,7 +151,8 @@ def pareto_chart(result: RecommendationResult) -> ParetoChart | None:
     """The front as an SVG chart: x = cost relative to the cheapest, y = second axis.
 
     Coordinates are plain decimal strings (``"12.5"``), whatever the page's language;
-    the axes run from the front's smallest to its largest value. ``None`` without a front.
+    tick labels are in the active language; the axes run from the front's smallest to
+    its largest value. ``None`` without a front.
     """
     front = result.pareto
     if not front:
@@ -172,16 +178,24 @@ def pareto_chart(result: RecommendationResult) -> ParetoChart | None:
         )
         for r, x, y in zip(front, xs, ys, strict=True)
     )
-    digits = 2 if result.axis == "cpu_hit_rate" else 0
     return ParetoChart(
         points=points,
         line=" ".join(f"{p.x},{p.y}" for p in points),
-        x_min=f"{x0:.2f}",
-        x_max=f"{x1:.2f}",
-        y_min=f"{y0:.{digits}f}",
-        y_max=f"{y1:.{digits}f}",
+        x_min=f"{num(x0, 2)} ×",
+        x_max=f"{num(x1, 2)} ×",
+        y_min=_axis_label(y0, result.axis),
+        y_max=_axis_label(y1, result.axis),
         axis=result.axis,
     )
+
+
+def _axis_label(value: float, axis: str) -> str:
+    """A second-axis tick label with its unit, in the active language."""
+    if axis == "ttft_p95_ms":
+        return f"{num(value)} ms"
+    if axis == "cpu_hit_rate":
+        return f"{num(value * 100)} %"
+    return num(value)
 
 
 def recommendations_context(form: WorkloadForm) -> dict[str, Any]:

@@ -56,7 +56,17 @@ def test_three_cheapest_with_relative_cost_and_a_link_each(client: Client) -> No
     # The link carries the searched layout: the cheapest caps host memory at 384 GB.
     assert "max_host_memory_gb=384" in links[0]
     assert "Workstation Edition" not in html
-    assert '<svg viewBox="0 0 320 180"' in html and 'class="front"' in html
+    assert '<svg viewBox="0 0 540 250" width="540" height="250"' in html
+    assert 'class="front"' in html
+    # The chart says what its axes are and in which units (templates/inquiries/configurator.html).
+    svg = re.search(r"<svg.*?</svg>", html, re.S).group(0)  # type: ignore[union-attr]
+    assert "Cost against the cheapest (×)</text>" in svg
+    assert re.search(r">1\.00 ×</text>", svg)
+    assert re.search(
+        r">(TTFT p95 in ms|CPU-tier hit rate|conversations resident on the GPUs)</text>", svg
+    )
+    ticks = re.findall(r'<text class="tick"[^>]*>([^<]+)</text>', svg)
+    assert len(ticks) == 4 and all(re.search(r"(×|ms|%|\d)$", t) for t in ticks)
 
 
 def test_price_band_when_presales_allow_it(client: Client) -> None:
@@ -78,6 +88,10 @@ def test_german_page_keeps_svg_numbers_plain(client: Client) -> None:
     svg = re.search(r"<svg.*?</svg>", html, re.S).group(0)  # type: ignore[union-attr]
     coords = re.findall(r'\s(?:cx|cy|x|y|x1|x2|y1|y2)="([^"]+)"', svg)
     assert coords and all(re.fullmatch(r"-?\d+(\.\d+)?", c) for c in coords)
+    # Its labels are German: decimal commas (configurator/numbers.py), German axis titles
+    # (configurator/locale/de/LC_MESSAGES/django.po).
+    assert ">1,00 ×</text>" in svg and ">1.00 ×" not in svg
+    assert "Kosten gegenüber der günstigsten (×)</text>" in svg
     # The line's points are "x,y x,y": a comma only between x and y, dots for decimals.
     points = re.search(r'points="([^"]+)"', svg).group(1)  # type: ignore[union-attr]
     assert re.fullmatch(r"\d+\.\d,\d+\.\d( \d+\.\d,\d+\.\d)*", points)
