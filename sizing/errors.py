@@ -110,7 +110,9 @@ FIX_ENGLISH = {
     "fewer_gpus": "fewer GPUs per node",
     "more_nodes": "more nodes",
     "fewer_new_conversations": "fewer new conversations per day",
-    "longer_target": "a longer latency target",
+    "longer_ttft_p95": "a longer TTFT p95 target",
+    "longer_tpot": "a longer TPOT target",
+    "faster_gpu": "a faster GPU",
     "plan_chooses_tp": "let the plan choose the tensor parallel size",
     "server_gpu": "a server GPU (passive or blower cooling, e.g. the RTX PRO 6000 Server "
     "Edition or Max-Q)",
@@ -133,7 +135,9 @@ FIX_INPUTS = {
     "fewer_gpus": "gpus_per_node",
     "more_nodes": "users",
     "fewer_new_conversations": "new_conversations_per_day",
-    "longer_target": "ttft_p95_ms",
+    "longer_ttft_p95": "ttft_p95_ms",
+    "longer_tpot": "tpot_ms",
+    "faster_gpu": "gpu",
     "plan_chooses_tp": "tensor_parallel_size",
     "server_gpu": "gpu",
 }

@@ -464,15 +464,17 @@ def _targets(
             out.append(target)
             continue
         if target != default:
+            # a target under 10 ms keeps two significant digits (0.001 ms, not 0 ms)
+            target_ms = round(target) if target >= 10 else float(f"{target:.2g}")
             raise InfeasibleError(
                 key,
-                f"the {name} target of {target:,.0f} ms is below what one request takes "
-                f"without any load ({floor:,.0f} ms): a longer target, a shorter context "
-                "or a faster GPU would fix it",
+                f"the {name} target of {target_ms:,} ms is below what one request takes "
+                f"without any load ({floor:,.0f} ms): a longer {name} target, a shorter "
+                "context or a faster GPU would fix it",
                 binding=name,
-                fixes=(Fix("longer_target"), Fix("shorter_context"), Fix("larger_gpu")),
+                fixes=(Fix(f"longer_{key[:-3]}"), Fix("shorter_context"), Fix("faster_gpu")),
                 code="target_below_unloaded",
-                values={"target": name, "target_ms": round(target), "floor_ms": round(floor)},
+                values={"target": name, "target_ms": target_ms, "floor_ms": round(floor)},
             )
         used = RELAXED_TARGET_FACTOR * floor
         out.append(used)

@@ -25,7 +25,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from sizing.errors import SizingError
+from sizing.errors import SizingError, gettext_noop
 from sizing.hit_rate import MAX_TURNS, ConversationShape, ReferenceStream
 from sizing.inputs import MAX_TOKENS, input_field
 from sizing.return_gaps import DEFAULT_PROFILE, MAX_GAP_S, PROFILES, GapDistribution
@@ -126,8 +126,24 @@ def gaps(traffic: Traffic) -> GapDistribution:
                 values={"known": ", ".join(PROFILES), "got": str(traffic.gap_profile)},
             )
         return PROFILES[traffic.gap_profile]
+    if p90 is None:
+        raise SizingError(
+            "gap_p90_s",
+            template=gettext_noop(
+                "the p90 time between turns is missing: give both the median and the p90"
+            ),
+            code="gap_p90_missing",
+        )
+    if median is None:
+        raise SizingError(
+            "gap_median_s",
+            template=gettext_noop(
+                "the median time between turns is missing: give both the median and the p90"
+            ),
+            code="gap_median_missing",
+        )
     for field, value in (("gap_median_s", median), ("gap_p90_s", p90)):
-        if value is None or not _number(value) or not 0 < value <= MAX_GAP_S:
+        if not _number(value) or not 0 < value <= MAX_GAP_S:
             raise SizingError(
                 field,
                 f"give both the median and the p90 time between turns, each above 0 and at "
@@ -175,6 +191,27 @@ def conversation_shape(traffic: Traffic, unique_context_tokens: int) -> Conversa
     derived = {"output_tokens": traffic.output_tokens is None, "new_prompt_tokens": prompt is None}
     if prompt is None:
         prompt = per_turn - output
+    if (
+        isinstance(output, int)
+        and isinstance(prompt, int)
+        and prompt < 1
+        and derived["new_prompt_tokens"]
+    ):
+        # the prompt is what a turn leaves beside the output tokens the customer gave
+        raise SizingError(
+            "output_tokens",
+            template=gettext_noop(
+                "%(output)s output tokens per turn leave no room for a prompt: %(turns)s turns "
+                "in a context of %(context)s tokens give each turn %(per_turn)s tokens"
+            ),
+            code="output_fills_turn",
+            values={
+                "output": output,
+                "turns": turns,
+                "context": unique_context_tokens,
+                "per_turn": per_turn,
+            },
+        )
     for field, value, low in (("output_tokens", output, 0), ("new_prompt_tokens", prompt, 1)):
         if not isinstance(value, int) or value < low:
             raise SizingError(
@@ -188,8 +225,12 @@ def conversation_shape(traffic: Traffic, unique_context_tokens: int) -> Conversa
             )
     shape = ConversationShape(turns, prompt, output)
     if shape.final_tokens > unique_context_tokens:
+        given = [f for f in ("new_prompt_tokens", "output_tokens") if not derived[f]]
         raise SizingError(
-            "turns",
+            # the per-turn tokens the customer gave (the larger of two), else the turns
+            max(given, key=lambda f: shape.output_tokens if f == "output_tokens" else prompt)
+            if given
+            else "turns",
             f"{turns:,} turns of {prompt:,} prompt and {output:,} output tokens make "
             f"{shape.final_tokens:,} tokens, more than the context of "
             f"{unique_context_tokens:,} tokens: fewer turns, fewer tokens per turn or a "
@@ -210,10 +251,12 @@ def validate_targets(traffic: Traffic) -> None:
     if not (_number(share) and 0 < share <= 1):
         raise SizingError(
             "busy_hour_active_share",
-            f"the share of users active in the busiest hour must be above 0 and at most 1, "
-            f"got {share!r}",
+            template=gettext_noop(
+                "the share of users active in the busiest hour must be above 0 and at most 1, "
+                "got %(got)s"
+            ),
             code="busy_share_range",
-            values={"got": str(share)},
+            values={"got": repr(share)},
         )
     for field, value in (("ttft_p95_ms", traffic.ttft_p95_ms), ("tpot_ms", traffic.tpot_ms)):
         if not (_number(value) and 0 < value <= MAX_TARGET_MS):

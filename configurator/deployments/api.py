@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated, Any, Literal, get_type_hints
+from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
@@ -104,6 +104,21 @@ KINDS: dict[Any, Any] = {int: Whole, int | None: Whole | None}
 numbers written as ``11.0``)."""
 
 
+def _inner_limits(kind: Any, constraints: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """``kind`` and ``constraints`` with the limits of an optional type (``X | None``)
+    moved onto ``X``, so that its schema says ``minimum``/``maximum`` (JSON Schema) in
+    its ``anyOf`` branch; on the union pydantic writes them as ``ge``/``le`` instead
+    (pydantic 2's JSON schema of constraints it cannot place)."""
+    args = get_args(kind)
+    if len(args) != 2 or type(None) not in args or not constraints:
+        return kind, constraints
+    (inner,) = (arg for arg in args if arg is not type(None))
+    # the limits go on the base type, before its validators (``Whole``'s): after a
+    # validator pydantic keeps them as ``ge``/``le`` as well
+    base, *validators = get_args(inner) if get_origin(inner) is Annotated else (inner,)
+    return Annotated[(base, Field(**constraints), *validators)] | None, {}
+
+
 def schema_fields(
     cls: type, fields: dict[str, dataclasses.Field[Any]], short_names: dict[str, str]
 ) -> dict[str, Any]:
@@ -131,6 +146,7 @@ def schema_fields(
             )
             if limit in meta
         }
+        kind, constraints = _inner_limits(kind, constraints)
         names = [name, short_names[name]] if name in short_names else [name]
         default = ... if f.default is dataclasses.MISSING else f.default
         out[name] = (

@@ -327,7 +327,8 @@ class WorkloadForm(TrafficFields):
             return self._read_upload(upload)
         if kept and not model_id:
             return str(kept)
-        if not model_id:
+        if not model_id and "model" not in self.errors:
+            # an id the field refused has its own error; this one is for an empty field
             self.add_error(
                 "model",
                 _("Enter a Hugging Face model id, or upload the config.json of a private model."),

@@ -48,9 +48,6 @@ MESSAGES: dict[str, Promise] = {
         "The turns make %(tokens)s tokens, more than the context of %(context)s tokens: fewer "
         "turns, fewer tokens per turn or a longer context would fix it."
     ),
-    "busy_share_range": gettext_lazy(
-        "The share of users active in the busiest hour must be above 0 and at most 100 %%."
-    ),
     "target_range": gettext_lazy("A latency target must be above 0 and at most %(max)s ms."),
     "target_below_unloaded": gettext_lazy(
         "The %(target)s target of %(target_ms)s ms is below what one request takes without "
@@ -251,7 +248,9 @@ FIXES: dict[str, Promise] = {
     "fewer_gpus": gettext_lazy("fewer GPUs per node"),
     "more_nodes": gettext_lazy("more nodes"),
     "fewer_new_conversations": gettext_lazy("fewer new conversations per day"),
-    "longer_target": gettext_lazy("a longer latency target"),
+    "longer_ttft_p95": gettext_lazy("a longer TTFT p95 target"),
+    "longer_tpot": gettext_lazy("a longer TPOT target"),
+    "faster_gpu": gettext_lazy("a faster GPU"),
     "plan_chooses_tp": gettext_lazy("let the plan choose the tensor parallel size"),
     "server_gpu": gettext_lazy(
         "a server GPU (passive or blower cooling, e.g. the RTX PRO 6000 Server Edition or Max-Q)"
@@ -285,6 +284,9 @@ def _formatted(values: Mapping[str, Any]) -> dict[str, str]:
             out[key] = num(value, DECIMALS[key])
         elif isinstance(value, int) or float(value).is_integer():
             out[key] = num(value)
+        elif 0 < abs(value) < 0.01:
+            # a small value keeps its digits as the engine rounded it (0.001, not 0.00)
+            out[key] = num(value, len(f"{value:.6f}".rstrip("0").partition(".")[2]))
         else:
             out[key] = num(value, DECIMALS.get(key, 2))
     return out

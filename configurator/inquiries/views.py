@@ -55,7 +55,8 @@ def _estimate_context(
     }
     gpu_slug = form.data.get("gpu") if form.is_bound else form.fields["gpu"].initial
     gpu = catalog.gpus().get(str(gpu_slug or ""))
-    context["fp8_recommended"] = bool(gpu and gpu.fp8_kv_cache)
+    # no hint for a GPU the catalog does not know (the GPU field shows the error)
+    context["fp8_recommended"] = None if gpu is None else bool(gpu.fp8_kv_cache)
     if form.plan is not None:
         context["figures"] = explain.figures(form.plan)
         context["chart"] = chart.chart(form.plan)

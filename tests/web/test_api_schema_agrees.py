@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from sizing import catalog
+from sizing import catalog, workload
+from sizing.inputs import MAX_TOKENS
 
 pytestmark = pytest.mark.django_db
 
@@ -45,3 +46,37 @@ def test_a_whole_number_written_with_a_fraction_is_the_same_request(client: Clie
 @pytest.mark.parametrize("value", [500.5, True, "500"])
 def test_what_the_schema_refuses_the_server_refuses(client: Client, value: Any) -> None:
     assert post(client, users=value).status_code == 422
+
+
+def _limit_keywords(node: Any) -> set[str]:
+    """The pydantic-only limit keywords (``ge``, ``le``, ``gt``, ``lt``) anywhere in ``node``."""
+    if isinstance(node, dict):
+        found = {key for key in node if key in {"ge", "le", "gt", "lt"}}
+        for value in node.values():
+            found |= _limit_keywords(value)
+        return found
+    if isinstance(node, list):
+        return set().union(*(_limit_keywords(value) for value in node))
+    return set()
+
+
+def test_optional_numbers_carry_json_schema_limits(client: Client) -> None:
+    schema = client.get("/api/openapi.json").json()
+    schemas = schema["components"]["schemas"]
+    assert _limit_keywords(schemas) == set()
+    props = schemas["SizingRequest"]["properties"]
+    # sizing/workload.py: TP 1 to MAX_GPUS_PER_NODE (16), host memory 1 to
+    # MAX_HOST_MEMORY_GB (100,000 GB); sizing/traffic.py: output tokens 0 to MAX_TOKENS.
+    limits = {
+        "tensor_parallel_size": (1, workload.MAX_GPUS_PER_NODE),
+        "max_host_memory_gb": (1, workload.MAX_HOST_MEMORY_GB),
+        "output_tokens": (0, MAX_TOKENS),
+    }
+    for name, (low, high) in limits.items():
+        number, null = props[name]["anyOf"]
+        assert number == {"type": "integer", "minimum": low, "maximum": high}, name
+        assert null == {"type": "null"}
+    # what the schema says, the server does: one past the maximum is refused (422)
+    refused = post(client, tensor_parallel_size=workload.MAX_GPUS_PER_NODE + 1)
+    assert refused.status_code == 422
+    assert refused.json()["detail"][0]["loc"] == ["body", "tensor_parallel_size"]

@@ -19,8 +19,13 @@ def gpu_figure(plan: Plan, w: Words) -> Figure:
     return Figure(
         key="gpus",
         label=_("GPUs, nodes and replicas"),
-        value=_("%(replicas)s replicas × %(tp)s GPU")
-        % {"replicas": num(p.total_replicas), "tp": num(p.tensor_parallel_size)},
+        value=_("%(replicas)s × %(gpus)s")
+        % {
+            "replicas": ngettext("%(n)s replica", "%(n)s replicas", p.total_replicas)
+            % {"n": num(p.total_replicas)},
+            "gpus": ngettext("%(n)s GPU", "%(n)s GPUs", p.tensor_parallel_size)
+            % {"n": num(p.tensor_parallel_size)},
+        },
         detail=ngettext(
             "%(gpus)s × %(name)s in %(nodes)s node, tensor parallel %(tp)s",
             "%(gpus)s × %(name)s in %(nodes)s nodes, tensor parallel %(tp)s",
