@@ -171,9 +171,12 @@ def conversation_shape(traffic: Traffic, unique_context_tokens: int) -> Conversa
 
     Raises:
         SizingError: on ``turns``, ``new_prompt_tokens`` or ``output_tokens`` when out of
-            range or when the conversation would outgrow the context; on
-            ``context_tokens`` when a per-turn default derived from the context is too
-            small (the context is the input the customer gave).
+            range; on ``output_tokens`` when the output tokens given leave a turn no
+            prompt; when the conversation would outgrow the context, on the per-turn
+            tokens the customer gave (the larger of the two) with the default turns, else
+            on ``turns``; on
+            ``context_tokens`` when a per-turn default derived from the context alone is
+            too small (the context is the input the customer gave).
     """
     turns = traffic.turns
     if not isinstance(turns, int) or not 1 <= turns <= MAX_TURNS:
@@ -196,6 +199,7 @@ def conversation_shape(traffic: Traffic, unique_context_tokens: int) -> Conversa
         and isinstance(prompt, int)
         and prompt < 1
         and derived["new_prompt_tokens"]
+        and not derived["output_tokens"]
     ):
         # the prompt is what a turn leaves beside the output tokens the customer gave
         raise SizingError(
@@ -227,9 +231,10 @@ def conversation_shape(traffic: Traffic, unique_context_tokens: int) -> Conversa
     if shape.final_tokens > unique_context_tokens:
         given = [f for f in ("new_prompt_tokens", "output_tokens") if not derived[f]]
         raise SizingError(
-            # the per-turn tokens the customer gave (the larger of two), else the turns
-            max(given, key=lambda f: shape.output_tokens if f == "output_tokens" else prompt)
-            if given
+            # with the default turns, the per-turn tokens the customer gave (the larger
+            # of two); else the turns
+            max(given, key=lambda f: output if f == "output_tokens" else prompt)
+            if given and turns == DEFAULT_TURNS
             else "turns",
             f"{turns:,} turns of {prompt:,} prompt and {output:,} output tokens make "
             f"{shape.final_tokens:,} tokens, more than the context of "
