@@ -155,7 +155,11 @@ def test_fp8_is_recommended_only_where_the_gpu_supports_it(client: Client) -> No
         ({"context_tokens": 0}, "context_tokens", "greater than or equal to 1"),
         ({"context_tokens": 10_000_001}, "context_tokens", "less than or equal to 10000000"),
         # models.json: Qwen3-32B max_position_embeddings 40,960.
-        ({"context_tokens": 50_000}, "context_tokens", "Qwen/Qwen3-32B-FP8: 40,960 tokens"),
+        (
+            {"context_tokens": 50_000},
+            "context_tokens",
+            "exceeds Qwen/Qwen3-32B-FP8&#x27;s limit of 40,960 tokens",
+        ),
         ({"users": 0}, "users", "greater than or equal to 1"),
         ({"users": 1_000_001}, "users", "less than or equal to 1000000"),
         ({"model": "nobody/no-such-model"}, "model", "neither in the offline catalog"),
