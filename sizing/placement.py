@@ -8,7 +8,11 @@ DESIGN §3.3 and §3.4):
   (``Parallelism.conversations_on_gpus``), never more than there are users.
 - The others rest between turns: in the CPU-memory tier when one is sold
   (``sizing.host_memory.cpu_tier`` keeps every user's conversation warm), else they are
-  recomputed when their user returns.
+  recomputed when their user returns. A tier cut by a host-memory limit or by the
+  node's DIMM slots (``sizing.plan``) keeps only the conversations its bytes hold, as
+  the serving engine stores them (``CpuTier.conversations_per_instance`` × instances,
+  :mod:`sizing.rank_bytes`); the rest rest in the shared tier when the plan sells one
+  (it holds every user once, ``sizing.serving``), else they are recomputed.
 - The NVMe tier holds one day of new conversations (``sizing.nvme``); those beyond the
   users kept warm are the day's earlier conversations, which only the NVMe tier holds.
 """
@@ -27,12 +31,14 @@ class Placement:
         in_cpu_tier: resting in the CPU-memory tier.
         on_nvme: earlier conversations of the day, only on the NVMe tier.
         recomputed: resting without a tier: their prefill is recomputed on return.
+        in_shared_tier: beyond a cut CPU tier, resting in the shared tier.
     """
 
     on_gpus: int
     in_cpu_tier: int
     on_nvme: int
     recomputed: int
+    in_shared_tier: int = 0
 
 
 def placement(
@@ -42,6 +48,8 @@ def placement(
     cpu_tier_gib: float,
     nvme_sized: bool,
     new_conversations_per_day: int,
+    cpu_tier_conversations: int | None = None,
+    shared_tier_sized: bool = False,
 ) -> Placement:
     """Where ``users`` conversations rest.
 
@@ -51,6 +59,10 @@ def placement(
         cpu_tier_gib: the CPU-memory tier, GiB (0: none sold).
         nvme_sized: whether the plan sells an NVMe tier.
         new_conversations_per_day: new conversations a day (≥ 0).
+        cpu_tier_conversations: full-length conversations the CPU tier holds over all
+            instances (``None``: every resting one, the uncut tier).
+        shared_tier_sized: whether the plan sells a shared tier (it holds the resting
+            conversations a cut CPU tier leaves out).
 
     Raises:
         ValueError: a count is negative.
@@ -60,5 +72,9 @@ def placement(
     on_gpus = min(users, conversations_on_gpus)
     resting = users - on_gpus
     in_cpu = resting if cpu_tier_gib > 0 else 0
+    if cpu_tier_conversations is not None:
+        in_cpu = min(in_cpu, max(0, cpu_tier_conversations))
     on_nvme = max(0, new_conversations_per_day - users) if nvme_sized else 0
-    return Placement(on_gpus, in_cpu, on_nvme, resting - in_cpu)
+    beyond = resting - in_cpu if in_cpu else 0
+    in_shared = beyond if shared_tier_sized else 0
+    return Placement(on_gpus, in_cpu, on_nvme, resting - in_cpu - in_shared, in_shared)

@@ -31,7 +31,7 @@ from sizing.serving import Replica, Serving, serve
 from sizing.traffic import Traffic
 from sizing.transfer import TransferEstimate, estimate
 from sizing.units import GB, GIB, TB
-from sizing.verdict import Note, Verdict, decide
+from sizing.verdict import Note, Verdict, decide, restated
 from sizing.vllm_buffer import VllmOffload, offload
 from sizing.workload import Workload
 
@@ -120,6 +120,10 @@ class Plan:
             cpu_tier_gib=self.cpu_tier.total_gib,
             nvme_sized=self.nvme.drive is not None,
             new_conversations_per_day=self.request.workload.new_conversations_per_day,
+            cpu_tier_conversations=(
+                self.cpu_tier.conversations_per_instance * self.parallelism.total_replicas
+            ),
+            shared_tier_sized=self.serving is not None and self.serving.shared is not None,
         )
 
 
@@ -304,6 +308,7 @@ def make_plan(request: PlanRequest) -> Plan:
             if plain is not None:
                 serving = replace(plain, benefit=serving.benefit)
                 par = replace(par, nodes=serving.cluster.nodes)
+                verdict = restated(verdict, par.conversations_on_gpus)
         tier = cpu_tier(
             users=work.users,
             resting_conversations=0,

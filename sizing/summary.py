@@ -118,6 +118,7 @@ class PlanSummary(TransferKeys, TrafficKeys):
     conversations_in_cpu_tier: int
     conversations_on_nvme: int
     conversations_recomputed: int
+    conversations_in_shared_tier: int
     tensor_parallel_size: int
     replicas: int
     nodes: int
@@ -179,6 +180,7 @@ def plan_summary(plan: Plan) -> PlanSummary:
         "conversations_in_cpu_tier": where.in_cpu_tier,
         "conversations_on_nvme": where.on_nvme,
         "conversations_recomputed": where.recomputed,
+        "conversations_in_shared_tier": where.in_shared_tier,
         "tensor_parallel_size": p.tensor_parallel_size,
         "replicas": p.total_replicas,
         "nodes": p.nodes,

@@ -14,6 +14,7 @@ from typing import Any
 
 from sizing.configuration import Configuration, tier_gib
 from sizing.search import Recommendation
+from sizing.units import whole_gib
 
 ENGLISH = {
     "cheapest": "The cheapest configuration that meets the workload, of {considered:,} "
@@ -26,6 +27,10 @@ ENGLISH = {
     "tier": "{on_gpus:,} conversations stay on the GPUs; a CPU tier of {tier_gib:,.0f} GiB "
     "({per_replica_gib:,.0f} GiB per replica) keeps the other {resting:,} warm, so DRAM "
     "does the work of more GPUs.",
+    "tier_capped": "{on_gpus:,} conversations stay on the GPUs; a CPU tier of "
+    "{tier_gib:,.0f} GiB ({per_replica_gib:,.0f} GiB per replica) keeps {kept:,} more warm, "
+    "as much as the host memory holds; the other {recomputed:,} are recomputed when their "
+    "users return.",
     "no_tier": "All {users:,} conversations fit on the GPUs ({on_gpus:,} resident): no CPU "
     "tier to buy.",
     "nvme": "An NVMe tier of {nvme_tb:,.2f} TB holds a day of new conversations.",
@@ -76,15 +81,17 @@ def _tier(config: Configuration[Any]) -> Reason:
             "no_tier",
             (("users", plan.request.workload.users), ("on_gpus", config.resident_conversations)),
         )
-    return Reason(
-        "tier",
-        (
-            ("on_gpus", config.resident_conversations),
-            ("tier_gib", round(tier_gib(config), 1)),
-            ("per_replica_gib", round(plan.cpu_tier.per_instance_gib, 1)),
-            ("resting", plan.resting_conversations),
-        ),
+    figures: tuple[tuple[str, int | float | str], ...] = (
+        ("on_gpus", config.resident_conversations),
+        ("tier_gib", whole_gib(tier_gib(config))),
+        ("per_replica_gib", whole_gib(plan.cpu_tier.per_instance_gib)),
     )
+    where = plan.placement
+    if where.recomputed:
+        # A tier cut by the host memory keeps fewer than the resting conversations.
+        kept = (("kept", where.in_cpu_tier), ("recomputed", where.recomputed))
+        return Reason("tier_capped", (*figures, *kept))
+    return Reason("tier", (*figures, ("resting", plan.resting_conversations)))
 
 
 def below_pct(price: Any, reference_price: Any) -> int:

@@ -9,9 +9,26 @@ Source: IEC 80000-13 (binary prefixes); the seed document's "500 GiB, about 537 
 
 from __future__ import annotations
 
+import math
+
 GIB = 2**30
 """Bytes in one GiB."""
 GB = 10**9
 """Bytes in one GB."""
 TB = 10**12
 """Bytes in one TB."""
+
+
+def whole_gib(gib: float) -> int:
+    """``gib`` rounded down to a whole GiB, as the customer reads a CPU tier: vLLM is
+    given the tier of the conversations it keeps in whole GiB
+    (``--kv-offloading-size``, :mod:`sizing.vllm_buffer`), so a figure rounded down never
+    claims more than the engine gets (178.81 GiB reads 178 GiB). A value within 10^-6 GiB
+    below a whole number is that number (the seed's 500 GiB stays 500).
+
+    Raises:
+        ValueError: if ``gib`` is negative.
+    """
+    if gib < 0:
+        raise ValueError(f"gib must be >= 0, got {gib}")
+    return math.floor(gib + 1e-6)

@@ -10,7 +10,7 @@ the transfer").
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Note:
 
 
 ENGLISH = {
-    "all_fit": "All {users:,} conversations fit in GPU memory ({on_gpus:,} resident): a CPU "
+    "all_fit": "All {users:,} conversations fit in GPU memory (room for {on_gpus:,}): a CPU "
     "tier would only mirror what the GPUs already hold.",
     "resting": "{resting:,} of {users:,} conversations do not fit on the GPUs and rest between "
     "turns; without a tier each returning user pays a full prefill again.",
@@ -69,11 +69,11 @@ ENGLISH = {
     "few_tier_hits": "Only {tier_pct:g} % of returns would hit a tier beside the GPU "
     "({gpu_pct:g} % already hit the GPU): a tier would rarely be read.",
     "tier_hits": "{cpu_pct:g} % of returns hit the CPU tier ({gpu_pct:g} % the GPU, "
-    "{miss_pct:g} % miss); TTFT p95 {ttft_s:g} s instead of {ttft_no_tier_s:g} s on the same "
-    "GPUs without the tier.",
+    "{nvme_pct:g} % NVMe, {shared_pct:g} % the shared tier, {miss_pct:g} % miss); TTFT p95 "
+    "{ttft_s:g} s instead of {ttft_no_tier_s:g} s on the same GPUs without the tier.",
     "tier_hits_overloaded": "{cpu_pct:g} % of returns hit the CPU tier ({gpu_pct:g} % the "
-    "GPU, {miss_pct:g} % miss); TTFT p95 {ttft_s:g} s, where the same GPUs without the tier "
-    "could not keep up.",
+    "GPU, {nvme_pct:g} % NVMe, {shared_pct:g} % the shared tier, {miss_pct:g} % miss); "
+    "TTFT p95 {ttft_s:g} s, where the same GPUs without the tier could not keep up.",
     "target_relaxed": "One request takes {floor_ms:,} ms at this context without any load, "
     "more than the default {target} target of {default_ms:,} ms: the plan is sized for "
     "{used_ms:,} ms instead. Name your own target to size for it.",
@@ -215,3 +215,26 @@ def decide(
         binding.append(BINDING["nvme"])
         warnings.append(Note("nvme", (("months", nvme_lifetime_years * 12),)))
     return Verdict(pays, tuple(reasons), tuple(warnings), tuple(binding))
+
+
+ON_GPUS_NOTES = ("all_fit",)
+"""Reasons that quote the GPUs' room in conversations (their ``on_gpus`` value)."""
+
+
+def restated(verdict: Verdict, conversations_on_gpus: int) -> Verdict:
+    """``verdict`` with the GPUs' room restated as ``conversations_on_gpus``: a plan that
+    sells no tier is sized again on the GPUs its targets need without one
+    (:func:`sizing.plan.make_plan`), and its sentences then quote that plan's room, the
+    summary's ``conversations_on_gpus``, not the room of the plan with the tier."""
+
+    def one(note: Note) -> Note:
+        if note.code not in ON_GPUS_NOTES:
+            return note
+        values = tuple((k, conversations_on_gpus if k == "on_gpus" else v) for k, v in note.values)
+        return replace(note, values=values)
+
+    return replace(
+        verdict,
+        reason_notes=tuple(one(n) for n in verdict.reason_notes),
+        warning_notes=tuple(one(n) for n in verdict.warning_notes),
+    )

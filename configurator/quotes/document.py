@@ -31,7 +31,7 @@ from configurator.quotes.terms import engine_version, vat_rate
 from configurator.quotes.verification_reader import latest_verification
 from sizing.catalog import nvme_drives
 from sizing.placement import Placement, placement
-from sizing.units import GIB, TB
+from sizing.units import GIB, TB, whole_gib
 
 MONEY_KEYS = ("unit_price_eur", "unit_cost_eur", "total_eur")
 
@@ -249,7 +249,7 @@ def tiers_chart(alternative: DocumentAlternative) -> dict[str, Any]:
         bars.append(
             {
                 "kind": kind,
-                "gib": round(gib),
+                "gib": whole_gib(gib) if kind == "cpu" else round(gib),
                 "conversations": counts[kind],
                 "width": round(length * 3.0, 1),
                 "y": 10 + n * CHART_ROW_PX,
@@ -270,6 +270,7 @@ def _placement(alternative: DocumentAlternative) -> Placement:
             in_cpu_tier=int(summary["conversations_in_cpu_tier"]),
             on_nvme=int(summary["conversations_on_nvme"]),
             recomputed=int(summary["conversations_recomputed"]),
+            in_shared_tier=int(summary.get("conversations_in_shared_tier") or 0),
         )
     return placement(
         users=int(summary.get("users") or 0),

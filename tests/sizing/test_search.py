@@ -90,7 +90,9 @@ def test_cheapest_known_by_hand() -> None:
     assert codes[:2] == ["cheapest", "below_reference_by"]
     # 3,200 against 8,800: (8,800 - 3,200) / 8,800 = 63.6 %, rounded down.
     assert "63 % below the requested layout (4 × NVIDIA RTX PRO 6000" in why_text(first, rec)
-    assert "a CPU tier of 179 GiB" in why_text(first, rec)
+    # 384 GB less the 192 GB reserve = 192 GB = 178.81 GiB, read rounded down as vLLM is
+    # given it (178 conversations of 1 GiB, --kv-offloading-size 178).
+    assert "a CPU tier of 178 GiB" in why_text(first, rec)
     assert "a CPU tier of 500 GiB" in why_text(full, rec)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import io
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -28,6 +29,7 @@ from configurator.quotes.document import document_from_quote
 from configurator.quotes.pdf import quote_pdf_render
 from configurator.quotes.services import quote_create_from_inquiry, quote_issue
 from sizing.summary import plan_summary
+from sizing.workload import SEED_WORKLOAD, stored_inputs
 from tests.quote_factories import SEED_INPUTS, make_inquiry, make_presales
 from tests.seed_form import seed_form
 
@@ -39,6 +41,12 @@ Surfaces = dict[str, str | None]
 def n(value: float, digits: int = 0) -> str:
     """English grouping, as every English surface formats numbers."""
     return f"{value:,.{digits}f}"
+
+
+def gib(value: float) -> str:
+    """A CPU tier as the customer reads it: whole GiB rounded down, never more than vLLM
+    is given (``--kv-offloading-size``, whole GiB; the seed's 500 GiB stays 500)."""
+    return n(math.floor(value + 1e-6))
 
 
 # figure → (surface → what that surface writes, or None where it does not show it)
@@ -62,15 +70,15 @@ FIGURES: dict[str, Callable[[dict[str, Any]], Surfaces]] = {
         "readme": f"{n(s['conversations_on_nvme'])} earlier ones of the day on NVMe",
     },
     "CPU-memory tier": lambda s: {
-        "page": f"{n(s['cpu_tier_total_gib'])} GiB ≈ {n(s['cpu_tier_total_gb'])} GB",
-        "pdf": f"{n(s['cpu_tier_total_gib'])} GiB ({n(s['cpu_tier_total_gb'])} GB)",
-        "email": f"CPU-memory tier: {n(s['cpu_tier_total_gib'])} GiB",
-        "readme": f"({n(s['cpu_tier_total_gib'])} GiB)",
+        "page": f"{gib(s['cpu_tier_total_gib'])} GiB ≈ {n(s['cpu_tier_total_gb'])} GB",
+        "pdf": f"{gib(s['cpu_tier_total_gib'])} GiB ({n(s['cpu_tier_total_gb'])} GB)",
+        "email": f"CPU-memory tier: {gib(s['cpu_tier_total_gib'])} GiB",
+        "readme": f"({gib(s['cpu_tier_total_gib'])} GiB)",
     },
     "CPU tier per engine instance": lambda s: {
-        "page": f"{n(s['cpu_tier_per_instance_gib'])} GiB pinned per engine instance",
-        "pdf": f"{n(s['cpu_tier_per_instance_gib'])} GiB per instance",
-        "email": f"{n(s['cpu_tier_per_instance_gib'])} GiB per engine instance",
+        "page": f"{gib(s['cpu_tier_per_instance_gib'])} GiB pinned per engine instance",
+        "pdf": f"{gib(s['cpu_tier_per_instance_gib'])} GiB per instance",
+        "email": f"{gib(s['cpu_tier_per_instance_gib'])} GiB per engine instance",
         "readme": f"CPU tier of {n(s['cpu_tier_per_instance_gib'], 2)} GiB",
     },
     "host memory": lambda s: {
@@ -158,3 +166,22 @@ def test_every_surface_shows_the_plans_own_figures(client: Client, settings: Any
         if expected is not None and expected not in texts[surface]
     ]
     assert not missing, "\n".join(missing)
+
+
+def test_bundle_readme_counts_what_a_cut_tier_holds() -> None:
+    # The reviewer's example (tests/sizing/test_capped_tier.py derives the figures):
+    # 2 x RTX PRO 6000 SE at TP 2, 384 GB of host memory, no shared tier: a 178.81 GiB
+    # tier holds 178 conversations of 1 GiB, the other 366 - 178 = 188 are recomputed.
+    inputs = stored_inputs(
+        SEED_WORKLOAD.replace(
+            gpus_per_node=2,
+            tensor_parallel_size=2,
+            max_host_memory_gb=384,
+            without_shared_tier=True,
+            new_conversations_per_day=0,
+        )
+    )
+    readme = " ".join(bundle_files(plan=plan_stored(inputs))[0].text.split())
+    assert "134 on the GPUs, 178 in the CPU-memory tier (178 GiB)" in readme
+    assert "188 recomputed when their users return" in readme
+    assert "179 GiB" not in readme

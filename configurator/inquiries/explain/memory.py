@@ -7,7 +7,7 @@ from __future__ import annotations
 from configurator.inquiries.explain.words import Figure, Words
 from sizing.architecture import GROWING_KINDS, LayerKind
 from sizing.plan import Plan
-from sizing.units import GB, GIB
+from sizing.units import GB, GIB, whole_gib
 
 
 def kv_figure(plan: Plan, w: Words) -> Figure:
@@ -158,8 +158,9 @@ def cpu_figure(plan: Plan, w: Words) -> Figure:
     return Figure(
         key="cpu",
         label=_("CPU-memory tier"),
-        value=f"{num(tier.total_gib)} GiB ≈ {num(tier.total_gb)} GB",
-        detail=_("%(per)s GiB pinned per engine instance") % {"per": num(tier.per_instance_gib)},
+        value=f"{num(whole_gib(tier.total_gib))} GiB ≈ {num(tier.total_gb)} GB",
+        detail=_("%(per)s GiB pinned per engine instance")
+        % {"per": num(whole_gib(tier.per_instance_gib))},
         steps=tuple(steps),
         source=_(
             "our planning rule (every user's conversation kept warm); vLLM documentation, "

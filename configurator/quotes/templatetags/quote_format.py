@@ -15,6 +15,7 @@ from configurator import numbers
 from configurator.quotes.models import QuoteAlternative, QuoteLine
 from sizing import catalog
 from sizing.errors import SizingError
+from sizing.units import whole_gib
 
 register = template.Library()
 
@@ -26,6 +27,15 @@ def num(value: object, digits: int = 0) -> str:
     if value is None or value == "":
         return ""
     return numbers.num(Decimal(str(value)), int(digits))
+
+
+@register.filter
+def gib(value: object) -> str:
+    """A CPU tier in GiB as the customer reads it: whole GiB rounded down
+    (:func:`sizing.units.whole_gib`), grouped like :func:`num`; '' for ``None``."""
+    if value is None or value == "":
+        return ""
+    return numbers.num(Decimal(whole_gib(float(str(value)))), 0)
 
 
 @register.filter
