@@ -129,6 +129,20 @@ def _readme(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
         return render_to_string("deployments/README.md", context)
 
 
+SHARED_REQUIRED_NOT_CONFIGURED = "required, not configured"
+"""``tiers.shared`` in ``bundle.json`` when the plan sizes a shared tier (its
+``shared_tier_tb`` > 0) but the bundle was asked for without one (``--shared none``)."""
+
+
+def shared_tier_state(shared: str, shared_tier_tb: float | None) -> str:
+    """The bundle's shared-tier entry: ``nfs``/``s3`` as configured, else ``none``, or
+    :data:`SHARED_REQUIRED_NOT_CONFIGURED` when the plan needs one (``shared_tier_tb``,
+    TB, the plan summary's figure, > 0)."""
+    if shared == "none" and (shared_tier_tb or 0) > 0:
+        return SHARED_REQUIRED_NOT_CONFIGURED
+    return shared
+
+
 def _manifest(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
     doc = {
         "summary": plan_summary(plan),
@@ -143,7 +157,7 @@ def _manifest(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
         },
         "tiers": {
             "nvme_mount": d.tiers.nvme_mount if d.has_nvme else None,
-            "shared": d.tiers.shared,
+            "shared": shared_tier_state(d.tiers.shared, plan_summary(plan)["shared_tier_tb"]),
             "python_hash_seed": d.tiers.python_hash_seed,
         },
         "instances": [

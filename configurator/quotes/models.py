@@ -108,7 +108,7 @@ class QuoteAlternative(models.Model):
         from configurator.quotes.pricing import alternative_label
 
         with translation.override(language):
-            return alternative_label(self.workload)
+            return alternative_label(self.workload, nodes=int(self.plan_summary.get("nodes") or 1))
 
     @property
     def workload(self) -> Workload:

@@ -81,9 +81,12 @@ GPU_COUNTERPART = {"rtx-pro-6000-se": "h200-nvl", "h200-nvl": "rtx-pro-6000-se"}
 """The GPU offered side by side with the requested one (issue 6's example pair)."""
 
 
-def alternative_label(workload: Workload) -> str:
+def alternative_label(workload: Workload, nodes: int = 1) -> str:
     """A short label for a configuration: GPU, cache precision, NVMe tier or not.
 
+    ``nodes`` is the plan's node count; with two or more the label reads
+    "nodes × GPUs per node × GPU (total GPUs)", since the workload's
+    ``gpus_per_node`` alone would understate the GPUs a multi-node plan buys.
     Call inside ``translation.override`` for the quote's language.
     """
     try:
@@ -92,7 +95,14 @@ def alternative_label(workload: Workload) -> str:
         gpu_name = str(workload.gpu)
     cache = _("FP8 cache") if workload.kv_dtype == "fp8" else _("16-bit cache")
     nvme = _("with NVMe tier") if workload.new_conversations_per_day else _("without NVMe tier")
-    return f"{workload.gpus_per_node} × {gpu_name}, {cache}, {nvme}"
+    gpus = f"{workload.gpus_per_node} × {gpu_name}"
+    if nodes > 1:
+        gpus = _("%(nodes)s nodes × %(gpus)s (%(total)s GPUs)") % {
+            "nodes": nodes,
+            "gpus": gpus,
+            "total": nodes * workload.gpus_per_node,
+        }
+    return f"{gpus}, {cache}, {nvme}"
 
 
 def variant_workloads(base: Workload) -> list[Workload]:

@@ -80,7 +80,7 @@ def _add_alternative(
     plan = plan_stored(inputs)
     priced = price_bom(plan, prices=prices)
     with translation.override(quote.language):
-        label = alternative_label(plan.request.workload)
+        label = alternative_label(plan.request.workload, nodes=plan.parallelism.nodes)
     alt = QuoteAlternative.objects.create(
         quote=quote,
         position=position,

@@ -19,9 +19,11 @@ from configurator.deployments.services import bundle_build
 from sizing.engines.bundle import ENGINES
 from sizing.engines.flags import EngineVersions
 from sizing.engines.shared_tier import TierOptions
-from sizing.model import catalog_entry
+from sizing.model import catalog_entry, from_catalog
+from sizing.plan import make_plan
 from sizing.summary import plan_summary
 from tests.engine_bundle import FLAGS, PLANS, ROOT, SHARED, parse_script
+from tests.factories import plan_request
 
 VERSIONS = [
     EngineVersions(vllm="0.31.0", sglang="0.5.22", dynamo="1.5.1"),
@@ -359,3 +361,25 @@ def test_offload_prompt_only_is_written_and_explained(offload_decode: bool) -> N
     assert readme.count(note) == 1
     manifest = json.loads(files["bundle.json"])
     assert len(manifest["notes"]) == len(set(manifest["notes"]))
+
+
+def test_a_plan_that_needs_a_shared_tier_says_so_when_none_is_given() -> None:
+    """The seed with 50,000 users needs 25 nodes and a shared tier (``shared_tier_tb``
+    53.69 in the plan summary, review of main): without ``--shared`` the README warns
+    at the top and bundle.json records "required, not configured", never "none"."""
+    plan = make_plan(
+        plan_request(model=from_catalog("Qwen/Qwen3-32B-FP8"), context_tokens=8192, users=50_000)
+    )
+    summary = plan_summary(plan)
+    assert summary["nodes"] > 1 and summary["shared_tier_tb"] > 0
+    files = unzip(bundle_build(plan=plan, engine="vllm", tiers=TierOptions()))
+    head = files["README.md"].split("## What runs where", 1)[0]
+    assert "**Shared tier: required, not configured.**" in head
+    assert "--shared nfs" in head and f"{summary['shared_tier_tb']:.1f} TB" in head
+    assert "Shared tier: none." not in files["README.md"]
+    assert json.loads(files["bundle.json"])["tiers"]["shared"] == "required, not configured"
+    configured = unzip(bundle_build(plan=plan, engine="vllm", tiers=TierOptions(shared="nfs")))
+    assert json.loads(configured["bundle.json"])["tiers"]["shared"] == "nfs"
+    assert "required, not configured" not in configured["README.md"]
+    single = unzip(bundle_build(plan=PLANS["seed"](), engine="vllm", tiers=TierOptions()))
+    assert json.loads(single["bundle.json"])["tiers"]["shared"] == "none"

@@ -269,3 +269,30 @@ def test_chart_counts_are_the_plans_own() -> None:
             cpu_gib = round(s["cpu_tier_total_gib"])
             resting = s["conversations_in_cpu_tier"]
             assert f"{cpu_gib:,} GiB · resting in CPU memory: {resting:,}" in text
+
+
+def test_a_two_node_alternative_states_nodes_total_gpus_and_memory_per_node() -> None:
+    """A plan of 2 nodes × 2 GPUs is titled and described as such, not as one node.
+
+    Workload: the seed (Qwen3-32B-FP8, 8,192 tokens) with 1,000 users on 2 RTX PRO
+    6000 per node at TP 2 and at most 384 GB of host memory per node: the plan
+    (``plan_create``) needs 2 nodes, 4 GPUs and 24 × 16 GB = 384 GB per node, so
+    48 DIMMs and 768 GB in all (the BOM's per-node quantities × 2).
+    """
+    make_presales()
+    inquiry = make_inquiry(
+        users=1000, gpus_per_node=2, tensor_parallel_size=2, max_host_memory_gb=384
+    )
+    assert inquiry.plan_summary["nodes"] == 2 and inquiry.plan_summary["gpus_total"] == 4
+    quote = quote_create_from_inquiry(inquiry=inquiry, user=None)
+    first = quote.alternatives.order_by("position").first()
+    assert (
+        first is not None
+        and first.label_in("en").startswith("2 nodes × 2 × RTX PRO 6000")
+        and "(4 GPUs)" in first.label_in("en")
+    )
+    assert first.label_in("de").startswith("2 Knoten × 2 × RTX PRO 6000")  # quotes de django.po
+    text = " ".join(" ".join(pdf_pages(quote_pdf_render(document_from_quote(quote)))).split())
+    assert "2 nodes × 2 GPUs (NVIDIA RTX PRO 6000" in text and "= 4 GPUs" in text
+    assert "= 384 GB per node; 2 nodes: 48 DIMMs, 768 GB in all" in text
+    assert "Nodes" in text and "2 × 2 = 4" in text  # side-by-side table

@@ -70,3 +70,13 @@ def description_in(line: QuoteLine, language: str) -> str:
 def why_in(line: QuoteLine, language: str) -> str:
     """A quote line's reason in the quote's ``language``."""
     return line.why_in(language)
+
+
+@register.filter
+def times(value: object, factor: object) -> int | float:
+    """``value × factor`` for per-node figures shown for all nodes (0 if not numbers)."""
+    try:
+        product = float(value) * float(factor)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return 0
+    return int(product) if product.is_integer() else product

@@ -42,7 +42,7 @@ class Command(SizingCommand):
         language = options["language"]
         with translation.override(language):
             inputs = stored_inputs(plan.request.workload)
-            label = alternative_label(plan.request.workload)
+            label = alternative_label(plan.request.workload, nodes=plan.parallelism.nodes)
         try:
             lines = price_bom(plan, prices=prices, language=language)
         except SizingError as exc:  # the parts do not fit a chassis
