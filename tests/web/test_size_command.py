@@ -84,6 +84,28 @@ def test_text_report_is_readable(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--kv-offloading-size 125 " not in out
 
 
+def test_text_report_states_nodes_router_shared_tier_and_nvme_per_node(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The seed with 50,000 users needs several nodes and a shared tier (review of main:
+    53.69 TB); the text names them, and which NVMe figures are per node or in total,
+    with the same figures as the JSON summary."""
+    args = [*SEED_ARGS]
+    args[args.index("--users") + 1] = "50000"
+    call_command("size", *args, "--format", "json")
+    s = json.loads(capsys.readouterr().out)["summary"]
+    assert s["nodes"] > 1 and s["shared_tier_tb"] > 0 and s["nvme_drive_count"] >= 1
+    call_command("size", *args)
+    out = capsys.readouterr().out
+    assert f"{s['nodes']} identical nodes, {s['gpus_total']} GPUs in all" in out
+    assert "KV-aware router" in out
+    assert f"shared tier:           {s['shared_tier_tb']} TB" in out
+    assert f"{s['shared_tier_gbps']} GB/s network per node" in out
+    assert f"{s['host_memory_gb']} GB per node" in out
+    assert f"{s['nvme_writes_tb_per_day']} TB in total" in out
+    assert f"per node ({s['nvme_drive_count'] * s['nodes']} in all)" in out
+
+
 def test_text_report_gives_the_short_flag_without_an_nvme_tier(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
