@@ -15,6 +15,7 @@ from configurator.inquiries.explain.memory import (
     cpu_figure,
     host_figure,
     kv_figure,
+    nodes_figure,
     nvme_figure,
     resident_figure,
 )
@@ -28,12 +29,14 @@ __all__ = ["Figure", "Words", "figures", "words"]
 def figures(plan: Plan) -> list[Figure]:
     """Every figure of the estimate, in reading order, in the active language."""
     w = words(get_language() or "en")
-    return [
+    out = [
         kv_figure(plan, w),
         gpu_figure(plan, w),
+        nodes_figure(plan, w),
         resident_figure(plan, w),
         cpu_figure(plan, w),
         host_figure(plan, w),
         nvme_figure(plan, w),
         transfer_figure(plan, w),
     ]
+    return [f for f in out if f is not None]

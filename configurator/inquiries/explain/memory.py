@@ -258,12 +258,59 @@ def nvme_figure(plan: Plan, w: Words) -> Figure:
     return Figure(
         key="nvme",
         label=_("NVMe tier"),
-        value=f"{num(tier.drive_count)} × {tier.drive.model}",
-        detail=_("%(tb)s TB written per day") % {"tb": num(tier.writes_tb_per_day, 1)},
+        value=(
+            _("%(n)s × %(drive)s per node (%(all)s in all)")
+            % {
+                "n": num(tier.drive_count),
+                "drive": tier.drive.model,
+                "all": num(tier.drive_count * plan.parallelism.nodes),
+            }
+            if plan.parallelism.nodes > 1
+            else f"{num(tier.drive_count)} × {tier.drive.model}"
+        ),
+        detail=(
+            _("%(tb)s TB written per day in total, over all %(nodes)s nodes")
+            % {"tb": num(tier.writes_tb_per_day, 1), "nodes": num(plan.parallelism.nodes)}
+            if plan.parallelism.nodes > 1
+            else _("%(tb)s TB written per day") % {"tb": num(tier.writes_tb_per_day, 1)}
+        ),
         steps=tuple(steps),
         source=_(
             "our planning rule (one day of new conversations); the drive makers' product "
             "briefs (capacity, DWPD); vLLM blog on KV offloading (every new block is written "
             "to each tier)"
         ),
+    )
+
+
+def nodes_figure(plan: Plan, w: Words) -> Figure | None:
+    """Nodes, router and shared tier of a multi-node plan (``sizing.serving``'s shared
+    tier: TB for every node, GB/s per node); ``None`` for a one-node plan."""
+    _, num = w.gettext, w.num
+    par = plan.parallelism
+    if par.nodes < 2:
+        return None
+    shared = plan.serving.shared if plan.serving else None
+    tier = (
+        _("shared tier (NFS/pNFS or S3): %(tb)s TB, %(gbps)s GB/s network per node")
+        % {"tb": num(shared.capacity_tb, 1), "gbps": num(shared.gbps_per_node, 2)}
+        if shared
+        else _("no shared tier")
+    )
+    return Figure(
+        key="nodes",
+        label=_("Nodes"),
+        value=_("%(nodes)s nodes × %(n)s GPUs = %(g)s GPUs")
+        % {
+            "nodes": num(par.nodes),
+            "n": num(plan.request.workload.gpus_per_node),
+            "g": num(par.gpus),
+        },
+        detail=tier,
+        steps=(
+            _("a KV-aware router in front of the instances sends each conversation's turns"),
+            _("host memory and NVMe drives are per node; the BOM counts them for every node"),
+            tier,
+        ),
+        source=_("our planning rule (one node holds what its chassis takes; sizing.cluster)"),
     )

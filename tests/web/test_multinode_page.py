@@ -1,0 +1,59 @@
+"""A multi-node plan's nodes, router, shared tier and per-node NVMe on the customer page.
+
+Workload: the seed form with 50,000 users (review of main: 25 nodes, shared tier
+53.69 TB); the expected figures are read from the same plan's summary
+(``plan_stored``), in English and German (configurator/locale/de django.po).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+
+from configurator.planning.services import plan_stored
+from sizing.summary import plan_summary
+from tests.quote_factories import SEED_INPUTS
+from tests.seed_form import seed_form
+
+HTMX = {"HX-Request": "true"}
+
+
+@pytest.fixture(autouse=True)
+def _isolated(settings: Any) -> None:
+    settings.HF_HUB_OFFLINE = True
+    cache.clear()
+
+
+def figure(html: str, key: str) -> str:
+    block = re.search(rf'id="figure-{key}">(.*?)</div>', html, re.S)
+    assert block, f"figure {key} not in the page"
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", block.group(1)))
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("en", ("nodes ×", "per node", "KV-aware router", "in total")),
+        ("de", ("Knoten ×", "je Knoten", "KV-bewusster Router", "insgesamt")),
+    ],
+)
+def test_page_shows_nodes_router_shared_tier_and_nvme_per_node(
+    client: Client, language: str, words: tuple[str, str, str, str]
+) -> None:
+    s = plan_summary(plan_stored({**SEED_INPUTS, "users": 50_000}))
+    assert s["nodes"] > 1 and s["shared_tier_tb"] > 0
+    html = client.post(
+        "/estimate/",
+        {**seed_form(), "users": 50_000},
+        headers={**HTMX, "Accept-Language": language},
+    ).content.decode()
+    nodes, nvme = figure(html, "nodes"), figure(html, "nvme")
+    comma = "," if language == "de" else "."
+    tb = f"{s['shared_tier_tb']:.1f}".replace(".", comma)
+    assert f"{s['nodes']} {words[0]} 4 GPUs" in nodes and f"{tb} TB" in nodes
+    assert words[1] in nodes and words[2] in nodes
+    assert words[1] in nvme and words[3] in nvme
