@@ -59,10 +59,14 @@ def test_customer_pdf_says_what_was_verified_without_internals(language: str) ->
     section = text[
         text.index("Verification against" if language == "en" else "Abgleich mit Messungen") :
     ]
-    # The presales report's internals stay out: percentages, case ids, fallback notes.
+    # The presales report's internals stay out: percentages and case ids.
     assert not re.search(r"[+-]\d+[.,]\d %", section), section[:400]
-    assert "case-" not in section and "another model" not in section
-    assert "anderen Modell" not in section
+    assert "case-" not in section
+    # Some of the seed quote's checks rest on a measurement of another model of its class
+    # (Qwen3-VL-30B-A3B-Instruct-FP8 in the shipped benchmark records): the customer is
+    # told so, as the presales report says it.
+    caveat = "another model of the same class" if language == "en" else "anderen Modell"
+    assert caveat in " ".join(section.split()), section[:400]
     expected = "compared with" if language == "en" else "verglichen"
     assert expected in section or "No measurements" in section or "Keine Messungen" in section
 
