@@ -7,6 +7,7 @@ Real ``huggingface_hub`` against the recorded Hub on 127.0.0.1 (``tests/hubserve
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -53,6 +54,11 @@ def test_a_stalled_hub_holds_no_request_and_others_are_served(
     # Asking again starts no second lookup.
     again = client.post("/estimate/", seed_form(model="someone/slow-model"), headers=HTMX)
     assert PENDING_MARK in again.content.decode()
+    # The one background lookup reaches the stalled Hub in its own thread: wait until the
+    # Hub has seen it (at most 5 s), then it must be the only request.
+    deadline = time.monotonic() + 5.0
+    while not stalled_hub.paths() and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert stalled_hub.paths() == ["/api/models/someone/slow-model"]
 
 
