@@ -85,7 +85,6 @@ BASEBOARD_CHASSIS = Chassis(
     nvme_bays=8,
     source="8-GPU baseboard node: 24 DIMMs (MLPerf OAM reference nodes), 8 front NVMe bays",
 )
-MAX_PCIE_GPUS_PER_CHASSIS = PCIE_CHASSIS.gpu_slots
 
 
 def chassis_for(slug: str) -> Chassis:
