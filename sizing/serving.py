@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from sizing import performance
 from sizing.benefit import Benefit, judge
@@ -63,20 +63,36 @@ from sizing.verdict import Note
 ENGINE = "vllm"
 """The engine whose reload measurements time the plan's hits."""
 
+T = TypeVar("T")
+
+_KEPT_MAX = 256
+"""Entries a per-model store keeps before it starts again: a configuration search binds
+about 160 (GPU, TP) combinations of one workload."""
+
+
+def _kept(
+    store: dict[Any, tuple[ModelSpec, T]], model: ModelSpec, key: Any, build: Callable[[], T]
+) -> T:
+    """``build()``, kept in ``store`` under ``key`` for the model object ``model`` (keys
+    start with ``id(model)``; the stored object guards against a reused id). The store
+    starts again once it holds :data:`_KEPT_MAX` entries."""
+    hit = store.get(key)
+    if hit is None or hit[0] is not model:
+        if len(store) >= _KEPT_MAX:
+            store.clear()
+        hit = store[key] = (model, build())
+    return hit[1]
+
+
 _SHAPES: dict[tuple[int, str], tuple[ModelSpec, ModelShape]] = {}
 
 
 def _model_shape(model: ModelSpec, kv_dtype: str) -> ModelShape:
     """:func:`sizing.performance.model_shape`, kept per model object (building one reads
     the config; catalog specs are shared objects, so a process builds each once)."""
-    key = (id(model), kv_dtype)
-    hit = _SHAPES.get(key)
-    if hit is None or hit[0] is not model:
-        if len(_SHAPES) > 64:
-            _SHAPES.clear()
-        hit = (model, performance.model_shape(model, kv_dtype))
-        _SHAPES[key] = hit
-    return hit[1]
+    return _kept(
+        _SHAPES, model, (id(model), kv_dtype), lambda: performance.model_shape(model, kv_dtype)
+    )
 
 
 @dataclass(frozen=True)
@@ -218,18 +234,15 @@ def _bound(
     TP for the same traffic (a configuration search) compute them once; the hits from
     tiers timed by their read rate depend on ``rates`` (the NVMe drives and the
     instances per node) and the KV bytes per token, which are part of the key. Kept per
-    model object like :func:`_model_shape`, at most 64 at a time."""
+    model object like :func:`_model_shape` (:func:`_kept`)."""
     key: tuple[Any, ...] = (id(model), kv_dtype, replica.gpu, replica.tensor_parallel_size)
     key += (shape, shared_prefix_tokens, *load, rates, replica.kv_bytes_per_token)
-    hit = _BOUND.get(key)
-    if hit is None or hit[0] is not model:
-        if len(_BOUND) > 64:
-            _BOUND.clear()
+
+    def build() -> _Bound:
         table, unmeasured = _table(model, kv_dtype, replica, shape, shared_prefix_tokens, rates)
-        tpot = _tpot(model, kv_dtype, replica, round(load[2]))
-        hit = (model, (table, unmeasured, tpot, {}))
-        _BOUND[key] = hit
-    return hit[1]
+        return (table, unmeasured, _tpot(model, kv_dtype, replica, round(load[2])), {})
+
+    return _kept(_BOUND, model, key, build)
 
 
 def _tpot(
