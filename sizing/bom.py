@@ -29,7 +29,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sizing.chassis import BASEBOARD_GPUS, chassis_for, check_chassis, check_gpu_cooling
+from sizing.chassis import (
+    BASEBOARD_GPUS,
+    Chassis,
+    chassis_for,
+    check_baseboard,
+    check_chassis,
+    check_gpu_cooling,
+)
 from sizing.nvme import WARRANTY_YEARS
 from sizing.plan import Plan
 from sizing.shared_storage import STORAGE_SKU, storage_requirement
@@ -151,6 +158,34 @@ def _bridges(slug: str, gpus: int, tp: int) -> tuple[str, int, int] | None:
     return f"NVLINK-BRIDGE-{ways}WAY", gpus // ways, ways
 
 
+def check_node(plan: Plan) -> Chassis:
+    """The chassis ``plan``'s nodes are built in, after checking that a node can be built.
+
+    Args:
+        plan: a sizing plan (figures per node).
+
+    Returns:
+        The :class:`~sizing.chassis.Chassis` of :func:`~sizing.chassis.chassis_for`.
+
+    Raises:
+        ChassisLimitError: the chassis does not take the GPU's cooling
+            (:func:`check_gpu_cooling`), the node's GPUs, DIMMs or NVMe drives exceed its
+            slots or bays (:func:`check_chassis`), or the baseboard does not come with the
+            node's GPU count (:func:`check_baseboard`), checked in that order; rules in
+            :mod:`sizing.chassis`.
+    """
+    chassis = chassis_for(plan.gpu.slug)
+    check_gpu_cooling(chassis, plan.gpu)
+    check_chassis(
+        chassis,
+        gpus=plan.request.workload.gpus_per_node,
+        dimm_count=plan.host.dimm_count,
+        nvme_drive_count=plan.nvme.drive_count if plan.nvme.drive is not None else 0,
+    )
+    check_baseboard(plan.gpu, plan.request.workload.gpus_per_node)
+    return chassis
+
+
 def bill_of_materials(plan: Plan) -> Bom:
     """The bill of materials for ``plan``'s nodes; rules in the module docstring.
 
@@ -162,22 +197,14 @@ def bill_of_materials(plan: Plan) -> Bom:
         appear only when the plan has an NVMe tier or tensor parallelism.
 
     Raises:
-        ChassisLimitError: the chassis does not take the GPU's cooling
-            (:func:`check_gpu_cooling`), or the node's GPUs, DIMMs or NVMe drives exceed
-            its slots or bays (:func:`check_chassis`); a ``ValueError`` subclass.
+        ChassisLimitError: a node cannot be built (:func:`check_node`); a
+            ``ValueError`` subclass.
     """
     req = plan.request
     nodes = plan.parallelism.nodes
     gpus = req.workload.gpus_per_node
     on_baseboard = plan.gpu.slug in BASEBOARD_GPUS
-    chassis = chassis_for(plan.gpu.slug)
-    check_gpu_cooling(chassis, plan.gpu)
-    check_chassis(
-        chassis,
-        gpus=gpus,
-        dimm_count=plan.host.dimm_count,
-        nvme_drive_count=plan.nvme.drive_count if plan.nvme.drive is not None else 0,
-    )
+    chassis = check_node(plan)
     lines: list[BomLine] = []
 
     def add(sku: str, category: str, per_node: int, en: str, de: str) -> None:

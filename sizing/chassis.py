@@ -16,6 +16,10 @@ Rules:
   fans (NVIDIA RTX PRO 6000 Server Edition and Max-Q Workstation Edition pages); it does
   not take the 600 W flow-through Workstation Edition (NVIDIA's datasheet: a desktop
   cooler) or open-air consumer cards. The baseboard chassis takes SXM/OAM modules only.
+- GPUs per baseboard: a module GPU comes only in the counts its baseboard is built for
+  (``baseboard_gpus`` in hardware.json with ``baseboard_gpus_source``: HGX H100/H200/A100
+  4 or 8, HGX H20 and B200/B300 8, AMD UBB 8), so a node of two H100 SXM cannot be
+  bought; the BOM raises :class:`ChassisLimitError` for another count.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ BASEBOARD_GPUS = frozenset(
     {
         "h200-sxm",
         "h100-sxm",
+        "h20",
         "a100-sxm-40gb",
         "a100-sxm-80gb",
         "b200",
@@ -128,6 +133,41 @@ def check_gpu_cooling(chassis: Chassis, gpu: Gpu) -> None:
         fixes=(Fix("server_gpu"),),
         code="chassis_gpu_cooling",
         values={"gpu": gpu.name, "cooling": gpu.cooling or "", "sku": chassis.sku, "takes": takes},
+    )
+
+
+BASEBOARD_BINDING = "GPUs per baseboard"
+"""The binding of a module GPU count its baseboard is not built for."""
+
+
+def check_baseboard(gpu: Gpu, gpus: int) -> None:
+    """Check that ``gpus`` module GPUs of ``gpu`` come on one of its baseboards.
+
+    Args:
+        gpu: the node's GPU; a PCIe card (empty ``baseboard_gpus``) always passes.
+        gpus: GPUs per node.
+
+    Raises:
+        ChassisLimitError: field ``gpus_per_node``, binding ``"GPUs per baseboard"``,
+            naming the counts the baseboard comes with (module docstring).
+    """
+    board = gpu.baseboard_gpus
+    if not board or gpus in board:
+        return
+    counts = ", ".join(str(n) for n in board)
+    fixes = []
+    if gpus < max(board):
+        fixes.append(Fix("more_gpus"))
+    if gpus > min(board):
+        fixes.append(Fix("fewer_gpus"))
+    raise ChassisLimitError(
+        "gpus_per_node",
+        f"gpus_per_node must be one of {counts} for the {gpu.name} (the GPU counts its "
+        f"baseboard comes with), got {gpus}",
+        binding=BASEBOARD_BINDING,
+        fixes=fixes,
+        code="baseboard_gpu_count",
+        values={"gpu": gpu.name, "counts": counts, "got": gpus},
     )
 
 

@@ -34,6 +34,7 @@ from configurator.modelhub.upload import (
 )
 from configurator.planning.services import plan_create
 from sizing import catalog
+from sizing.bom import check_node
 from sizing.chassis import server_gpu
 from sizing.errors import SizingError
 from sizing.model import ModelSpec, catalog_ids
@@ -273,7 +274,9 @@ class WorkloadForm(TrafficFields):
             return cleaned
         try:
             spec = self._model_spec(cleaned, config_text)
-            self.plan = plan_create(self.workload(cleaned, model=spec.repo_id), model=spec)
+            plan = plan_create(self.workload(cleaned, model=spec.repo_id), model=spec)
+            check_node(plan)
+            self.plan = plan
         except HubLookupPending as exc:
             # Not an error: the Hub is being asked in the background; the page polls.
             self.lookup_pending = exc.repo_id

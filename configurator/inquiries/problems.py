@@ -150,6 +150,9 @@ MESSAGES: dict[str, Promise] = {
         "The %(gpu)s (%(cooling)s cooling) does not go into the %(sku)s chassis, which takes "
         "%(takes)s GPUs only."
     ),
+    "baseboard_gpu_count": gettext_lazy(
+        "The %(gpu)s comes on baseboards of %(counts)s GPUs only, got %(got)s per node."
+    ),
     "chassis_gpu_slots": gettext_lazy(
         "The %(sku)s chassis holds at most %(max)s GPUs per node, got %(got)s."
     ),

@@ -123,6 +123,24 @@ def test_too_many_baseboard_gpus_for_one_chassis() -> None:
     assert err.value.binding == "GPU slots per chassis" and err.value.field == "gpus_per_node"
 
 
+@pytest.mark.parametrize(
+    ("slug", "gpus"), [("h100-sxm", 2), ("h200-sxm", 6), ("b200", 4), ("h20", 4)]
+)
+def test_module_gpus_come_only_in_their_baseboard_counts(slug: str, gpus: int) -> None:
+    # hardware.json baseboard_gpus: HGX H100/H200 4 or 8 GPUs, HGX B200 and HGX H20 8.
+    plan = _plan(gpu=slug, gpus_per_node=gpus, users=50, new_conversations_per_day=0)
+    with pytest.raises(ChassisLimitError, match=rf"one of [48, ]+ for the .*got {gpus}") as err:
+        bill_of_materials(plan)  # type: ignore[arg-type]
+    assert err.value.binding == "GPUs per baseboard" and err.value.field == "gpus_per_node"
+
+
+def test_an_hgx_h20_node_is_built_on_the_baseboard_chassis() -> None:
+    # hardware.json: H20 is an SXM5 module on the 8-GPU HGX H20 board (cooling "module").
+    bom = bill_of_materials(_plan(gpu="h20", gpus_per_node=8, users=50))  # type: ignore[arg-type]
+    assert bom.line("chassis").sku == BASEBOARD_CHASSIS.sku  # type: ignore[union-attr]
+    assert bom.line("gpu").quantity == 8  # type: ignore[union-attr]
+
+
 def test_qa_case_48_dimms_names_the_dimm_slots() -> None:
     # Issue 6 QA: Llama-3.1-8B, 32,768 tokens, 2,000 users, 2 × H200 NVL, 16-bit cache
     # once gave 48 DIMMs for a chassis with 24 slots (ServeTheHome 4U8G-TURIN2 review).

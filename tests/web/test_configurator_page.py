@@ -165,6 +165,12 @@ def test_fp8_is_recommended_only_where_the_gpu_supports_it(client: Client) -> No
         ({"model": "nobody/no-such-model"}, "model", "neither in the offline catalog"),
         ({"model": "not a model id"}, "model", "not a Hugging Face model id"),
         ({"gpu": "gtx-280"}, "gpu", "Select a valid choice"),
+        # hardware.json baseboard_gpus: HGX H100 comes as a 4- or 8-GPU board.
+        (
+            {"gpu": "h100-sxm", "gpus_per_node": 2},
+            "gpus_per_node",
+            "comes on baseboards of 4, 8 GPUs only, got 2 per node",
+        ),
     ],
 )
 def test_bad_input_is_shown_at_the_field(
