@@ -30,11 +30,30 @@ def gettext_noop(template: str) -> str:
     return template
 
 
+DECIMALS = {"need_gib": 2, "budget_gib": 2, "weights_gib": 1, "per_gpu_gib": 1, "usable_gib": 1}
+"""Decimal places of the values that always print them (GiB figures of the GPU budget)."""
+
+
+def decimals(key: str, value: float) -> int:
+    """The decimal places an error sentence prints ``value`` (named ``key``) with.
+
+    The places of :data:`DECIMALS` for its keys; else at most two, trailing zeros
+    dropped (``2.5``, ``30``); a value below 0.01 keeps the digits the engine rounded
+    it to (``0.001``, not ``0.00``). The English message and the page (any language)
+    print the same places.
+    """
+    if key in DECIMALS:
+        return DECIMALS[key]
+    if 0 < abs(value) < 0.01:
+        return len(f"{value:.6f}".rstrip("0").partition(".")[2])
+    return len(f"{value:.2f}".rstrip("0").partition(".")[2])
+
+
 def english(values: Mapping[str, Value]) -> dict[str, Value | str]:
     """``values`` as the English messages print them: numbers grouped by three with
-    commas (``10,000,000``, Python's ``{:,}``), texts as given."""
+    commas (``10,000,000``) and the places of :func:`decimals`, texts as given."""
     return {
-        key: value if isinstance(value, str | bool) else f"{value:,}"
+        key: value if isinstance(value, str | bool) else f"{value:,.{decimals(key, value)}f}"
         for key, value in values.items()
     }
 
@@ -95,29 +114,31 @@ class ConfigError(SizingError):
 
 
 FIX_ENGLISH = {
-    "context_at_most": "a context of at most about {tokens:,} tokens",
-    "fp8_kv_cache": "an FP8 KV cache (half the bytes per token)",
-    "fp8_kv_cache_short": "an FP8 KV cache",
-    "fp8_or_4bit_weights": "FP8 or 4-bit weights (more room for the KV cache)",
-    "fp8_weights": "FP8 weights (half the bytes)",
-    "four_bit_weights": "4-bit weights (AWQ, GPTQ, NVFP4)",
-    "more_gpus_tp": "more GPUs per node (a larger tensor parallel size)",
-    "more_gpus": "more GPUs per node",
-    "larger_gpu": "a GPU with more memory",
-    "gpus_divide_heads": "choose a GPU count that divides the attention heads",
-    "fewer_users": "fewer users per node",
-    "shorter_context": "a shorter context",
-    "fewer_gpus": "fewer GPUs per node",
-    "more_nodes": "more nodes",
-    "fewer_new_conversations": "fewer new conversations per day",
-    "longer_ttft_p95": "a longer TTFT p95 target",
-    "longer_tpot": "a longer TPOT target",
-    "faster_gpu": "a faster GPU",
-    "plan_chooses_tp": "let the plan choose the tensor parallel size",
-    "server_gpu": "a server GPU (passive or blower cooling, e.g. the RTX PRO 6000 Server "
-    "Edition or Max-Q)",
+    "context_at_most": gettext_noop("a context of at most about %(tokens)s tokens"),
+    "fp8_kv_cache": gettext_noop("an FP8 KV cache (half the bytes per token)"),
+    "fp8_kv_cache_short": gettext_noop("an FP8 KV cache"),
+    "fp8_or_4bit_weights": gettext_noop("FP8 or 4-bit weights (more room for the KV cache)"),
+    "fp8_weights": gettext_noop("FP8 weights (half the bytes): an FP8 checkpoint of the model"),
+    "four_bit_weights": gettext_noop("4-bit weights (AWQ, GPTQ, NVFP4)"),
+    "more_gpus_tp": gettext_noop("more GPUs per node (a larger tensor parallel size)"),
+    "more_gpus": gettext_noop("more GPUs per node"),
+    "larger_gpu": gettext_noop("a GPU with more memory"),
+    "gpus_divide_heads": gettext_noop("a GPU count that divides the attention heads"),
+    "fewer_users": gettext_noop("fewer users per node"),
+    "shorter_context": gettext_noop("a shorter context"),
+    "fewer_gpus": gettext_noop("fewer GPUs per node"),
+    "more_nodes": gettext_noop("more nodes"),
+    "fewer_new_conversations": gettext_noop("fewer new conversations per day"),
+    "longer_ttft_p95": gettext_noop("a longer TTFT p95 target"),
+    "longer_tpot": gettext_noop("a longer TPOT target"),
+    "faster_gpu": gettext_noop("a faster GPU"),
+    "plan_chooses_tp": gettext_noop("let the plan choose the tensor parallel size"),
+    "server_gpu": gettext_noop(
+        "a server GPU (passive or blower cooling, e.g. the RTX PRO 6000 Server Edition or Max-Q)"
+    ),
 }
-"""English wording of each fix code."""
+"""English template of each fix code, with its values as ``%(name)s`` (the page
+translates the same template)."""
 
 FIX_INPUTS = {
     "context_at_most": "context_tokens",
@@ -157,9 +178,14 @@ class Fix:
     values: tuple[tuple[str, Value], ...] = ()
 
     @property
+    def template(self) -> str:
+        """The English template (:data:`FIX_ENGLISH`), the page's translation key."""
+        return FIX_ENGLISH[self.code]
+
+    @property
     def text(self) -> str:
-        """The English wording."""
-        return FIX_ENGLISH[self.code].format(**dict(self.values))
+        """The English wording: the template filled with :func:`english` values."""
+        return self.template % english(dict(self.values))
 
     @property
     def field(self) -> str:
@@ -172,21 +198,31 @@ class InfeasibleError(SizingError):
 
     ``binding`` says which constraint binds; ``fixes`` lists in English what would make
     it work (more GPUs, FP8 weights, FP8 cache, a shorter context) and ``fix_notes``
-    the same as :class:`Fix` codes (empty for fixes given as plain text).
+    the same as :class:`Fix` codes (empty for fixes given as plain text). With
+    ``names_fixes`` the English ``message`` ends with them (``": a shorter context or a
+    faster GPU would fix it"``); a page shows the template alone and lists the fixes at
+    their inputs.
     """
 
     def __init__(
         self,
         field: str,
-        message: str,
+        message: str = "",
         *,
         binding: str,
         fixes: Iterable[str | Fix],
         code: str = "",
         values: Mapping[str, Value] | None = None,
+        template: str = "",
+        names_fixes: bool = False,
     ) -> None:
-        super().__init__(field, message, code=code, values=values)
+        super().__init__(field, message, code=code, values=values, template=template)
         given = tuple(fixes)
         self.binding = binding
         self.fixes = tuple(f.text if isinstance(f, Fix) else f for f in given)
         self.fix_notes = tuple(f for f in given if isinstance(f, Fix))
+        if names_fixes and self.fixes:
+            *rest, last = self.fixes
+            listed = f"{', '.join(rest)} or {last}" if rest else last
+            self.message = f"{self.message}: {listed} would fix it"
+            self.args = (self.message,)

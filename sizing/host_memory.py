@@ -34,7 +34,7 @@ import math
 from dataclasses import dataclass
 
 from sizing.catalog import Platform, dimm_sizes_gb
-from sizing.errors import Fix, InfeasibleError, SizingError
+from sizing.errors import Fix, InfeasibleError, SizingError, gettext_noop
 from sizing.rank_bytes import RankBytes
 from sizing.units import GB, GIB
 
@@ -208,8 +208,10 @@ def host_memory_cap_gb(limit_gb: int | None, platform: Platform, node_gpu_gb: fl
     if layout is None or layout < baseline:
         raise SizingError(
             "max_host_memory_gb",
-            f"{limit_gb:,} GB of host memory per node is below the {baseline:,.0f} GB "
-            "its GPUs need beside it (twice their memory)",
+            template=gettext_noop(
+                "%(got)s GB of host memory per node is below the %(baseline_gb)s GB its GPUs "
+                "need beside it (twice their memory)"
+            ),
             code="host_memory_below_baseline",
             values={"got": limit_gb, "baseline_gb": round(baseline)},
         )

@@ -37,7 +37,7 @@ from sizing.cluster import (
     router_for,
     shared_tier,
 )
-from sizing.errors import Fix, InfeasibleError
+from sizing.errors import Fix, InfeasibleError, gettext_noop
 from sizing.hit_rate import ConversationShape, TierHits
 from sizing.load import ServiceTable, service_table
 from sizing.model import ModelSpec
@@ -426,10 +426,12 @@ def _too_many_nodes(users: int) -> InfeasibleError:
     """The error when even :data:`~sizing.cluster.MAX_NODES` nodes cannot carry the load."""
     return InfeasibleError(
         "users",
-        f"the load of {users:,} users needs more than {MAX_NODES} nodes to meet the "
-        "targets: fewer users per plan or a shorter context would fix it",
+        template=gettext_noop(
+            "the load of %(users)s users needs more than %(max_nodes)s nodes to meet the targets"
+        ),
         binding="nodes",
         fixes=(Fix("fewer_users"), Fix("shorter_context")),
+        names_fixes=True,
         code="nodes_above_limit",
         values={"users": users, "max_nodes": MAX_NODES},
     )
@@ -481,11 +483,13 @@ def _targets(
             target_ms = round(target) if target >= 10 else float(f"{target:.2g}")
             raise InfeasibleError(
                 key,
-                f"the {name} target of {target_ms:,} ms is below what one request takes "
-                f"without any load ({floor:,.0f} ms): a longer {name} target, a shorter "
-                "context or a faster GPU would fix it",
+                template=gettext_noop(
+                    "the %(target)s target of %(target_ms)s ms is below what one request "
+                    "takes without any load (%(floor_ms)s ms)"
+                ),
                 binding=name,
                 fixes=(Fix(f"longer_{key[:-3]}"), Fix("shorter_context"), Fix("faster_gpu")),
+                names_fixes=True,
                 code="target_below_unloaded",
                 values={"target": name, "target_ms": target_ms, "floor_ms": round(floor)},
             )

@@ -25,7 +25,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from sizing.errors import SizingError, gettext_noop
+from sizing.errors import SizingError, Value, gettext_noop
 from sizing.hit_rate import MAX_TURNS, ConversationShape, ReferenceStream
 from sizing.inputs import MAX_TOKENS, input_field
 from sizing.return_gaps import DEFAULT_PROFILE, MAX_GAP_S, PROFILES, GapDistribution
@@ -109,6 +109,27 @@ def _number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def _given(value: object) -> Value:
+    """A refused input as its error quotes it: a finite number as such (formatted per
+    language), anything else as its ``repr``."""
+    if isinstance(value, int | float) and _number(value):
+        return value
+    return repr(value)
+
+
+PER_TURN_RANGE = {
+    "output_tokens": gettext_noop(
+        "output tokens per turn must be a whole number of at least %(min)s; with %(turns)s "
+        "turns in a context of %(context)s tokens it would be %(got)s"
+    ),
+    "new_prompt_tokens": gettext_noop(
+        "new prompt tokens per turn must be a whole number of at least %(min)s; with "
+        "%(turns)s turns in a context of %(context)s tokens it would be %(got)s"
+    ),
+}
+"""The error of a per-turn token count out of range, by its field."""
+
+
 def gaps(traffic: Traffic) -> GapDistribution:
     """The gap distribution the traffic names.
 
@@ -120,8 +141,9 @@ def gaps(traffic: Traffic) -> GapDistribution:
         if traffic.gap_profile not in PROFILES:
             raise SizingError(
                 "gap_profile",
-                f"the time between turns must be one of {', '.join(PROFILES)}, "
-                f"got {traffic.gap_profile!r}",
+                template=gettext_noop(
+                    "the time between turns must be one of %(known)s, got %(got)r"
+                ),
                 code="gap_profile_unknown",
                 values={"known": ", ".join(PROFILES), "got": str(traffic.gap_profile)},
             )
@@ -146,16 +168,21 @@ def gaps(traffic: Traffic) -> GapDistribution:
         if not _number(value) or not 0 < value <= MAX_GAP_S:
             raise SizingError(
                 field,
-                f"give both the median and the p90 time between turns, each above 0 and at "
-                f"most {MAX_GAP_S:,.0f} s, got {value!r}",
+                template=gettext_noop(
+                    "give both the median and the p90 time between turns, each above 0 and at "
+                    "most %(max)s s, got %(got)s"
+                ),
                 code="gap_range",
-                values={"max": MAX_GAP_S, "got": str(value)},
+                values={"max": MAX_GAP_S, "got": _given(value)},
             )
     assert median is not None and p90 is not None
     if p90 <= median:
         raise SizingError(
             "gap_p90_s",
-            f"the p90 time between turns ({p90:g} s) must be longer than the median ({median:g} s)",
+            template=gettext_noop(
+                "the p90 time between turns (%(p90)s s) must be longer than the median "
+                "(%(median)s s)"
+            ),
             code="gap_p90_not_above_median",
             values={"p90": p90, "median": median},
         )
@@ -182,9 +209,11 @@ def conversation_shape(traffic: Traffic, unique_context_tokens: int) -> Conversa
     if not isinstance(turns, int) or not 1 <= turns <= MAX_TURNS:
         raise SizingError(
             "turns",
-            f"turns per conversation must be between 1 and {MAX_TURNS:,}, got {turns!r}",
+            template=gettext_noop(
+                "turns per conversation must be between 1 and %(max)s, got %(got)s"
+            ),
             code="turns_range",
-            values={"max": MAX_TURNS, "got": str(turns)},
+            values={"max": MAX_TURNS, "got": _given(turns)},
         )
     per_turn = unique_context_tokens // turns
     output = traffic.output_tokens
@@ -221,11 +250,14 @@ def conversation_shape(traffic: Traffic, unique_context_tokens: int) -> Conversa
             raise SizingError(
                 # a default derived from the context: the context is the input to change
                 "context_tokens" if derived[field] else field,
-                f"{field.replace('_', ' ')} per turn must be a whole number of at least {low}; "
-                f"with {turns:,} turns in a context of {unique_context_tokens:,} tokens "
-                f"it would be {value!r}",
+                template=PER_TURN_RANGE[field],
                 code="tokens_per_turn_range",
-                values={"field": field, "min": low, "got": str(value)},
+                values={
+                    "min": low,
+                    "turns": turns,
+                    "context": unique_context_tokens,
+                    "got": _given(value),
+                },
             )
     shape = ConversationShape(turns, prompt, output)
     if shape.final_tokens > unique_context_tokens:
@@ -236,12 +268,19 @@ def conversation_shape(traffic: Traffic, unique_context_tokens: int) -> Conversa
             max(given, key=lambda f: output if f == "output_tokens" else prompt)
             if given and turns == DEFAULT_TURNS
             else "turns",
-            f"{turns:,} turns of {prompt:,} prompt and {output:,} output tokens make "
-            f"{shape.final_tokens:,} tokens, more than the context of "
-            f"{unique_context_tokens:,} tokens: fewer turns, fewer tokens per turn or a "
-            "longer context would fix it",
+            template=gettext_noop(
+                "%(turns)s turns of %(prompt)s prompt and %(output)s output tokens make "
+                "%(tokens)s tokens, more than the context of %(context)s tokens: fewer turns, "
+                "fewer tokens per turn or a longer context would fix it"
+            ),
             code="conversation_exceeds_context",
-            values={"tokens": shape.final_tokens, "context": unique_context_tokens},
+            values={
+                "turns": turns,
+                "prompt": prompt,
+                "output": output,
+                "tokens": shape.final_tokens,
+                "context": unique_context_tokens,
+            },
         )
     return shape
 
@@ -263,14 +302,18 @@ def validate_targets(traffic: Traffic) -> None:
             code="busy_share_range",
             values={"got": repr(share)},
         )
-    for field, value in (("ttft_p95_ms", traffic.ttft_p95_ms), ("tpot_ms", traffic.tpot_ms)):
+    for field, name, value in (
+        ("ttft_p95_ms", "TTFT p95", traffic.ttft_p95_ms),
+        ("tpot_ms", "TPOT", traffic.tpot_ms),
+    ):
         if not (_number(value) and 0 < value <= MAX_TARGET_MS):
             raise SizingError(
                 field,
-                f"the {field[:-3].replace('_', ' ').upper()} target must be above 0 and at most "
-                f"{MAX_TARGET_MS:,.0f} ms, got {value!r}",
+                template=gettext_noop(
+                    "the %(target)s target must be above 0 and at most %(max)s ms, got %(got)s"
+                ),
                 code="target_range",
-                values={"field": field, "max": MAX_TARGET_MS, "got": str(value)},
+                values={"target": name, "max": MAX_TARGET_MS, "got": _given(value)},
             )
 
 

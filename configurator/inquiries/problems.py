@@ -27,39 +27,9 @@ from configurator.inquiries.notices import TIMEOUT_PHRASE, seconds_text
 from configurator.modelhub.errors import ModelLookupError
 from configurator.numbers import num
 from sizing.architecture import ASSUMPTIONS as ENGLISH_ASSUMPTIONS
-from sizing.errors import Fix, InfeasibleError, SizingError
+from sizing.errors import Fix, InfeasibleError, SizingError, decimals
 
 MESSAGES: dict[str, Promise] = {
-    # traffic (sizing.traffic, sizing.serving)
-    "gap_profile_unknown": gettext_lazy(
-        "The time between turns must be one of %(known)s, got %(got)s."
-    ),
-    "gap_range": gettext_lazy(
-        "Give both the median and the p90 time between turns, each above 0 and at most %(max)s s."
-    ),
-    "gap_p90_not_above_median": gettext_lazy(
-        "The p90 time between turns (%(p90)s s) must be longer than the median (%(median)s s)."
-    ),
-    "turns_range": gettext_lazy("Turns per conversation must be between 1 and %(max)s."),
-    "tokens_per_turn_range": gettext_lazy(
-        "The tokens per turn must be a whole number of at least %(min)s."
-    ),
-    "conversation_exceeds_context": gettext_lazy(
-        "The turns make %(tokens)s tokens, more than the context of %(context)s tokens: fewer "
-        "turns, fewer tokens per turn or a longer context would fix it."
-    ),
-    "target_range": gettext_lazy("A latency target must be above 0 and at most %(max)s ms."),
-    "target_below_unloaded": gettext_lazy(
-        "The %(target)s target of %(target_ms)s ms is below what one request takes without "
-        "any load (%(floor_ms)s ms)."
-    ),
-    "nodes_above_limit": gettext_lazy(
-        "The load of %(users)s users needs more than %(max_nodes)s nodes to meet the targets."
-    ),
-    "host_memory_below_baseline": gettext_lazy(
-        "%(got)s GB of host memory per node is below the %(baseline_gb)s GB its GPUs need "
-        "beside it (twice their memory)."
-    ),
     # catalog
     "gpu_unknown": gettext_lazy("Unknown GPU %(gpu)s; known GPUs: %(known)s."),
     "platform_unknown": gettext_lazy("Unknown server platform %(platform)s."),
@@ -235,32 +205,6 @@ MESSAGES: dict[str, Promise] = {
 }
 """The sentence of each error code, with its values as ``%(name)s``."""
 
-FIXES: dict[str, Promise] = {
-    "context_at_most": gettext_lazy("a context of at most about %(tokens)s tokens"),
-    "fp8_kv_cache": gettext_lazy("an FP8 KV cache (half the bytes per token)"),
-    "fp8_kv_cache_short": gettext_lazy("an FP8 KV cache"),
-    "fp8_or_4bit_weights": gettext_lazy("FP8 or 4-bit weights (more room for the KV cache)"),
-    "fp8_weights": gettext_lazy("FP8 weights (half the bytes): an FP8 checkpoint of the model"),
-    "four_bit_weights": gettext_lazy("4-bit weights (AWQ, GPTQ, NVFP4)"),
-    "more_gpus_tp": gettext_lazy("more GPUs per node (a larger tensor parallel size)"),
-    "more_gpus": gettext_lazy("more GPUs per node"),
-    "larger_gpu": gettext_lazy("a GPU with more memory"),
-    "gpus_divide_heads": gettext_lazy("a GPU count that divides the attention heads"),
-    "fewer_users": gettext_lazy("fewer users per node"),
-    "shorter_context": gettext_lazy("a shorter context"),
-    "fewer_gpus": gettext_lazy("fewer GPUs per node"),
-    "more_nodes": gettext_lazy("more nodes"),
-    "fewer_new_conversations": gettext_lazy("fewer new conversations per day"),
-    "longer_ttft_p95": gettext_lazy("a longer TTFT p95 target"),
-    "longer_tpot": gettext_lazy("a longer TPOT target"),
-    "faster_gpu": gettext_lazy("a faster GPU"),
-    "plan_chooses_tp": gettext_lazy("let the plan choose the tensor parallel size"),
-    "server_gpu": gettext_lazy(
-        "a server GPU (passive or blower cooling, e.g. the RTX PRO 6000 Server Edition or Max-Q)"
-    ),
-}
-"""The wording of each fix code of :data:`sizing.errors.FIX_ENGLISH`."""
-
 ASSUMPTIONS: dict[str, Promise] = {
     "kv_heads_mha": gettext_lazy(
         "config.json has no num_key_value_heads: sized as multi-head attention, one KV head "
@@ -273,26 +217,16 @@ ASSUMPTIONS: dict[str, Promise] = {
 }
 """The wording of each code of :data:`sizing.architecture.ASSUMPTIONS`."""
 
-DECIMALS = {"need_gib": 2, "budget_gib": 2, "weights_gib": 1, "per_gpu_gib": 1, "usable_gib": 1}
-"""Decimal places of the non-integer values (as the English messages print them)."""
-
 
 def _formatted(values: Mapping[str, Any]) -> dict[str, str]:
-    """Numbers grouped and with the decimal separator of the active language."""
-    out = {}
-    for key, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            out[key] = str(value)
-        elif key in DECIMALS:
-            out[key] = num(value, DECIMALS[key])
-        elif isinstance(value, int) or float(value).is_integer():
-            out[key] = num(value)
-        elif 0 < abs(value) < 0.01:
-            # a small value keeps its digits as the engine rounded it (0.001, not 0.00)
-            out[key] = num(value, len(f"{value:.6f}".rstrip("0").partition(".")[2]))
-        else:
-            out[key] = num(value, DECIMALS.get(key, 2))
-    return out
+    """Numbers grouped, with the decimal separator of the active language and the
+    places of :func:`sizing.errors.decimals` (those of the English message)."""
+    return {
+        key: num(value, decimals(key, value))
+        if isinstance(value, int | float) and not isinstance(value, bool)
+        else str(value)
+        for key, value in values.items()
+    }
 
 
 def _subject(values: Mapping[str, Any], model: str) -> str:
@@ -305,9 +239,14 @@ def _subject(values: Mapping[str, Any], model: str) -> str:
     return str(values.get("model") or model)
 
 
-def _sentence(text: str) -> str:
-    """An engine clause as a sentence on the page: capital first letter, full stop."""
-    text = text[:1].upper() + text[1:]
+def _sentence(template: str, values: Mapping[str, str]) -> str:
+    """An engine clause as a sentence on the page: ``template`` (translated) filled
+    with ``values``, a capital first letter when it opens with a plain word (not a
+    value such as a model id, nor a name such as ``config.json``), a full stop."""
+    first = template.split(" ", 1)[0]
+    if first.isalpha() and first.islower():
+        template = template[:1].upper() + template[1:]
+    text = template % values
     return text if text.endswith(".") else text + "."
 
 
@@ -317,7 +256,7 @@ def _worded(exc: SizingError, code: str, extra: Mapping[str, str]) -> str | None
     values = {**_formatted(dict(exc.values)), **extra}
     try:
         if exc.template:
-            return _sentence(_(exc.template) % values)
+            return _sentence(_(exc.template), values)
         template = MESSAGES.get(code)
         return None if template is None else str(template) % values
     except (KeyError, TypeError, ValueError):
@@ -357,14 +296,8 @@ class FixView:
 
 
 def fix_text(fix: Fix) -> str:
-    """``fix`` in the active language (its English text for an unknown code)."""
-    template = FIXES.get(fix.code)
-    if template is None:
-        return fix.text
-    try:
-        return str(template) % _formatted(dict(fix.values))
-    except (KeyError, TypeError, ValueError):
-        return fix.text
+    """``fix`` in the active language: its English template translated and filled."""
+    return _(fix.template) % _formatted(dict(fix.values))
 
 
 def fix_views(exc: SizingError, field_of: Callable[[str], tuple[str, str]]) -> list[FixView]:

@@ -12,10 +12,12 @@ English message of the same case (asserted next to the German one), from
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import html as html_lib
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,12 +26,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.utils import translation
 
-from configurator.inquiries.problems import FIXES, MESSAGES, error_text
+from configurator.inquiries.problems import MESSAGES, error_text, fix_text
 from configurator.modelhub.errors import ModelLookupError
 from configurator.modelhub.upload import model_from_config_upload
 from configurator.planning.services import plan_create
 from sizing.architecture import from_config, kv_dtype_bytes
-from sizing.errors import FIX_ENGLISH, SizingError
+from sizing.errors import FIX_ENGLISH, Fix, SizingError, english
 from sizing.model import catalog_entry
 from sizing.summary import plan_summary
 from sizing.workload import Workload
@@ -214,19 +216,58 @@ WORKLOAD_LIMITS = [
 ]
 
 
+def assert_worded_once(exc: SizingError) -> str:
+    """``exc``'s English lives in its template only: the message (CLI, JSON API) is the
+    template filled (an infeasible request may add its fixes), the English page the same
+    sentence, the German page its translation. Returns the German."""
+    # The page has no sentence of its own for the case: it translates the engine's template.
+    assert exc.template and exc.code not in MESSAGES
+    clause = exc.template % english(dict(exc.values))
+    assert exc.message == clause or exc.message.startswith(clause + ": ")
+    # English: the engine's sentence, figures grouped alike, capitalised unless it opens
+    # with a value or a name.
+    assert worded(exc, "en") in {clause + ".", clause[:1].upper() + clause[1:] + "."}
+    german = worded(exc, "de")
+    assert german.endswith(".") and german != worded(exc, "en")
+    return german
+
+
 @pytest.mark.parametrize("changes", WORKLOAD_LIMITS)
 def test_a_workload_limit_is_worded_in_english_once(changes: dict[str, Any]) -> None:
     with pytest.raises(SizingError) as caught:
         # Qwen3-32B-FP8: max_position_embeddings 40,960 (sizing/data/models.json).
         Workload(**{**workload(), **changes}).validate(model_limit_tokens=40_960)
     exc = caught.value
-    # The page has no sentence of its own for the case: it translates the engine's template.
-    assert exc.template and exc.code not in MESSAGES
     assert exc.field == next(iter(changes))
-    # English: the engine's message (CLI, JSON API) as a sentence, figures grouped alike.
-    assert worded(exc, "en") == exc.message[:1].upper() + exc.message[1:] + "."
-    german = worded(exc, "de")
-    assert german.endswith(".") and "must" not in german and "got" not in german
+    german = assert_worded_once(exc)
+    assert "must" not in german and "got" not in german
+
+
+# One traffic input past each limit of sizing/traffic.py and sizing/serving.py (8 turns
+# by default, so 8,192 tokens give a turn 1,024; the TPOT floor on the seed's RTX PRO
+# 6000 is about 27 ms), and a host memory limit below twice the 4 × 96 GB of GPU memory
+# (sizing/host_memory.py).
+TRAFFIC_LIMITS = [
+    ({"gap_profile": "weekly"}, "gap_profile_unknown", "eingegeben: weekly."),
+    ({"gap_median_s": 0, "gap_p90_s": 5}, "gap_range", "höchstens 604.800 s, eingegeben: 0."),
+    ({"gap_median_s": 10, "gap_p90_s": 2.5}, "gap_p90_not_above_median", "(2,5 s)"),
+    ({"turns": 2000}, "turns_range", "zwischen 1 und 1.000 liegen, eingegeben: 2.000."),
+    ({"new_prompt_tokens": 0}, "tokens_per_turn_range", "Die neuen Prompt-Token je Runde"),
+    ({"output_tokens": -1}, "tokens_per_turn_range", "Die Ausgabe-Token je Runde"),
+    ({"new_prompt_tokens": 100_000}, "conversation_exceeds_context", "802.744 Token"),
+    ({"tpot_ms": -1}, "target_range", "Das TPOT-Ziel muss über 0 und höchstens 600.000 ms"),
+    ({"tpot_ms": 5.5}, "target_below_unloaded", "Das TPOT-Ziel von 5,5 ms"),
+    ({"max_host_memory_gb": 100}, "host_memory_below_baseline", "unter den 768 GB"),
+]
+
+
+@pytest.mark.parametrize(("changes", "code", "german"), TRAFFIC_LIMITS)
+def test_a_traffic_limit_is_worded_in_english_once(
+    changes: dict[str, Any], code: str, german: str
+) -> None:
+    exc = engine_error(**changes)
+    assert exc.code == code
+    assert german in assert_worded_once(exc)
 
 
 def test_an_unknown_kv_dtype_of_the_architecture_is_german() -> None:
@@ -254,14 +295,56 @@ def test_host_memory_per_node_names_the_dimm_slots_in_german() -> None:
     )
 
 
-def test_every_fix_code_has_a_wording() -> None:
-    # sizing/errors.py FIX_ENGLISH lists every fix the engine can name.
-    assert set(FIXES) == set(FIX_ENGLISH)
+ROOT = Path(__file__).resolve().parents[2]
+RAISERS = ("sizing", "configurator/modelhub")
+"""The packages whose errors the page words (the engine and the model hub)."""
 
 
-def test_an_unknown_code_falls_back_to_the_english_message() -> None:
+def error_templates() -> list[str]:
+    """Every English error and fix template of :data:`RAISERS`: the string literals
+    marked with ``gettext_noop``, read from the source as ``makemessages`` extracts them."""
+    found = []
+    for package in RAISERS:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "gettext_noop":
+                    (argument,) = node.args
+                    assert isinstance(argument, ast.Constant), f"{path}: not a literal"
+                    found.append(argument.value)
+    return sorted(set(found))
+
+
+def placeholders(template: str) -> set[str]:
+    return set(re.findall(r"%\((\w+)\)[sr]", template))
+
+
+def test_the_templates_are_found() -> None:
+    # sizing/workload.py words the context limit, sizing/errors.py each fix.
+    templates = error_templates()
+    assert "context must be between 1 and %(max)s tokens, got %(got)s" in templates
+    assert set(FIX_ENGLISH.values()) <= set(templates)
+
+
+@pytest.mark.parametrize("template", error_templates(), ids=lambda t: t[:48])
+def test_every_error_template_is_german(template: str) -> None:
+    with translation.override("de"):
+        german = translation.gettext(template)
+    assert german != template, "no German translation (configurator/locale/de django.po)"
+    assert placeholders(german) == placeholders(template)
+
+
+def test_every_fix_is_worded_from_its_template() -> None:
+    # sizing/gpu.py names a context of at most about 23,552 tokens, grouped per language.
+    fix = Fix("context_at_most", (("tokens", 23_552),))
+    assert fix.text == "a context of at most about 23,552 tokens"
+    with translation.override("de"):
+        assert fix_text(fix) == "ein Kontext von höchstens etwa 23.552 Token"
+    with translation.override("en"):
+        assert fix_text(fix) == fix.text
+
+
+def test_an_error_without_a_template_keeps_its_english_message() -> None:
     exc = SizingError("users", "a new English sentence", code="not_worded_yet")
-    assert "not_worded_yet" not in MESSAGES
     assert worded(exc, "de") == "a new English sentence"
 
 
