@@ -386,9 +386,16 @@ class WorkloadForm(TrafficFields):
     def error_slots(self) -> list[dict[str, str]]:
         """Each visible field's error slot for an htmx swap: ``{"id": the input's id,
         "errors": its messages joined by spaces}``."""
+        errors = self.errors
+        # the ids BoundField.auto_id gives, without making a bound field of each
+        ids = str(self.auto_id) if "%s" in str(self.auto_id) else "%s"
         return [
-            {"id": field.auto_id, "errors": " ".join(str(e) for e in field.errors)}
-            for field in self.visible_fields()
+            {
+                "id": ids % self.add_prefix(name),
+                "errors": " ".join(str(e) for e in errors.get(name, ())),
+            }
+            for name, field in self.fields.items()
+            if not field.widget.is_hidden
         ]
 
     @property
