@@ -277,12 +277,11 @@ def bill_of_materials(plan: Plan) -> Bom:
             nvme_sku(nvme.drive.slug),
             "nvme",
             nvme.drive_count,
-            f"{nvme.writes_tb_per_day:.1f} TB/day written; rated "
-            f"{nvme.rated_writes_tb_per_day:.1f} TB/day ({nvme.drive.dwpd:g} DWPD)",
-            f"{nvme.writes_tb_per_day:.1f} TB/Tag geschrieben; ausgelegt für "
-            f"{nvme.rated_writes_tb_per_day:.1f} TB/Tag ({nvme.drive.dwpd:g} DWPD)".replace(
-                ".", ","
-            ),
+            f"{nvme.writes_tb_per_day:.1f} TB/day written{' per node' if nodes > 1 else ''}; "
+            f"rated {nvme.rated_writes_tb_per_day:.1f} TB/day ({nvme.drive.dwpd:g} DWPD)",
+            f"{nvme.writes_tb_per_day:.1f} TB/Tag geschrieben{' je Knoten' if nodes > 1 else ''}; "
+            f"ausgelegt für {nvme.rated_writes_tb_per_day:.1f} TB/Tag "
+            f"({nvme.drive.dwpd:g} DWPD)".replace(".", ","),
         )
     add("BOOT-M2-960GB", "boot", 2, "operating system, mirrored", "Betriebssystem, gespiegelt")
     add("NIC-2X100GBE", "nic", 1, "clients and router traffic", "Clients und Router")

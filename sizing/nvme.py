@@ -14,6 +14,9 @@ Rules (seed document; DESIGN §3.4):
   ServeTheHome review). When a day of conversations needs more drives than that, the
   tier is capped at the bays with the largest drives and holds the most recent part of
   the day; the plan says so (a shared NAS or S3 tier takes the rest).
+- Several nodes: the router keeps each conversation on its instance (``sizing.cluster``),
+  so a node writes and holds only its own share of the day's new conversations, the
+  day's total over the nodes rounded up; each node gets the drives for that share.
 """
 
 from __future__ import annotations
@@ -33,12 +36,14 @@ class NvmeTier:
     """The NVMe tier of one node.
 
     Attributes:
-        writes_tb_per_day: KV written to the tier per day, TB (10^12 bytes).
-        capacity_needed_tb: one day of new conversations, TB.
+        writes_tb_per_day: KV written to one node's tier per day, TB (10^12 bytes).
+        capacity_needed_tb: one day of one node's new conversations, TB.
         drive: the chosen drive model, or ``None`` when no new conversations are given.
-        drive_count: drives in the tier.
+        drive_count: drives in one node's tier.
         capped: True when the chassis's bays limit the tier below a day of conversations.
         conversation_bytes: KV bytes of one full-length conversation (whole model).
+        nodes: the nodes the day's new conversations are spread over.
+        total_writes_tb_per_day: KV written per day by all nodes together, TB.
     """
 
     writes_tb_per_day: float
@@ -47,6 +52,8 @@ class NvmeTier:
     drive_count: int
     capped: bool = False
     conversation_bytes: int = 0
+    nodes: int = 1
+    total_writes_tb_per_day: float = 0.0
 
     @property
     def read_gbs(self) -> float:
@@ -83,28 +90,37 @@ class NvmeTier:
 
 
 def nvme_tier(
-    *, new_conversations_per_day: int, conversation_bytes: int, max_drives: int = 4
+    *,
+    new_conversations_per_day: int,
+    conversation_bytes: int,
+    max_drives: int = 4,
+    nodes: int = 1,
 ) -> NvmeTier:
-    """Size the NVMe tier for a day of new conversations.
+    """Size each node's NVMe tier for a day of new conversations.
 
     Chooses the drive model and count with the least raw capacity that holds one day
-    of conversations and whose rated writes per day cover the write volume.
+    of a node's conversations and whose rated writes per day cover its write volume.
 
     Args:
-        new_conversations_per_day: conversations started per day (0: no NVMe tier).
+        new_conversations_per_day: conversations started per day on all nodes together
+            (0: no NVMe tier).
         conversation_bytes: KV bytes of one full-length conversation (whole model).
         max_drives: NVMe bays of the chassis for the KV tier.
+        nodes: nodes sharing the day's conversations; each takes ``ceil(new / nodes)``
+            (module docstring).
 
     Raises:
-        ValueError: if an argument is negative.
+        ValueError: if an argument is negative, or ``max_drives`` or ``nodes`` below 1.
     """
-    if new_conversations_per_day < 0 or conversation_bytes < 0 or max_drives < 1:
+    if new_conversations_per_day < 0 or conversation_bytes < 0 or max_drives < 1 or nodes < 1:
         raise ValueError(
-            "new_conversations_per_day and conversation_bytes must be >= 0, max_drives >= 1"
+            "new_conversations_per_day and conversation_bytes must be >= 0, "
+            "max_drives and nodes >= 1"
         )
-    writes_tb = new_conversations_per_day * conversation_bytes / TB
+    total_tb = new_conversations_per_day * conversation_bytes / TB
+    writes_tb = math.ceil(new_conversations_per_day / nodes) * conversation_bytes / TB
     if writes_tb == 0:
-        return NvmeTier(0.0, 0.0, None, 0)
+        return NvmeTier(0.0, 0.0, None, 0, nodes=nodes)
     options = []
     for drive in nvme_drives():
         count = max(
@@ -116,11 +132,26 @@ def nvme_tier(
             options.append((count * drive.capacity_tb, drive.dwpd, drive, count))
     if options:
         _raw, _dwpd, drive, count = min(options, key=lambda o: (o[0], -o[1]))
-        return NvmeTier(writes_tb, writes_tb, drive, count, conversation_bytes=conversation_bytes)
+        return NvmeTier(
+            writes_tb,
+            writes_tb,
+            drive,
+            count,
+            conversation_bytes=conversation_bytes,
+            nodes=nodes,
+            total_writes_tb_per_day=total_tb,
+        )
     # More than the bays hold: fill every bay with the drive rated for the most writes.
     drive = max(nvme_drives(), key=lambda d: (d.dwpd * d.capacity_tb, d.capacity_tb))
     return NvmeTier(
-        writes_tb, writes_tb, drive, max_drives, capped=True, conversation_bytes=conversation_bytes
+        writes_tb,
+        writes_tb,
+        drive,
+        max_drives,
+        capped=True,
+        conversation_bytes=conversation_bytes,
+        nodes=nodes,
+        total_writes_tb_per_day=total_tb,
     )
 
 

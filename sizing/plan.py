@@ -237,6 +237,9 @@ def make_plan(request: PlanRequest) -> Plan:
     )
     serving, serving_note = _serve(request, replica, buffer_cap_gb, nvme)
     if serving is not None:
+        serving, nvme = _nvme_per_node(
+            request, replica, buffer_cap_gb, nvme, serving, platform.nvme_bays
+        )
         par = replace(par, nodes=serving.cluster.nodes)
     resting = max(0, work.users - par.conversations_on_gpus)
     # Distinct conversations the binding card's cache has room for (each rank holds its
@@ -339,6 +342,50 @@ def make_plan(request: PlanRequest) -> Plan:
         serving=serving,
         serving_note=serving_note,
     )
+
+
+NVME_NODE_PASSES = 3
+"""Times the NVMe tier is resized to the plan's node count and the traffic re-served."""
+
+
+def _nvme_per_node(
+    request: PlanRequest,
+    replica: Replica,
+    buffer_cap_gb: float,
+    nvme: NvmeTier,
+    serving: Serving,
+    max_drives: int,
+) -> tuple[Serving, NvmeTier]:
+    """The serving and the NVMe tier once each node holds its own share of the day.
+
+    The node count follows from the traffic, and the traffic's NVMe hits from each
+    node's tier (:mod:`sizing.nvme`: a node writes only its own conversations), so the
+    tier is resized to the nodes and the traffic served again until both agree, at most
+    :data:`NVME_NODE_PASSES` times; if they still differ, the tier is kept for the fewer
+    nodes, which gives every node at least its share.
+    """
+
+    def sized(nodes: int) -> NvmeTier:
+        return nvme_tier(
+            new_conversations_per_day=request.workload.new_conversations_per_day,
+            conversation_bytes=nvme.conversation_bytes,
+            max_drives=max_drives,
+            nodes=nodes,
+        )
+
+    if nvme.drive is None:
+        return serving, nvme
+    for _ in range(NVME_NODE_PASSES):
+        if serving.cluster.nodes == nvme.nodes:
+            return serving, nvme
+        resized = sized(serving.cluster.nodes)
+        again, _note = _serve(request, replica, buffer_cap_gb, resized)
+        if again is None:
+            break
+        serving, nvme = again, resized
+    if serving.cluster.nodes < nvme.nodes:
+        nvme = sized(serving.cluster.nodes)
+    return serving, nvme
 
 
 def _serve(

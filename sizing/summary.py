@@ -142,6 +142,7 @@ class PlanSummary(TransferKeys, TrafficKeys):
     host_memory_gb: int
     host_memory_free_after_buffer_gb: float
     nvme_writes_tb_per_day: float
+    nvme_writes_tb_per_day_per_node: float
     nvme_drive: str | None
     nvme_drive_count: int
     nvme_reload_ms: float | None
@@ -203,7 +204,8 @@ def plan_summary(plan: Plan) -> PlanSummary:
         "dimms_per_channel": plan.host.dimms_per_channel,
         "host_memory_gb": plan.host.total_gb,
         "host_memory_free_after_buffer_gb": round(plan.host.free_after_buffer_gb, 1),
-        "nvme_writes_tb_per_day": round(plan.nvme.writes_tb_per_day, 3),
+        "nvme_writes_tb_per_day": round(plan.nvme.total_writes_tb_per_day, 3),
+        "nvme_writes_tb_per_day_per_node": round(plan.nvme.writes_tb_per_day, 3),
         "nvme_drive": plan.nvme.drive.model if plan.nvme.drive else None,
         "nvme_drive_count": plan.nvme.drive_count,
         "nvme_reload_ms": _ms(plan.nvme.reload_ms),

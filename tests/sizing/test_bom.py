@@ -217,3 +217,23 @@ def test_fifty_thousand_users_buy_or_bring_a_shared_storage_line() -> None:
 def test_one_node_plan_has_no_storage_line() -> None:
     # Seed: one node, every user in its CPU tier: no shared tier, no storage line.
     assert bill_of_materials(_plan()).line("storage") is None  # type: ignore[arg-type]
+
+
+def test_each_node_of_a_cluster_buys_drives_for_its_own_share_of_the_day() -> None:
+    # sizing/nvme.py: the router keeps a conversation on its instance, so a node writes
+    # only its share of the day. 50,000 users of the seed model need 24 nodes
+    # (tests/sizing/test_scale.py); 20,000 new conversations a day → 834 per node.
+    plan = _plan(users=50_000, new_conversations_per_day=20_000)
+    nodes = plan.parallelism.nodes  # type: ignore[attr-defined]
+    nvme = plan.nvme  # type: ignore[attr-defined]
+    conversation = plan.conversation_bytes  # type: ignore[attr-defined]
+    assert nodes > 1 and nvme.nodes == nodes
+    assert nvme.writes_tb_per_day == pytest.approx(-(-20_000 // nodes) * conversation / 1e12)
+    assert nvme.total_writes_tb_per_day == pytest.approx(20_000 * conversation / 1e12)
+    assert nvme.rated_writes_tb_per_day >= nvme.writes_tb_per_day
+    line = bill_of_materials(plan).line("nvme")  # type: ignore[arg-type]
+    assert line is not None and line.quantity == nvme.drive_count * nodes
+    assert "per node" in line.why_en
+    summary = plan_summary(plan)  # type: ignore[arg-type]
+    assert summary["nvme_writes_tb_per_day"] == round(nvme.total_writes_tb_per_day, 3)
+    assert summary["nvme_writes_tb_per_day_per_node"] == round(nvme.writes_tb_per_day, 3)

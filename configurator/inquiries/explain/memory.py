@@ -245,8 +245,20 @@ def nvme_figure(plan: Plan, w: Words) -> Figure:
         % {
             "n": num(plan.request.workload.new_conversations_per_day),
             "gb": num(plan.conversation_bytes / GB, 2),
-            "tb": num(tier.writes_tb_per_day, 1),
+            "tb": num(tier.total_writes_tb_per_day, 1),
         },
+        *(
+            (
+                _("per node: %(tb)s TB over %(nodes)s nodes = %(per_node)s TB per day")
+                % {
+                    "tb": num(tier.total_writes_tb_per_day, 1),
+                    "nodes": num(tier.nodes),
+                    "per_node": num(tier.writes_tb_per_day, 2),
+                },
+            )
+            if tier.nodes > 1
+            else ()
+        ),
         _("rated: %(count)s × %(cap)s TB × %(dwpd)s DWPD = %(rated)s TB per day")
         % {
             "count": num(tier.drive_count),
@@ -270,7 +282,7 @@ def nvme_figure(plan: Plan, w: Words) -> Figure:
         ),
         detail=(
             _("%(tb)s TB written per day in total, over all %(nodes)s nodes")
-            % {"tb": num(tier.writes_tb_per_day, 1), "nodes": num(plan.parallelism.nodes)}
+            % {"tb": num(tier.total_writes_tb_per_day, 1), "nodes": num(plan.parallelism.nodes)}
             if plan.parallelism.nodes > 1
             else _("%(tb)s TB written per day") % {"tb": num(tier.writes_tb_per_day, 1)}
         ),
