@@ -39,6 +39,7 @@ What a tier stores per conversation follows vLLM's default ``offload_prompt_only
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sizing.return_gaps import GapDistribution
@@ -232,6 +233,7 @@ def hit_rates(
     nvme_tokens: float = 0.0,
     shared_tokens: float = 0.0,
     shared_instances: int = 1,
+    window: Callable[[ReferenceStream, float], float] = window_s,
 ) -> TierHits:
     """Share of returns that hit each tier.
 
@@ -243,6 +245,8 @@ def hit_rates(
         nvme_tokens: the instance's NVMe tier, tokens (0: none).
         shared_tokens: the shared tier, all instances together, tokens (0: none).
         shared_instances: instances writing to the shared tier (≥ 1).
+        window: :func:`window_s`, or a caller's store of its results (a search asks for
+            the same stream and capacity many times).
 
     Raises:
         ValueError: if a capacity is negative or ``shared_instances`` < 1.
@@ -252,10 +256,10 @@ def hit_rates(
     if shared_instances < 1:
         raise ValueError(f"shared_instances must be ≥ 1, got {shared_instances}")
     gaps = stream.gaps
-    t_gpu = window_s(stream, gpu_tokens)
-    t_cpu = max(t_gpu, window_s(stream, cpu_tokens))
-    t_nvme = max(t_cpu, window_s(stream, nvme_tokens))
-    t_shared = max(t_nvme, window_s(stream.scaled(shared_instances), shared_tokens))
+    t_gpu = window(stream, gpu_tokens)
+    t_cpu = max(t_gpu, window(stream, cpu_tokens))
+    t_nvme = max(t_cpu, window(stream, nvme_tokens))
+    t_shared = max(t_nvme, window(stream.scaled(shared_instances), shared_tokens))
     p_gpu, p_cpu, p_nvme, p_shared = (gaps.cdf(t) for t in (t_gpu, t_cpu, t_nvme, t_shared))
     return TierHits(
         gpu=p_gpu,

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sizing.cluster import MAX_NODES
-from sizing.hit_rate import ReferenceStream, TierHits, hit_rates
+from sizing.hit_rate import ReferenceStream, TierHits, hit_rates, window_s
 from sizing.load import ReplicaLoad, ServiceTable, replica_load
 
 
@@ -102,6 +102,7 @@ class Evaluator:
         tpot_ms: Callable[[float], float],
         mean_request_tokens: float,
         memo: dict[Any, Evaluation] | None = None,
+        windows: dict[tuple[float, float], float] | None = None,
     ) -> None:
         self.stream = stream
         self.table = table
@@ -109,6 +110,7 @@ class Evaluator:
         self.tpot_ms = tpot_ms
         self.mean_request_tokens = mean_request_tokens
         self._memo: dict[Any, Evaluation] = {} if memo is None else memo
+        self._windows: dict[tuple[float, float], float] = {} if windows is None else windows
 
     def __call__(self, replicas: int, *, tiers: bool = True, memory: bool = True) -> Evaluation:
         """Hit rates and load of one of ``replicas`` replicas; ``memory=False`` lets the
@@ -129,6 +131,17 @@ class Evaluator:
         hit = self._memo.get(key)
         if hit is None:
             hit = self._memo[key] = self._evaluate(replicas, tiers=tiers, memory=memory)
+        return hit
+
+    def _window(self, stream: ReferenceStream, capacity_tokens: float) -> float:
+        """:func:`~sizing.hit_rate.window_s`, kept per rate of new conversations and
+        capacity: the streams of one evaluator differ only in that rate (its
+        conversations split over the replicas), and evaluators given the same
+        ``windows`` share its stream's shape and gaps, as those given the same ``memo``."""
+        key = (stream.conversations_per_s, capacity_tokens)
+        hit = self._windows.get(key)
+        if hit is None:
+            hit = self._windows[key] = window_s(stream, capacity_tokens)
         return hit
 
     def _cpu_tokens(self, replicas: int) -> float:
@@ -154,6 +167,7 @@ class Evaluator:
                 nvme_tokens=cap.nvme_tokens_per_replica if tiers else 0.0,
                 shared_tokens=cap.shared_tokens if tiers else 0.0,
                 shared_instances=replicas,
+                window=self._window,
             )
             load = replica_load(
                 requests_per_s=rate,

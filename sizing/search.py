@@ -293,10 +293,13 @@ def _seed_queue(
     """The base configurations, priced by their floors; those whose GPU no chassis
     takes, or whose GPU has no measured prefill (the TTFT of every plan on it would be a
     guess, :func:`sizing.performance.calibration.prefill_class`), are rejected before
-    they are sized, those whose floor is not priced listed as unpriced."""
+    they are sized, those whose floor is not priced listed as unpriced. The floor
+    depends on the GPU type, count and platform only (:func:`floor_price`), so the NVMe
+    on and off configurations share one."""
     queue: _Queue[P] = _Queue()
     rejected: list[Rejection] = []
     unpriced: list[str] = []
+    floors: dict[tuple[str, int, str], Any] = {}
     for candidate in candidates(request, gpu_slugs, gpus_per_node):
         try:
             gpu = catalog.gpu(candidate.workload.gpu)
@@ -311,7 +314,11 @@ def _seed_queue(
             queue.priced += 1
             rejected.append(_rejection(candidate, NO_BASIS, exc.message))
             continue
-        floor = floor_price(candidate, price)
+        work = candidate.workload
+        key = (work.gpu, work.gpus_per_node, candidate.platform_slug)
+        if key not in floors:
+            floors[key] = floor_price(candidate, price)
+        floor = floors[key]
         if floor is None:
             queue.priced += 1
             unpriced.append(candidate.workload.gpu)

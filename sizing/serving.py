@@ -171,6 +171,13 @@ class Serving:
         return self.final.hits
 
 
+_TIMES: dict[tuple[Any, ...], tuple[ModelSpec, dict[Any, float]]] = {}
+"""The performance model's TTFT of each turn (a miss by prompt; a hit by tier, prompt
+and cached prefix), kept per model, KV dtype, GPU, TP and conversation shape: they do
+not depend on the read rates, so the tables of a layout with and without NVMe drives
+share them, and the tiers timed from their read rate reuse the CPU tier's hit."""
+
+
 def _table(
     model: ModelSpec,
     kv_dtype: str,
@@ -182,21 +189,30 @@ def _table(
     mshape = _model_shape(model, kv_dtype)
     gpu, tp = replica.gpu, replica.tensor_parallel_size
     unmeasured = tuple(t for t in ("nvme", "shared") if missing_path(ENGINE, t))
+    key = (id(model), kv_dtype, gpu, tp, shape, shared_prefix_tokens)
+    times = _kept(_TIMES, model, key, dict)
 
     def miss_ms(prompt: int) -> float:
-        return performance.ttft_miss_ms(mshape, gpu=gpu, tp=tp, prompt_tokens=prompt)
+        if prompt not in times:
+            times[prompt] = performance.ttft_miss_ms(mshape, gpu=gpu, tp=tp, prompt_tokens=prompt)
+        return times[prompt]
+
+    def measured_ms(tier: str, prompt: int, cached: int) -> float:
+        if (tier, prompt, cached) not in times:
+            times[tier, prompt, cached] = performance.ttft_hit_ms(
+                mshape,
+                engine=ENGINE,
+                tier=tier,
+                gpu=gpu,
+                tp=tp,
+                prompt_tokens=prompt,
+                cached_tokens=cached,
+            )
+        return times[tier, prompt, cached]
 
     def hit_ms(tier: str, prompt: int, cached: int) -> float | None:
         cached = min(cached, prompt - 1)
-        ms = performance.ttft_hit_ms(
-            mshape,
-            engine=ENGINE,
-            tier="cpu" if tier in unmeasured else tier,
-            gpu=gpu,
-            tp=tp,
-            prompt_tokens=prompt,
-            cached_tokens=cached,
-        )
+        ms = measured_ms("cpu" if tier in unmeasured else tier, prompt, cached)
         if tier not in unmeasured:
             return ms
         return staged_hit_ms(
@@ -243,6 +259,12 @@ def _bound(
         return (table, unmeasured, _tpot(model, kv_dtype, replica, round(load[2])), {})
 
     return _kept(_BOUND, model, key, build)
+
+
+_WINDOWS: dict[tuple[Any, ...], tuple[ModelSpec, dict[tuple[float, float], float]]] = {}
+"""The hit-rate windows of one workload's busy-hour stream (:meth:`sizing.scale.Evaluator.
+_window`), kept per shape, traffic and users: they depend on the stream and a tier's
+capacity only, not on the GPU, so the plans of every GPU type in a search share them."""
 
 
 def _tpot(
@@ -331,6 +353,7 @@ def serve(
     table, unmeasured, tpot, memo = _bound(
         model, kv_dtype, replica, shape, shared_prefix_tokens, (traffic, users, mean_tokens), rates
     )
+    windows = _kept(_WINDOWS, model, (id(model), shape, traffic, users), dict)
     bpt = replica.kv_bytes_per_token
     per_node = replica.replicas_per_node
     capacities = Capacities(
@@ -347,6 +370,7 @@ def serve(
         tpot_ms=tpot,
         mean_request_tokens=mean_tokens,
         memo=memo,
+        windows=windows,
     )
     groups = max(1, MAX_NODES // replica.nodes_per_group)
     unloaded = evaluator(groups * per_node, tiers=tiers)

@@ -3,10 +3,14 @@ short prompts, and a GPU without a measured basis."""
 
 from __future__ import annotations
 
+from copy import copy
+from dataclasses import replace
+
 import pytest
 
 from sizing.model import from_catalog
 from sizing.plan import make_plan
+from sizing.search import recommend
 from sizing.summary import TrafficKeys, plan_summary
 from sizing.traffic import Traffic
 from tests.factories import plan_request
@@ -82,3 +86,38 @@ def test_gpu_without_measured_basis_is_sized_for_memory_only() -> None:
     s = _plan(500, gpu="l40s")
     assert s["ttft_p95_ms"] is None and s["cpu_hit_rate"] is None
     assert any("no measured basis" in w for w in s["warnings"])  # type: ignore[attr-defined]
+
+
+def test_kept_stores_change_no_plan() -> None:
+    # The serving model keeps per model object what plans of one workload share (TTFT
+    # per turn, the evaluations of replica counts, the hit-rate windows; sizing/serving.py).
+    # A whole configuration search fills them with every GPU type, TP size, DIMM layout
+    # and NVMe option; each layout sized afterwards must equal the same layout sized
+    # from empty stores (a copy of the model is a new object, so it shares nothing).
+    layouts = [
+        {"gpu": "rtx-pro-6000-se", "gpus_per_node": 2, "max_host_memory_gb": 384},
+        {"gpu": "rtx-pro-6000-se", "gpus_per_node": 4, "tensor_parallel_size": 2},
+        {"gpu": "h200-nvl", "gpus_per_node": 2, "new_conversations_per_day": 0},
+        # 2 nodes with a shared tier, and the same without one (search variants)
+        *(
+            {"gpu": "rtx-pro-6000-se", "gpus_per_node": 2, "tensor_parallel_size": 2}
+            | {"max_host_memory_gb": 384, "new_conversations_per_day": 0, "without_shared_tier": s}
+            for s in (False, True)
+        ),
+    ]
+    workload = {"context_tokens": 8192, "users": 650, "new_conversations_per_day": 2000}
+    requests = [plan_request(model=QWEN, **{**workload, **kw}) for kw in layouts]
+    recommend(
+        requests[0],
+        gpu_slugs=["rtx-pro-6000-se", "h200-nvl", "h100-nvl"],
+        price=lambda bom: sum(line.quantity for line in bom.lines),
+    )
+    shared = []
+    for request in requests:
+        warm = make_plan(request)
+        shared.append(warm.serving is not None and warm.serving.shared is not None)
+        cold = make_plan(replace(request, model=copy(QWEN)))
+        assert warm.serving is not None and cold.serving is not None
+        assert warm.serving == cold.serving
+        assert warm.parallelism == cold.parallelism and warm.host == cold.host
+    assert shared[-2:] == [True, False]
