@@ -13,7 +13,7 @@ from functools import cache
 from typing import Any
 
 from sizing.bundled import data_text
-from sizing.errors import SizingError
+from sizing.errors import SizingError, gettext_noop
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ def gpu(slug: str) -> Gpu:
         known = ", ".join(sorted(gpus()))
         raise SizingError(
             "gpu",
-            f"unknown GPU '{slug}'; known GPUs: {known}",
+            template=gettext_noop("unknown GPU %(gpu)r; known GPUs: %(known)s"),
             code="gpu_unknown",
             values={"gpu": slug, "known": known},
         ) from None
@@ -187,7 +187,7 @@ def platform(slug: str = "epyc-9005-2s") -> Platform:
             )
     raise SizingError(
         "platform",
-        f"unknown platform '{slug}'",
+        template=gettext_noop("unknown server platform %(platform)r"),
         code="platform_unknown",
         values={"platform": slug},
     )

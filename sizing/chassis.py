@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from sizing import catalog
 from sizing.catalog import Gpu
-from sizing.errors import Fix, InfeasibleError
+from sizing.errors import Fix, InfeasibleError, gettext_noop
 
 BASEBOARD_GPUS = frozenset(
     {
@@ -127,12 +127,20 @@ def check_gpu_cooling(chassis: Chassis, gpu: Gpu) -> None:
     takes = ", ".join(sorted(chassis.takes_cooling))
     raise ChassisLimitError(
         "gpu",
-        f"gpu {gpu.slug} ({gpu.name}, {gpu.cooling} cooling) does not go into the "
-        f"{chassis.sku} chassis, which takes {takes} GPUs only",
+        template=gettext_noop(
+            "the GPU %(slug)s (%(gpu)s, %(cooling)s cooling) does not go into the %(sku)s "
+            "chassis, which takes %(takes)s GPUs only"
+        ),
         binding=COOLING_BINDING,
         fixes=(Fix("server_gpu"),),
         code="chassis_gpu_cooling",
-        values={"gpu": gpu.name, "cooling": gpu.cooling or "", "sku": chassis.sku, "takes": takes},
+        values={
+            "slug": gpu.slug,
+            "gpu": gpu.name,
+            "cooling": gpu.cooling or "",
+            "sku": chassis.sku,
+            "takes": takes,
+        },
     )
 
 
@@ -162,8 +170,9 @@ def check_baseboard(gpu: Gpu, gpus: int) -> None:
         fixes.append(Fix("fewer_gpus"))
     raise ChassisLimitError(
         "gpus_per_node",
-        f"gpus_per_node must be one of {counts} for the {gpu.name} (the GPU counts its "
-        f"baseboard comes with), got {gpus}",
+        template=gettext_noop(
+            "the %(gpu)s comes on baseboards of %(counts)s GPUs only, got %(got)s per node"
+        ),
         binding=BASEBOARD_BINDING,
         fixes=fixes,
         code="baseboard_gpu_count",
@@ -187,8 +196,9 @@ def check_chassis(chassis: Chassis, *, gpus: int, dimm_count: int, nvme_drive_co
     if gpus > chassis.gpu_slots:
         raise ChassisLimitError(
             "gpus_per_node",
-            f"gpus_per_node must be at most {chassis.gpu_slots} for the {chassis.sku} chassis, "
-            f"got {gpus}",
+            template=gettext_noop(
+                "the %(sku)s chassis holds at most %(max)s GPUs per node, got %(got)s"
+            ),
             binding="GPU slots per chassis",
             fixes=(Fix("fewer_gpus"), Fix("more_nodes")),
             code="chassis_gpu_slots",
@@ -197,8 +207,10 @@ def check_chassis(chassis: Chassis, *, gpus: int, dimm_count: int, nvme_drive_co
     if dimm_count > chassis.dimm_slots:
         raise ChassisLimitError(
             "users",
-            f"the plan needs {dimm_count} DIMMs per node, but the {chassis.sku} chassis has "
-            f"{chassis.dimm_slots} DIMM slots",
+            template=gettext_noop(
+                "the plan needs %(dimms)s DIMMs per node, but the %(sku)s chassis has "
+                "%(slots)s DIMM slots"
+            ),
             binding="DIMM slots per chassis",
             fixes=(
                 Fix("fewer_users"),
@@ -212,8 +224,10 @@ def check_chassis(chassis: Chassis, *, gpus: int, dimm_count: int, nvme_drive_co
     if nvme_drive_count > chassis.nvme_bays:
         raise ChassisLimitError(
             "new_conversations_per_day",
-            f"the plan needs {nvme_drive_count} NVMe drives per node, but the {chassis.sku} "
-            f"chassis has {chassis.nvme_bays} NVMe bays",
+            template=gettext_noop(
+                "the plan needs %(drives)s NVMe drives per node, but the %(sku)s chassis has "
+                "%(bays)s NVMe bays"
+            ),
             binding="NVMe bays per chassis",
             fixes=(Fix("fewer_new_conversations"), Fix("fp8_kv_cache_short"), Fix("more_nodes")),
             code="chassis_nvme_bays",

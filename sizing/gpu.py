@@ -53,7 +53,7 @@ from dataclasses import dataclass, replace
 
 from sizing.architecture import Architecture, conversation_bytes, kv_bytes_per_token
 from sizing.catalog import Gpu
-from sizing.errors import Fix, InfeasibleError, SizingError
+from sizing.errors import Fix, InfeasibleError, SizingError, gettext_noop
 from sizing.layout import Parallelism as Parallelism
 from sizing.layout import pipeline_stages
 from sizing.units import GIB
@@ -271,9 +271,10 @@ def choose_parallelism(
     if not sizes:
         raise InfeasibleError(
             "gpus_per_node",
-            f"no tensor parallel size fits {gpus_per_node} GPUs: the model's "
-            f"{arch.num_attention_heads} attention heads and {arch.num_kv_heads} KV heads "
-            "allow none of them",
+            template=gettext_noop(
+                "no tensor parallel size fits %(gpus)s GPUs: the model's %(heads)s attention "
+                "heads and %(kv_heads)s KV heads allow none of them"
+            ),
             binding="tensor parallel divisibility",
             fixes=(Fix("gpus_divide_heads"),),
             code="tp_none_fits",
@@ -287,11 +288,18 @@ def choose_parallelism(
         valid = ", ".join(str(s) for s in sizes)
         raise SizingError(
             "tensor_parallel_size",
-            f"tensor parallel {tensor_parallel_size} does not fit {gpus_per_node} GPUs "
-            f"and the model's {arch.num_attention_heads} attention heads and "
-            f"{arch.num_kv_heads} KV heads; valid sizes: {valid}",
+            template=gettext_noop(
+                "tensor parallel %(tp)s does not fit %(gpus)s GPUs and the model's %(heads)s "
+                "attention heads and %(kv_heads)s KV heads; valid sizes: %(valid)s"
+            ),
             code="tp_invalid",
-            values={"tp": tensor_parallel_size, "gpus": gpus_per_node, "valid": valid},
+            values={
+                "tp": tensor_parallel_size,
+                "gpus": gpus_per_node,
+                "heads": arch.num_attention_heads,
+                "kv_heads": arch.num_kv_heads,
+                "valid": valid,
+            },
         )
     ep = gpus_per_node if expert_parallel and expert_weights_gib > 0 else 1
     sums_by_tp: dict[int, _LayerSums] = {}
@@ -343,7 +351,7 @@ def _given_tp(error: InfeasibleError) -> InfeasibleError:
     choose the size."""
     return InfeasibleError(
         "tensor_parallel_size",
-        error.message,
+        template=error.template,
         binding=error.binding,
         fixes=(Fix("plan_chooses_tp"), *error.fix_notes),
         code=error.code,
@@ -369,9 +377,11 @@ def _conversation_infeasible(
     fixes += [Fix("more_gpus_tp"), Fix("larger_gpu")]
     return InfeasibleError(
         "context_tokens",
-        f"one conversation needs {need:.2f} GiB per GPU at tensor parallel {c.tp}, but only "
-        f"{c.budget_gib:.2f} GiB per {gpu.name} is left for the KV cache after "
-        f"{c.weights_gib:.1f} GiB of weights on each of {gpus_per_node} GPUs",
+        template=gettext_noop(
+            "one conversation needs %(need_gib)s GiB per GPU at tensor parallel %(tp)s, but "
+            "only %(budget_gib)s GiB per %(gpu)s is left for the KV cache after "
+            "%(weights_gib)s GiB of weights on each of %(gpus)s GPUs"
+        ),
         binding="one max-length conversation does not fit",
         fixes=tuple(fixes),
         code="conversation_does_not_fit",
@@ -403,10 +413,11 @@ def _weights_infeasible(
     fixes += [Fix("more_gpus"), Fix("larger_gpu")]
     return InfeasibleError(
         "gpus_per_node",
-        f"the weights ({weights_gib:.1f} GiB) do not fit on {gpus_per_node} × {gpu.name}: "
-        f"{c.weights_gib:.1f} GiB per GPU at tensor parallel {c.tp} against "
-        f"{usable:.1f} GiB usable, and not over {MAX_PIPELINE_NODES} nodes with "
-        "pipeline parallel either",
+        template=gettext_noop(
+            "the weights (%(weights_gib)s GiB) do not fit on %(gpus)s × %(gpu)s: "
+            "%(per_gpu_gib)s GiB per GPU at tensor parallel %(tp)s against %(usable_gib)s GiB "
+            "usable, and not over %(nodes)s nodes with pipeline parallel either"
+        ),
         binding="weights do not fit at this TP",
         fixes=tuple(fixes),
         code="weights_do_not_fit",

@@ -253,17 +253,18 @@ def host_memory(
                 )
     slots = channels * platform.dimms_per_channel_max
     largest = slots * dimm_sizes_gb()[-1]
-    fix_notes = [Fix("fewer_users"), Fix("shorter_context")]
+    fixes = [Fix("fewer_users"), Fix("shorter_context")]
     if not kv_cache_is_fp8:
-        fix_notes.insert(1, Fix("fp8_kv_cache_short"))
-    fixes = [fix.text for fix in fix_notes]
+        fixes.insert(1, Fix("fp8_kv_cache_short"))
     raise InfeasibleError(
         "users",
-        f"the CPU tier needs {need:,.0f} GB of host memory, more than the {largest:,} GB "
-        f"one node can hold ({slots} DIMM slots × {dimm_sizes_gb()[-1]} GB): "
-        f"{', '.join(fixes[:-1])} or {fixes[-1]} would fix it",
+        template=gettext_noop(
+            "the CPU tier needs %(need_gb)s GB of host memory, more than the %(largest_gb)s GB "
+            "one node can hold (%(slots)s DIMM slots × %(dimm_gb)s GB)"
+        ),
         binding="host memory per node",
-        fixes=tuple(fix_notes),
+        fixes=tuple(fixes),
+        names_fixes=True,
         code="host_memory_per_node",
         values={
             "need_gb": round(need),

@@ -16,7 +16,7 @@ from typing import Any
 from sizing.architecture import Architecture, from_config
 from sizing.bundled import data_text
 from sizing.checkpoint import weight_format, weights_bytes_from_config
-from sizing.errors import SizingError
+from sizing.errors import SizingError, gettext_noop
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,7 @@ def from_catalog(repo_id: str) -> ModelSpec:
     if key is None:
         raise SizingError(
             "model",
-            f"model '{repo_id}' is not in the offline catalog",
+            template=gettext_noop("model %(model)r is not in the offline catalog"),
             code="model_not_in_catalog",
             values={"model": repo_id},
         )

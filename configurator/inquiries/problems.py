@@ -30,10 +30,6 @@ from sizing.architecture import ASSUMPTIONS as ENGLISH_ASSUMPTIONS
 from sizing.errors import Fix, InfeasibleError, SizingError, decimals
 
 MESSAGES: dict[str, Promise] = {
-    # catalog
-    "gpu_unknown": gettext_lazy("Unknown GPU %(gpu)s; known GPUs: %(known)s."),
-    "platform_unknown": gettext_lazy("Unknown server platform %(platform)s."),
-    "model_not_in_catalog": gettext_lazy("The model %(model)s is not in the offline catalog."),
     # config.json (sizing.architecture, layer_kinds, recurrent)
     "config_missing_field": gettext_lazy(
         "config.json has no %(key)s, which this architecture needs to size the KV cache."
@@ -92,46 +88,6 @@ MESSAGES: dict[str, Promise] = {
         "The linear-attention layers are of an unknown kind: the sizing needs the Gated "
         "DeltaNet fields (linear_num_key_heads, linear_key_head_dim, linear_num_value_heads, "
         "linear_value_head_dim, linear_conv_kernel_dim) or linear_attn_config."
-    ),
-    # infeasible layouts (sizing.gpu, host_memory, bom)
-    "tp_invalid": gettext_lazy(
-        "Tensor parallel %(tp)s does not fit %(gpus)s GPUs and the model's attention heads; "
-        "valid sizes: %(valid)s."
-    ),
-    "tp_none_fits": gettext_lazy(
-        "No tensor parallel size fits %(gpus)s GPUs: the model's %(heads)s attention heads and "
-        "%(kv_heads)s KV heads allow none of them."
-    ),
-    "conversation_does_not_fit": gettext_lazy(
-        "One conversation needs %(need_gib)s GiB per GPU at tensor parallel %(tp)s, but only "
-        "%(budget_gib)s GiB per %(gpu)s is left for the KV cache after %(weights_gib)s GiB of "
-        "weights on each of %(gpus)s GPUs."
-    ),
-    "weights_do_not_fit": gettext_lazy(
-        "The weights (%(weights_gib)s GiB) do not fit on %(gpus)s × %(gpu)s: %(per_gpu_gib)s "
-        "GiB per GPU at tensor parallel %(tp)s against %(usable_gib)s GiB usable, and not over "
-        "%(nodes)s nodes with pipeline parallel either."
-    ),
-    "host_memory_per_node": gettext_lazy(
-        "The CPU tier needs %(need_gb)s GB of host memory, more than the %(largest_gb)s GB one "
-        "node can hold (%(slots)s DIMM slots × %(dimm_gb)s GB)."
-    ),
-    "chassis_gpu_cooling": gettext_lazy(
-        "The %(gpu)s (%(cooling)s cooling) does not go into the %(sku)s chassis, which takes "
-        "%(takes)s GPUs only."
-    ),
-    "baseboard_gpu_count": gettext_lazy(
-        "The %(gpu)s comes on baseboards of %(counts)s GPUs only, got %(got)s per node."
-    ),
-    "chassis_gpu_slots": gettext_lazy(
-        "The %(sku)s chassis holds at most %(max)s GPUs per node, got %(got)s."
-    ),
-    "chassis_dimm_slots": gettext_lazy(
-        "The plan needs %(dimms)s DIMMs per node, but the %(sku)s chassis has %(slots)s DIMM slots."
-    ),
-    "chassis_nvme_bays": gettext_lazy(
-        "The plan needs %(drives)s NVMe drives per node, but the %(sku)s chassis has %(bays)s "
-        "NVMe bays."
     ),
     # model lookups (configurator.modelhub)
     "invalid_id": gettext_lazy(

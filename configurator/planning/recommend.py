@@ -199,14 +199,13 @@ def _gpu_slugs(gpus: Sequence[str] | None, prices: Mapping[str, Price]) -> list[
             )
         return priced
     for slug in gpus:
-        if slug not in catalog.gpus():
-            known = ", ".join(sorted(catalog.gpus()))
+        try:
+            catalog.gpu(slug)
+        except SizingError as exc:
+            # the catalog's error and wording, at this command's input
             raise SizingError(
-                "gpus",
-                f"unknown GPU '{slug}'; known GPUs: {known}",
-                code="gpu_unknown",
-                values={"gpu": slug, "known": known},
-            )
+                "gpus", template=exc.template, code=exc.code, values=dict(exc.values)
+            ) from None
         if slug not in priced:
             raise SizingError(
                 "gpus",

@@ -31,10 +31,15 @@ from configurator.modelhub.errors import ModelLookupError
 from configurator.modelhub.upload import model_from_config_upload
 from configurator.planning.services import plan_create
 from sizing.architecture import from_config, kv_dtype_bytes
+from sizing.bom import check_node
+from sizing.catalog import platform
+from sizing.chassis import PCIE_CHASSIS, ChassisLimitError, check_chassis
 from sizing.errors import FIX_ENGLISH, Fix, SizingError, english
-from sizing.model import catalog_entry
+from sizing.model import catalog_entry, from_catalog
+from sizing.plan import make_plan
 from sizing.summary import plan_summary
 from sizing.workload import Workload
+from tests.factories import plan_request
 from tests.hubserver.polling import post_until_answered
 from tests.hubserver.server import RecordedHub
 
@@ -170,7 +175,7 @@ def test_one_conversation_that_does_not_fit_names_a_shorter_context(client: Clie
             {"gpu": "gtx-280"},
             "gpu_unknown",
             "Unbekannte GPU gtx-280; bekannte GPUs:",
-            "Unknown GPU gtx-280; known GPUs:",
+            "Unknown GPU 'gtx-280'; known GPUs:",
         ),
         # Offline, an id outside the catalog: configurator.modelhub.services._fallback.
         (
@@ -261,13 +266,78 @@ TRAFFIC_LIMITS = [
 ]
 
 
-@pytest.mark.parametrize(("changes", "code", "german"), TRAFFIC_LIMITS)
-def test_a_traffic_limit_is_worded_in_english_once(
+# Layouts that cannot be built (sizing/gpu.py, sizing/host_memory.py) and an unknown GPU
+# (hardware.json): Qwen3-32B-FP8 has 64 attention and 8 KV heads (models.json), so TP 3
+# does not divide them; Qwen3-8B at 40,960 tokens outgrows one L4; 405B of weights fit
+# no L4; 20,000 seed conversations outgrow the 24 × 256 GB slots of one L40S node.
+LAYOUT_LIMITS = [
+    ({"tensor_parallel_size": 3}, "tp_invalid", "den 64 Attention-Heads und 8 KV-Heads"),
+    (
+        {"model": "Qwen/Qwen3-8B", "gpu": "l4", "gpus_per_node": 1, "context_tokens": 40960},
+        "conversation_does_not_fit",
+        "Ein Gespräch braucht 2,81 GiB pro GPU",
+    ),
+    (
+        {"model": "meta-llama/Llama-3.1-405B-Instruct", "gpu": "l4", "gpus_per_node": 1},
+        "weights_do_not_fit",
+        "nutzbar sind 17,2 GiB",
+    ),
+    ({"users": 20_000, "gpu": "l40s"}, "host_memory_per_node", "(24 DIMM-Steckplätze × 256 GB)"),
+    ({"gpu": "gtx-280"}, "gpu_unknown", "Unbekannte GPU gtx-280; bekannte GPUs: a100-pcie-40gb,"),
+]
+
+
+@pytest.mark.parametrize(("changes", "code", "german"), [*TRAFFIC_LIMITS, *LAYOUT_LIMITS])
+def test_an_engine_limit_is_worded_in_english_once(
     changes: dict[str, Any], code: str, german: str
 ) -> None:
     exc = engine_error(**changes)
     assert exc.code == code
     assert german in assert_worded_once(exc)
+
+
+# hardware.json: the RTX PRO 6000 Workstation Edition's flow-through cooler, the 4U
+# chassis' 8 GPU slots and 24 DIMM slots, 4 NVMe bays; HGX H100 boards of 4 or 8 GPUs.
+CHASSIS_LIMITS = [
+    ({"gpu": "rtx-pro-6000-ws"}, "chassis_gpu_cooling", "Die GPU rtx-pro-6000-ws"),
+    ({"gpus_per_node": 12}, "chassis_gpu_slots", "fasst höchstens 8 GPUs pro Knoten"),
+    ({"gpu": "h100-sxm", "gpus_per_node": 2}, "baseboard_gpu_count", "Baseboards mit 4, 8 GPUs"),
+]
+
+
+@pytest.mark.parametrize(("changes", "code", "german"), CHASSIS_LIMITS)
+def test_a_chassis_limit_is_worded_in_english_once(
+    changes: dict[str, Any], code: str, german: str
+) -> None:
+    seed = {"context_tokens": 8192, "users": 50, "new_conversations_per_day": 0}
+    plan = make_plan(plan_request(model=from_catalog("Qwen/Qwen3-32B-FP8"), **seed, **changes))
+    with pytest.raises(ChassisLimitError) as caught:
+        check_node(plan)
+    assert caught.value.code == code
+    assert german in assert_worded_once(caught.value)
+
+
+def test_the_slots_of_a_chassis_are_worded_in_english_once() -> None:
+    # hardware.json: the 4U chassis has 24 DIMM slots and 4 NVMe bays.
+    for counts, german in (
+        ({"dimm_count": 48, "nvme_drive_count": 0}, "hat aber 24 DIMM-Steckplätze"),
+        ({"dimm_count": 24, "nvme_drive_count": 5}, "hat aber 4 NVMe-Einschübe"),
+    ):
+        with pytest.raises(ChassisLimitError) as caught:
+            check_chassis(PCIE_CHASSIS, gpus=4, **counts)
+        assert german in assert_worded_once(caught.value)
+
+
+def test_an_unknown_platform_and_a_model_outside_the_catalog_are_german() -> None:
+    with pytest.raises(SizingError) as caught:
+        platform("epyc-1")
+    assert assert_worded_once(caught.value) == "Unbekannte Serverplattform epyc-1."
+    with pytest.raises(SizingError) as caught:
+        from_catalog("nobody/nothing")
+    assert (
+        assert_worded_once(caught.value)
+        == "Das Modell nobody/nothing ist nicht im Offline-Katalog."
+    )
 
 
 def test_an_unknown_kv_dtype_of_the_architecture_is_german() -> None:
