@@ -25,6 +25,7 @@ from configurator.quotes.forms import (
     QuoteSettingsForm,
     RecommendedChoiceForm,
 )
+from configurator.quotes.inquiry_facts import inquiry_facts
 from configurator.quotes.inquiry_queue import inquiry_queue
 from configurator.quotes.models import Quote, QuoteAlternative, QuoteLine
 from configurator.quotes.pdf_cache import quote_pdf_bytes
@@ -80,20 +81,26 @@ def _recommendations(inquiry: Inquiry) -> dict[str, Any]:
         return {"recommendation_error": str(exc)}
 
 
+def _inquiry_context(inquiry: Inquiry, status_form: InquiryStatusForm) -> dict[str, Any]:
+    """What the inquiry page shows besides its recommendations."""
+    return {
+        "inquiry": inquiry,
+        "facts": inquiry_facts(inquiry),
+        "due_at": due_at(inquiry.received_at),
+        "quotes": inquiry.quotes.all(),
+        "status_form": status_form,
+    }
+
+
 @require_GET
 @staff_required
 def inquiry_detail(request: HttpRequest, pk: int) -> HttpResponse:
     inquiry = get_object_or_404(Inquiry, pk=pk)
+    status_form = InquiryStatusForm(initial={"status": inquiry.status})
     return render(
         request,
         "quotes/inquiry_detail.html",
-        {
-            "inquiry": inquiry,
-            "due_at": due_at(inquiry.received_at),
-            "quotes": inquiry.quotes.all(),
-            "status_form": InquiryStatusForm(initial={"status": inquiry.status}),
-            **_recommendations(inquiry),
-        },
+        {**_inquiry_context(inquiry, status_form), **_recommendations(inquiry)},
     )
 
 
@@ -104,15 +111,7 @@ def inquiry_status(request: HttpRequest, pk: int) -> HttpResponse:
     form = InquiryStatusForm(request.POST)
     if not form.is_valid():
         return render(
-            request,
-            "quotes/inquiry_detail.html",
-            {
-                "inquiry": inquiry,
-                "due_at": due_at(inquiry.received_at),
-                "quotes": inquiry.quotes.all(),
-                "status_form": form,
-            },
-            status=400,
+            request, "quotes/inquiry_detail.html", _inquiry_context(inquiry, form), status=400
         )
     inquiry.status = form.cleaned_data["status"]
     inquiry.save(update_fields=["status"])

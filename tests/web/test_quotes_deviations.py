@@ -9,6 +9,8 @@ configurator/catalog/data/demo_prices.csv.
 
 from __future__ import annotations
 
+import re
+
 import io
 import json
 import zipfile
@@ -230,6 +232,29 @@ def test_inquiry_detail_shows_every_input(presales: Client) -> None:
     assert "New conversations per day" in page and "2,000" in page
     assert "40 %" in page and "1,500" in page
     assert "private model: the customer's uploaded config.json" in page
+
+
+def test_inquiry_detail_shows_the_host_memory_cap_shared_tier_and_traffic(
+    presales: Client,
+) -> None:
+    inquiry = make_inquiry()
+    inquiry.max_host_memory_gb = 768
+    inquiry.without_shared_tier = True
+    inquiry.turns = 12
+    inquiry.gap_profile = "agent"
+    inquiry.busy_hour_active_share = 0.25
+    inquiry.ttft_p95_ms = 1500.0
+    inquiry.save()
+    page = presales.get(reverse("quotes:inquiry", args=[inquiry.pk])).content.decode()
+    facts = dict(re.findall(r"<dt>([^<]+)</dt><dd>([^<]*)</dd>", page))
+    # The values set above, labelled with Inquiry's field names (models.py).
+    assert facts["Most host memory per node (GB)"] == "768"
+    assert facts["No shared tier"] == "yes"
+    assert facts["Turns per conversation"] == "12"
+    assert facts["Time between turns"] == "Agent"
+    assert facts["Share active in the busiest hour"] == "25 %"
+    assert facts["TTFT p95 target (ms)"] == "1,500"
+    assert facts["TPOT target (ms)"] == "200"  # the model's default
 
 
 def test_german_presales_texts(client: Client) -> None:
