@@ -9,10 +9,9 @@ configurator/catalog/data/demo_prices.csv.
 
 from __future__ import annotations
 
-import re
-
 import io
 import json
+import re
 import zipfile
 
 import pytest
