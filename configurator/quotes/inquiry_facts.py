@@ -8,6 +8,7 @@ the sizing, labelled with the model field's own (translated) name.
 
 from __future__ import annotations
 
+from django.db.models import Field
 from django.utils.translation import gettext as _
 
 from configurator.inquiries.models import Inquiry
@@ -58,6 +59,8 @@ def inquiry_facts(inquiry: Inquiry) -> list[tuple[str, str]]:
     for name in FACT_FIELDS:
         text = _text(inquiry, name)
         if text:
-            label = str(Inquiry._meta.get_field(name).verbose_name)
+            field = Inquiry._meta.get_field(name)
+            assert isinstance(field, Field)
+            label = str(field.verbose_name)
             rows.append((label[:1].upper() + label[1:], text))
     return rows
