@@ -34,7 +34,12 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from sizing.config_bounds import check_config_bounds
+from sizing.config_bounds import (
+    MISSING_FIELD,
+    NOT_NON_NEGATIVE_INT,
+    NOT_POSITIVE_INT,
+    check_config_bounds,
+)
 from sizing.errors import ConfigError, gettext_noop
 from sizing.layer_kinds import LayerKind as LayerKind
 from sizing.layer_kinds import layer_kinds
@@ -159,15 +164,19 @@ class Architecture:
 
 
 ASSUMPTIONS = {
-    "kv_heads_mha": "config.json has no num_key_value_heads: sized as multi-head attention, "
-    "one KV head per attention head (transformers' default)",
-    "head_dim_from_hidden": "config.json has no head_dim: sized with hidden_size / "
-    "num_attention_heads (transformers' default)",
+    "kv_heads_mha": gettext_noop(
+        "config.json has no num_key_value_heads: sized as multi-head attention, one KV head "
+        "per attention head (transformers' default)"
+    ),
+    "head_dim_from_hidden": gettext_noop(
+        "config.json has no head_dim: sized with hidden_size / num_attention_heads "
+        "(transformers' default)"
+    ),
 }
-"""English wording of each assumed default. Source: transformers' ``LlamaConfig`` and
-``Qwen3Config`` set ``num_key_value_heads = num_attention_heads`` when it is ``None``,
-and the attention modules use ``head_dim = hidden_size // num_attention_heads`` when
-the config has no ``head_dim``."""
+"""English wording of each assumed default (the page translates the same text).
+Source: transformers' ``LlamaConfig`` and ``Qwen3Config`` set ``num_key_value_heads =
+num_attention_heads`` when it is ``None``, and the attention modules use ``head_dim =
+hidden_size // num_attention_heads`` when the config has no ``head_dim``."""
 
 
 # transformers/vLLM config-class defaults that apply when a config.json omits the key
@@ -224,22 +233,20 @@ def _with_defaults(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
     return merged
 
 
-def _int(cfg: Mapping[str, Any], key: str, model_type: str, *, allow_zero: bool = False) -> int:
+def _int(cfg: Mapping[str, Any], key: str, *, allow_zero: bool = False) -> int:
     value = cfg.get(key)
     if value is None:
         raise ConfigError(
             f"config.{key}",
-            f"config.json of this {model_type or 'model'} has no '{key}', "
-            f"which its architecture needs to size the KV cache",
+            template=MISSING_FIELD,
             code="config_missing_field",
-            values={"key": key, "model_type": model_type},
+            values={"key": key},
         )
     low = 0 if allow_zero else 1
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        kind = "a non-negative" if allow_zero else "a positive"
         raise ConfigError(
             f"config.{key}",
-            f"config.json field '{key}' must be {kind} integer, got {value!r}",
+            template=NOT_NON_NEGATIVE_INT if allow_zero else NOT_POSITIVE_INT,
             code="config_not_non_negative_int" if allow_zero else "config_not_positive_int",
             values={"key": key, "got": repr(value)},
         )
@@ -257,11 +264,11 @@ def require_vocab_size(arch: Architecture) -> int:
     if arch.vocab_size <= 0:
         raise ConfigError(
             "config.vocab_size",
-            f"config.json of this {arch.model_type or 'model'} has no vocab_size (and its "
-            "model type no default), which the memory model needs for the embeddings and "
-            "logits",
+            template=gettext_noop(
+                "config.json has no vocab_size (and its model type has no default), which the "
+                "memory model needs for the embeddings and the logits"
+            ),
             code="config_vocab_missing",
-            values={"model_type": arch.model_type},
         )
     return arch.vocab_size
 
@@ -311,8 +318,8 @@ def from_config(config: Mapping[str, Any]) -> Architecture:
     cfg = _with_defaults(text_config(config))
     model_type = str(cfg.get("model_type") or config.get("model_type") or "")
     kinds = layer_kinds(cfg, model_type)
-    n_heads = _int(cfg, "num_attention_heads", model_type)
-    hidden = _int(cfg, "hidden_size", model_type)
+    n_heads = _int(cfg, "num_attention_heads")
+    hidden = _int(cfg, "hidden_size")
     kv_heads = int(cfg.get("num_key_value_heads") or n_heads)
     dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
     layers = tuple(_layer(cfg, kind, model_type, n_heads, kv_heads, hidden) for kind in kinds)
@@ -348,7 +355,7 @@ def _head_dim(cfg: Mapping[str, Any], n_heads: int, hidden: int, key: str = "hea
         if isinstance(explicit, bool) or not isinstance(explicit, int) or explicit <= 0:
             raise ConfigError(
                 f"config.{key}",
-                f"config.json field '{key}' must be a positive integer, got {explicit!r}",
+                template=NOT_POSITIVE_INT,
                 code="config_not_positive_int",
                 values={"key": key, "got": repr(explicit)},
             )
@@ -356,8 +363,10 @@ def _head_dim(cfg: Mapping[str, Any], n_heads: int, hidden: int, key: str = "hea
     if hidden % n_heads:
         raise ConfigError(
             "config.head_dim",
-            f"config.json has no 'head_dim' and hidden_size {hidden} is not a multiple of "
-            f"num_attention_heads {n_heads}",
+            template=gettext_noop(
+                "config.json has no head_dim, and hidden_size %(hidden)s is not a multiple of "
+                "num_attention_heads %(heads)s"
+            ),
             code="config_head_dim_indivisible",
             values={"hidden": hidden, "heads": n_heads},
         )
@@ -370,11 +379,9 @@ def _layer(
     if kind is LayerKind.NONE:
         return Layer(kind)
     if kind in (LayerKind.LINEAR, LayerKind.MAMBA):
-        return Layer(kind, state=recurrent_state(cfg, kind.value, model_type))
+        return Layer(kind, state=recurrent_state(cfg, kind.value))
     if kind is LayerKind.MLA:
-        latent = _int(cfg, "kv_lora_rank", model_type) + _int(
-            cfg, "qk_rope_head_dim", model_type, allow_zero=True
-        )
+        latent = _int(cfg, "kv_lora_rank") + _int(cfg, "qk_rope_head_dim", allow_zero=True)
         return Layer(kind, kv_heads=1, k_head_dim=latent)
     head_dim = _head_dim(cfg, n_heads, hidden)
     v_dim = int(cfg.get("v_head_dim") or head_dim)
@@ -385,11 +392,11 @@ def _layer(
         kv = int(cfg.get("swa_num_key_value_heads") or kv)
         head_dim = int(cfg.get("swa_head_dim") or head_dim)
         v_dim = int(cfg.get("swa_v_head_dim") or head_dim)
-        window = int(cfg.get("sliding_window_size") or _int(cfg, "sliding_window", model_type))
+        window = int(cfg.get("sliding_window_size") or _int(cfg, "sliding_window"))
     elif kind is LayerKind.SLIDING:
-        window = _int(cfg, "sliding_window", model_type)
+        window = _int(cfg, "sliding_window")
     elif kind is LayerKind.CHUNKED:
-        window = _int(cfg, "attention_chunk_size", model_type)
+        window = _int(cfg, "attention_chunk_size")
     elif cfg.get("global_head_dim") or cfg.get("num_global_key_value_heads"):
         # Global layers with their own geometry (Gemma 4 style configs).
         head_dim = int(cfg.get("global_head_dim") or head_dim)
@@ -398,7 +405,7 @@ def _layer(
     state = None
     if cfg.get("mamba_d_state") and model_type == "falcon_h1":
         # Falcon-H1 runs attention and a Mamba-2 mixer side by side in every layer.
-        state = recurrent_state(cfg, LayerKind.MAMBA.value, model_type)
+        state = recurrent_state(cfg, LayerKind.MAMBA.value)
     return Layer(
         kind,
         kv_heads=kv,

@@ -30,7 +30,19 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from sizing.errors import ConfigError
+from sizing.errors import ConfigError, gettext_noop
+
+NOT_POSITIVE_INT = gettext_noop(
+    "the config.json field %(key)s must be a positive integer, got %(got)s"
+)
+NOT_NON_NEGATIVE_INT = gettext_noop(
+    "the config.json field %(key)s must be a non-negative integer, got %(got)s"
+)
+MISSING_FIELD = gettext_noop(
+    "config.json has no %(key)s, which this architecture needs to size the KV cache"
+)
+"""English templates of the config.json errors that several parsers raise (this module,
+:mod:`sizing.architecture`, :mod:`sizing.layer_kinds`)."""
 
 _LAYERS = 1_024
 _HEADS = 2_048
@@ -146,10 +158,6 @@ def shown_value(value: int | float) -> int | str:
     return repr(value)
 
 
-def _text(value: int | str) -> str:
-    return f"{value:,}" if isinstance(value, int) else value
-
-
 def check_config_bounds(config: Mapping[str, Any]) -> None:
     """Refuse a config whose counts or sizes exceed what real models have.
 
@@ -180,8 +188,10 @@ def check_config_bounds(config: Mapping[str, Any]) -> None:
                 got = shown_value(len(value) if isinstance(value, list) else value)
                 raise ConfigError(
                     f"config.{key}",
-                    f"config.json field '{key}' is {_text(got)}, more than any real model has "
-                    f"(at most {bound:,})",
+                    template=gettext_noop(
+                        "the config.json field %(key)s is %(got)s, more than any real model "
+                        "has (at most %(max)s)"
+                    ),
                     code="config_out_of_range",
                     values={"key": str(key), "got": got, "max": bound},
                 )
@@ -196,7 +206,9 @@ def _check_count(part: Mapping[str, Any], key: str, value: Any) -> None:
     if isinstance(value, float) and key in BOUNDS:
         raise ConfigError(
             f"config.{key}",
-            f"config.json field '{key}' must be a whole number, got {_text(shown_value(value))}",
+            template=gettext_noop(
+                "the config.json field %(key)s must be a whole number, got %(got)s"
+            ),
             code="config_not_whole_number",
             values={"key": key, "got": shown_value(value)},
         )
@@ -206,7 +218,7 @@ def _check_count(part: Mapping[str, Any], key: str, value: Any) -> None:
         return
     raise ConfigError(
         f"config.{key}",
-        f"config.json field '{key}' must be a positive integer, got {_text(shown_value(value))}",
+        template=NOT_POSITIVE_INT,
         code="config_not_positive_int",
         values={"key": key, "got": shown_value(value)},
     )
@@ -222,9 +234,11 @@ def _check_kv_heads(part: Mapping[str, Any]) -> None:
     if kv_heads >= 1 and heads % kv_heads:
         raise ConfigError(
             "config.num_key_value_heads",
-            f"config.json field 'num_key_value_heads' ({kv_heads:,}) must divide "
-            f"'num_attention_heads' ({heads:,}): each KV head serves a whole group of "
-            "attention heads",
+            template=gettext_noop(
+                "the config.json field num_key_value_heads (%(kv_heads)s) must divide "
+                "num_attention_heads (%(heads)s): each KV head serves a whole group of "
+                "attention heads"
+            ),
             code="config_kv_heads_indivisible",
             values={"heads": heads, "kv_heads": kv_heads},
         )

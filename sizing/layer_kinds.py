@@ -20,7 +20,14 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
-from sizing.errors import ConfigError
+from sizing.config_bounds import MISSING_FIELD
+from sizing.errors import ConfigError, gettext_noop
+
+HYBRID_LAYER_PATTERN = gettext_noop(
+    "hybrid_layer_pattern must list 0 (full attention) or 1 (sliding window) for each of the "
+    "%(layers)s layers"
+)
+"""The error of a ``hybrid_layer_pattern`` that is no such list."""
 
 
 class LayerKind(StrEnum):
@@ -81,17 +88,19 @@ _SWA_KEYS = ("swa_num_key_value_heads", "swa_head_dim", "swa_v_head_dim")
 """Geometry of sliding layers that only :data:`hybrid_layer_pattern` layouts place."""
 
 
-def _refuse_unread(cfg: Mapping[str, Any], model_type: str) -> None:
+def _refuse_unread(cfg: Mapping[str, Any]) -> None:
     present = [k for k in UNREAD_LAYOUT_KEYS if cfg.get(k) not in (None, [], {})]
     if not isinstance(cfg.get("hybrid_layer_pattern"), list):
         present += [k for k in _SWA_KEYS if cfg.get(k) is not None]
     if present:
         raise ConfigError(
             f"config.{present[0]}",
-            f"config.json of this {model_type or 'model'} sets {', '.join(present)}, a "
-            "layer layout the sizing does not read; it is not sized rather than sized wrong",
+            template=gettext_noop(
+                "config.json sets %(keys)s, a layer layout the sizing does not read: the model "
+                "is not sized rather than sized wrong"
+            ),
             code="config_layout_unread",
-            values={"keys": ", ".join(present), "model_type": model_type},
+            values={"keys": ", ".join(present)},
         )
 
 
@@ -99,8 +108,7 @@ def _hybrid_layer_pattern(pattern: list[Any], n_layers: int, attn: LayerKind) ->
     if len(pattern) != n_layers or any(v not in (0, 1) or isinstance(v, bool) for v in pattern):
         raise ConfigError(
             "config.hybrid_layer_pattern",
-            f"hybrid_layer_pattern must list 0 (full attention) or 1 (sliding window) for "
-            f"each of the {n_layers} layers",
+            template=HYBRID_LAYER_PATTERN,
             code="config_hybrid_layer_pattern",
             values={"layers": n_layers},
         )
@@ -114,15 +122,17 @@ def layer_kinds(cfg: Mapping[str, Any], model_type: str) -> list[LayerKind]:
         ConfigError: naming a missing count, an unknown layer type or code, or layout
             keys the sizing does not read.
     """
-    _refuse_unread(cfg, model_type)
+    _refuse_unread(cfg)
     pattern = cfg.get("hybrid_override_pattern")
     if isinstance(pattern, str) and pattern:
         unknown = sorted(set(pattern) - set(_PATTERN_CHARS))
         if unknown:
             raise ConfigError(
                 "config.hybrid_override_pattern",
-                f"hybrid_override_pattern has unknown layer codes {unknown}; "
-                "known are M (Mamba-2), * (attention), - (MLP) and E (MoE)",
+                template=gettext_noop(
+                    "hybrid_override_pattern has unknown layer codes %(codes)s; known are M "
+                    "(Mamba-2), * (attention), - (MLP) and E (MoE)"
+                ),
                 code="config_pattern_unknown",
                 values={"codes": " ".join(unknown)},
             )
@@ -131,10 +141,9 @@ def layer_kinds(cfg: Mapping[str, Any], model_type: str) -> list[LayerKind]:
     if isinstance(n_layers, bool) or not isinstance(n_layers, int) or n_layers <= 0:
         raise ConfigError(
             "config.num_hidden_layers",
-            f"config.json of this {model_type or 'model'} has no valid 'num_hidden_layers', "
-            "which its architecture needs to size the KV cache",
+            template=MISSING_FIELD,
             code="config_missing_field",
-            values={"key": "num_hidden_layers", "model_type": model_type},
+            values={"key": "num_hidden_layers"},
         )
     mla = bool(cfg.get("kv_lora_rank"))
     attn = LayerKind.MLA if mla else LayerKind.FULL
@@ -144,7 +153,7 @@ def layer_kinds(cfg: Mapping[str, Any], model_type: str) -> list[LayerKind]:
     if hybrid is not None:
         raise ConfigError(
             "config.hybrid_layer_pattern",
-            "hybrid_layer_pattern must be a list of 0 and 1, one per layer",
+            template=HYBRID_LAYER_PATTERN,
             code="config_hybrid_layer_pattern",
             values={"layers": n_layers},
         )
@@ -153,7 +162,9 @@ def layer_kinds(cfg: Mapping[str, Any], model_type: str) -> list[LayerKind]:
         if len(types) != n_layers:
             raise ConfigError(
                 "config.layer_types",
-                f"layer_types lists {len(types)} layers but num_hidden_layers is {n_layers}",
+                template=gettext_noop(
+                    "layer_types lists %(listed)s layers but num_hidden_layers is %(layers)s"
+                ),
                 code="config_layer_types_count",
                 values={"listed": len(types), "layers": n_layers},
             )
@@ -161,10 +172,13 @@ def layer_kinds(cfg: Mapping[str, Any], model_type: str) -> list[LayerKind]:
         if unknown:
             raise ConfigError(
                 "config.layer_types",
-                f"unknown layer types {unknown}: the sizing knows {sorted(_TYPE_NAMES)}; "
-                "a new type needs its KV heads and head size, or its state dimensions",
+                template=gettext_noop(
+                    "config.json names unknown layer types (%(types)s); the sizing knows "
+                    "%(known)s: a new type needs its KV heads and head size, or its state "
+                    "dimensions"
+                ),
                 code="config_layer_types_unknown",
-                values={"types": ", ".join(unknown)},
+                values={"types": ", ".join(unknown), "known": ", ".join(sorted(_TYPE_NAMES))},
             )
         return [attn if _TYPE_NAMES[t] is LayerKind.FULL else _TYPE_NAMES[t] for t in types]
     interval = cfg.get("full_attention_interval")

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sizing.errors import ConfigError
+from sizing.errors import ConfigError, gettext_noop
 
 DTYPE_BYTES: Mapping[str, int] = {
     "float32": 4,
@@ -86,18 +86,24 @@ class RecurrentState:
         return conv * model_dtype_bytes + ssm * ssm_bytes
 
 
-def _first(cfg: Mapping[str, Any], keys: tuple[str, ...], model_type: str) -> int:
+def _first(cfg: Mapping[str, Any], keys: tuple[str, ...]) -> int:
     for key in keys:
         value = cfg.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             return value
     raise ConfigError(
         f"config.{keys[0]}",
-        f"config.json of this {model_type or 'model'} has no '{keys[0]}'"
-        + (f" (or {', '.join(keys[1:])})" if len(keys) > 1 else "")
-        + ", which its linear-attention or Mamba layers need to size their state",
+        template=gettext_noop(
+            "config.json has no %(key)s, which the linear-attention or Mamba layers need to "
+            "size their state"
+        )
+        if len(keys) == 1
+        else gettext_noop(
+            "config.json has none of %(key)s, which the linear-attention or Mamba layers need "
+            "to size their state"
+        ),
         code="config_missing_state_field",
-        values={"key": keys[0], "model_type": model_type},
+        values={"key": ", ".join(keys)},
     )
 
 
@@ -108,13 +114,12 @@ def _ssm_dtype(cfg: Mapping[str, Any], default: str | None = None) -> str | None
     return default
 
 
-def recurrent_state(cfg: Mapping[str, Any], kind: str, model_type: str) -> RecurrentState:
+def recurrent_state(cfg: Mapping[str, Any], kind: str) -> RecurrentState:
     """The state of a ``linear_attention`` or ``mamba`` layer from the config fields.
 
     Args:
         cfg: the text model's config.
         kind: ``"linear_attention"`` or ``"mamba"``.
-        model_type: for error messages.
 
     Raises:
         ConfigError: naming the first missing state field, or listing the fields an
@@ -123,9 +128,9 @@ def recurrent_state(cfg: Mapping[str, Any], kind: str, model_type: str) -> Recur
     if kind == "linear_attention":
         kda = cfg.get("linear_attn_config")
         if isinstance(kda, Mapping):
-            heads = _first(kda, ("num_heads",), model_type)
-            head_dim = _first(kda, ("head_dim",), model_type)
-            kernel = _first(kda, ("short_conv_kernel_size",), model_type)
+            heads = _first(kda, ("num_heads",))
+            head_dim = _first(kda, ("head_dim",))
+            kernel = _first(kda, ("short_conv_kernel_size",))
             return RecurrentState(
                 "kda",
                 kernel - 1,
@@ -135,30 +140,31 @@ def recurrent_state(cfg: Mapping[str, Any], kind: str, model_type: str) -> Recur
                 ssm_dtype=_ssm_dtype(cfg, "float32"),
             )
         if cfg.get("linear_num_value_heads") or cfg.get("linear_key_head_dim"):
-            nk = _first(cfg, ("linear_num_key_heads",), model_type)
-            dk = _first(cfg, ("linear_key_head_dim",), model_type)
-            nv = _first(cfg, ("linear_num_value_heads",), model_type)
-            dv = _first(cfg, ("linear_value_head_dim",), model_type)
-            kernel = _first(cfg, ("linear_conv_kernel_dim",), model_type)
+            nk = _first(cfg, ("linear_num_key_heads",))
+            dk = _first(cfg, ("linear_key_head_dim",))
+            nv = _first(cfg, ("linear_num_value_heads",))
+            dv = _first(cfg, ("linear_value_head_dim",))
+            kernel = _first(cfg, ("linear_conv_kernel_dim",))
             return RecurrentState(
                 "gdn", kernel - 1, 2 * nk * dk + nv * dv, nv, dk * dv, ssm_dtype=_ssm_dtype(cfg)
             )
         raise ConfigError(
             "config.linear_attn_config",
-            f"this {model_type or 'model'} has linear-attention layers of an unknown kind: "
-            "the sizing needs linear_num_key_heads, linear_key_head_dim, "
-            "linear_num_value_heads, linear_value_head_dim and linear_conv_kernel_dim "
-            "(Gated DeltaNet) or linear_attn_config (Kimi Delta Attention)",
+            template=gettext_noop(
+                "the linear-attention layers are of an unknown kind: the sizing needs "
+                "linear_num_key_heads, linear_key_head_dim, linear_num_value_heads, "
+                "linear_value_head_dim and linear_conv_kernel_dim (Gated DeltaNet) or "
+                "linear_attn_config (Kimi Delta Attention)"
+            ),
             code="config_linear_kind_unknown",
-            values={"model_type": model_type},
         )
-    state = _first(cfg, ("ssm_state_size", "mamba_d_state", "state_size"), model_type)
-    kernel = _first(cfg, ("conv_kernel", "mamba_d_conv", "mamba_conv_kernel"), model_type)
+    state = _first(cfg, ("ssm_state_size", "mamba_d_state", "state_size"))
+    kernel = _first(cfg, ("conv_kernel", "mamba_d_conv", "mamba_conv_kernel"))
     heads_keys = ("mamba_num_heads", "mamba_n_heads")
     if any(cfg.get(k) for k in heads_keys):
-        heads = _first(cfg, heads_keys, model_type)
-        head_dim = _first(cfg, ("mamba_head_dim", "mamba_d_head"), model_type)
-        groups = _first(cfg, ("n_groups", "mamba_n_groups"), model_type)
+        heads = _first(cfg, heads_keys)
+        head_dim = _first(cfg, ("mamba_head_dim", "mamba_d_head"))
+        groups = _first(cfg, ("n_groups", "mamba_n_groups"))
         inner = int(cfg.get("mamba_d_ssm") or heads * head_dim)
         return RecurrentState(
             "mamba2",
@@ -170,7 +176,7 @@ def recurrent_state(cfg: Mapping[str, Any], kind: str, model_type: str) -> Recur
             groups=groups,
             ssm_dtype=_ssm_dtype(cfg),
         )
-    expand = _first(cfg, ("mamba_expand", "expand"), model_type)
-    hidden = _first(cfg, ("hidden_size",), model_type)
+    expand = _first(cfg, ("mamba_expand", "expand"))
+    hidden = _first(cfg, ("hidden_size",))
     inner = expand * hidden
     return RecurrentState("mamba1", kernel - 1, inner, inner, state, ssm_dtype=_ssm_dtype(cfg))

@@ -26,68 +26,12 @@ from django.utils.translation import gettext_lazy
 from configurator.inquiries.notices import TIMEOUT_PHRASE, seconds_text
 from configurator.modelhub.errors import ModelLookupError
 from configurator.numbers import num
-from sizing.architecture import ASSUMPTIONS as ENGLISH_ASSUMPTIONS
+from sizing.architecture import ASSUMPTIONS
 from sizing.errors import Fix, InfeasibleError, SizingError, decimals
 
 MESSAGES: dict[str, Promise] = {
-    # config.json (sizing.architecture, layer_kinds, recurrent)
-    "config_missing_field": gettext_lazy(
-        "config.json has no %(key)s, which this architecture needs to size the KV cache."
-    ),
-    "config_missing_state_field": gettext_lazy(
-        "config.json has no %(key)s, which the linear-attention or Mamba layers need to size "
-        "their state."
-    ),
     "lookup_pending": gettext_lazy(
         "%(model)s is being looked up on the Hugging Face Hub; try again in a few seconds."
-    ),
-    "config_out_of_range": gettext_lazy(
-        "The config.json field %(key)s is %(got)s, more than any real model has (at most %(max)s)."
-    ),
-    "config_not_positive_int": gettext_lazy(
-        "The config.json field %(key)s must be a positive integer, got %(got)s."
-    ),
-    "config_not_whole_number": gettext_lazy(
-        "The config.json field %(key)s must be a whole number, got %(got)s."
-    ),
-    "config_kv_heads_indivisible": gettext_lazy(
-        "The config.json field num_key_value_heads (%(kv_heads)s) must divide "
-        "num_attention_heads (%(heads)s): each KV head serves a whole group of attention heads."
-    ),
-    "config_not_non_negative_int": gettext_lazy(
-        "The config.json field %(key)s must be a non-negative integer, got %(got)s."
-    ),
-    "config_head_dim_indivisible": gettext_lazy(
-        "config.json has no head_dim, and hidden_size %(hidden)s is not a multiple of "
-        "num_attention_heads %(heads)s."
-    ),
-    "config_pattern_unknown": gettext_lazy(
-        "hybrid_override_pattern has unknown layer codes %(codes)s; known are M (Mamba-2), "
-        "* (attention), - (MLP) and E (MoE)."
-    ),
-    "config_layer_types_count": gettext_lazy(
-        "layer_types lists %(listed)s layers but num_hidden_layers is %(layers)s."
-    ),
-    "config_layer_types_unknown": gettext_lazy(
-        "config.json names unknown layer types (%(types)s): a new type needs its KV heads and "
-        "head size, or its state dimensions."
-    ),
-    "config_layout_unread": gettext_lazy(
-        "config.json sets %(keys)s, a layer layout the sizing does not read: the model is "
-        "not sized rather than sized wrong."
-    ),
-    "config_hybrid_layer_pattern": gettext_lazy(
-        "hybrid_layer_pattern must list 0 (full attention) or 1 (sliding window) for each "
-        "of the %(layers)s layers."
-    ),
-    "config_vocab_missing": gettext_lazy(
-        "config.json has no vocab_size (and its model type has no default), which the "
-        "memory model needs for the embeddings and the logits."
-    ),
-    "config_linear_kind_unknown": gettext_lazy(
-        "The linear-attention layers are of an unknown kind: the sizing needs the Gated "
-        "DeltaNet fields (linear_num_key_heads, linear_key_head_dim, linear_num_value_heads, "
-        "linear_value_head_dim, linear_conv_kernel_dim) or linear_attn_config."
     ),
     # model lookups (configurator.modelhub)
     "invalid_id": gettext_lazy(
@@ -161,18 +105,6 @@ MESSAGES: dict[str, Promise] = {
 }
 """The sentence of each error code, with its values as ``%(name)s``."""
 
-ASSUMPTIONS: dict[str, Promise] = {
-    "kv_heads_mha": gettext_lazy(
-        "config.json has no num_key_value_heads: sized as multi-head attention, one KV head "
-        "per attention head (transformers' default)."
-    ),
-    "head_dim_from_hidden": gettext_lazy(
-        "config.json has no head_dim: sized with hidden_size / num_attention_heads "
-        "(transformers' default)."
-    ),
-}
-"""The wording of each code of :data:`sizing.architecture.ASSUMPTIONS`."""
-
 
 def _formatted(values: Mapping[str, Any]) -> dict[str, str]:
     """Numbers grouped, with the decimal separator of the active language and the
@@ -232,6 +164,9 @@ def error_text(exc: SizingError, *, model: str = "") -> str:
     if code == "unknown_model_unreachable" and TIMEOUT_PHRASE in str(values.get("reason")):
         code = "unknown_model_timeout"
         extra["seconds"] = seconds_text(settings.HF_TIMEOUT_SECONDS)
+    if isinstance(exc, ModelLookupError) and exc.cause is not None and code == exc.cause.code:
+        # a bad value of the config.json: the page words it as that field's own error
+        return error_text(exc.cause, model=model)
     if isinstance(exc, ModelLookupError):
         extra["subject"] = _subject(values, model)
         if exc.cause is not None:
@@ -281,4 +216,4 @@ def fixing_inputs(labels: list[str]) -> str:
 
 def assumption_texts(codes: tuple[str, ...]) -> list[str]:
     """The defaults a config relied on, in the active language."""
-    return [str(ASSUMPTIONS.get(code, ENGLISH_ASSUMPTIONS.get(code, code))) for code in codes]
+    return [_sentence(_(ASSUMPTIONS[code]), {}) for code in codes]

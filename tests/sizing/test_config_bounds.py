@@ -57,7 +57,7 @@ def test_a_count_beyond_real_models_is_refused_naming_the_key(
     error = caught.value
     assert error.field == f"config.{key}" and error.code == "config_out_of_range"
     assert dict(error.values) == {"key": key, "got": value, "max": bound}
-    assert f"'{key}' is {value:,}" in error.message
+    assert f"the config.json field {key} is {value:,}," in error.message
 
 
 def test_the_text_config_of_a_multimodal_wrapper_is_bounded_too() -> None:

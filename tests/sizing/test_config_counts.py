@@ -48,7 +48,7 @@ def test_a_zero_or_negative_count_is_refused_naming_the_key(key: str, value: int
     error = caught.value
     assert error.field == f"config.{key}" and error.code == "config_not_positive_int"
     assert dict(error.values) == {"key": key, "got": value}
-    assert f"'{key}' must be a positive integer, got {value}" in error.message
+    assert f"the config.json field {key} must be a positive integer, got {value}" in error.message
 
 
 def test_a_null_count_is_unset_not_zero() -> None:
@@ -73,7 +73,7 @@ def test_a_float_count_is_refused_as_not_whole(key: str, value: float, shown: st
     error = caught.value
     assert error.field == f"config.{key}" and error.code == "config_not_whole_number"
     assert dict(error.values) == {"key": key, "got": shown}
-    assert f"'{key}' must be a whole number, got {shown}" in error.message
+    assert error.message == f"the config.json field {key} must be a whole number, got {shown}"
 
 
 @pytest.mark.parametrize(
@@ -87,7 +87,7 @@ def test_an_absurd_value_is_echoed_in_a_few_characters(value: Any, shown: str) -
     assert error.code == "config_out_of_range"
     assert dict(error.values) == {"key": "hidden_size", "got": shown, "max": 131_072}
     assert error.message == (
-        f"config.json field 'hidden_size' is {shown}, more than any real model has "
+        f"the config.json field hidden_size is {shown}, more than any real model has "
         "(at most 131,072)"
     )
     assert len(error.message) < 120

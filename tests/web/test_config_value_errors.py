@@ -102,12 +102,12 @@ def test_a_bad_count_is_the_config_fields_own_error(
     [
         (
             {"num_key_value_heads": 0},
-            "--config: the private model LlamaForCausalLM: config.json field "
-            "'num_key_value_heads' must be a positive integer, got 0",
+            "--config: the private model LlamaForCausalLM: the config.json field "
+            "num_key_value_heads must be a positive integer, got 0",
         ),
         (
             {"hidden_size": 1e300},
-            "--config: the private model LlamaForCausalLM: config.json field 'hidden_size' is "
+            "--config: the private model LlamaForCausalLM: the config.json field hidden_size is "
             "1e+300, more than any real model has (at most 131,072)",
         ),
     ],

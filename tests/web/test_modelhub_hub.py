@@ -169,7 +169,7 @@ def test_gated_repo_with_a_token_without_access(hub: RecordedHub, settings: Sett
             "hubtest/no-attention-heads",
             None,
             LookupFailure.UNSUPPORTED_ARCHITECTURE,
-            "'num_attention_heads'",
+            "config.json has no num_attention_heads,",
         ),
     ],
 )

@@ -64,7 +64,11 @@ def test_weights_come_from_the_parameter_count_when_not_given() -> None:
         ('{"model_type": "qwen3",', "config", "not valid JSON: Expecting"),
         ("[1, 2, 3]", "config", "must hold a JSON object"),
         ("x" * (MAX_CONFIG_BYTES + 1), "config", "larger than 1,000,000 bytes"),
-        ('{"model_type": "llama", "hidden_size": 4096}', "config", "'num_hidden_layers'"),
+        (
+            '{"model_type": "llama", "hidden_size": 4096}',
+            "config",
+            "config.json has no num_hidden_layers,",
+        ),
     ],
 )
 def test_bad_config_is_reported_at_the_config_field(text: str, field: str, phrase: str) -> None:

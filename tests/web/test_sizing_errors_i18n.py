@@ -30,7 +30,7 @@ from configurator.inquiries.problems import MESSAGES, error_text, fix_text
 from configurator.modelhub.errors import ModelLookupError
 from configurator.modelhub.upload import model_from_config_upload
 from configurator.planning.services import plan_create
-from sizing.architecture import from_config, kv_dtype_bytes
+from sizing.architecture import from_config, kv_dtype_bytes, require_vocab_size
 from sizing.bom import check_node
 from sizing.catalog import platform
 from sizing.chassis import PCIE_CHASSIS, ChassisLimitError, check_chassis
@@ -338,6 +338,67 @@ def test_an_unknown_platform_and_a_model_outside_the_catalog_are_german() -> Non
         assert_worded_once(caught.value)
         == "Das Modell nobody/nothing ist nicht im Offline-Katalog."
     )
+
+
+# Qwen3-8B's config.json (models.json: 36 layers, 32 attention and 8 KV heads, hidden
+# 4,096) with one field changed, each refused by a config.json rule of sizing/
+# (config_bounds.py, architecture.py, layer_kinds.py, recurrent.py); None drops the key.
+GATED_DELTANET = {
+    "layer_types": ["linear_attention"] * 36,
+    "linear_num_key_heads": 16,
+    "linear_key_head_dim": 128,
+    "linear_num_value_heads": 32,
+    "linear_value_head_dim": 128,
+}
+CONFIG_LIMITS = [
+    ({"num_attention_heads": None}, "config_missing_field", "fehlt das Feld num_attention_heads"),
+    (
+        {"num_key_value_heads": 0},
+        "config_not_positive_int",
+        "positive ganze Zahl sein, gefunden: 0",
+    ),
+    ({"hidden_size": 1e300}, "config_out_of_range", "ist 1e+300, mehr als jedes reale Modell"),
+    ({"hidden_size": 4096.5}, "config_not_whole_number", "ganze Zahl sein, gefunden: 4096.5"),
+    (
+        {"num_key_value_heads": 5},
+        "config_kv_heads_indivisible",
+        "(5) muss num_attention_heads (32)",
+    ),
+    (
+        {"head_dim": None, "hidden_size": 4095},
+        "config_head_dim_indivisible",
+        "hidden_size 4.095 ist kein Vielfaches",
+    ),
+    ({"layer_types": ["full_attention"] * 3}, "config_layer_types_count", "nennt 3 Schichten"),
+    ({"layer_types": ["weird"] * 36}, "config_layer_types_unknown", "kennt attention, chunked"),
+    ({"hybrid_override_pattern": "MX"}, "config_pattern_unknown", "Schichtcodes X; bekannt"),
+    ({"hybrid_layer_pattern": "x"}, "config_hybrid_layer_pattern", "jede der 36 Schichten"),
+    ({"layer_types": ["linear_attention"] * 36}, "config_linear_kind_unknown", "Gated DeltaNet"),
+    (GATED_DELTANET, "config_missing_state_field", "fehlt das Feld linear_conv_kernel_dim"),
+    (
+        {"layer_types": ["mamba"] * 36},
+        "config_missing_state_field",
+        "jedes der Felder ssm_state_size, mamba_d_state, state_size",
+    ),
+    (
+        {"kv_lora_rank": 512, "qk_rope_head_dim": -1},
+        "config_not_non_negative_int",
+        "nicht negative ganze Zahl sein, gefunden: -1",
+    ),
+    ({"model_type": "nobody", "vocab_size": None}, "config_vocab_missing", "kein vocab_size"),
+    ({"swa_layers": [1, 2]}, "config_layout_unread", "config.json setzt swa_layers"),
+]
+
+
+@pytest.mark.parametrize(("changes", "code", "german"), CONFIG_LIMITS)
+def test_a_config_json_error_is_worded_in_english_once(
+    changes: dict[str, Any], code: str, german: str
+) -> None:
+    config = {k: v for k, v in {**qwen3_8b_config(), **changes}.items() if v is not None}
+    with pytest.raises(SizingError) as caught:
+        require_vocab_size(from_config(config))
+    assert caught.value.code == code
+    assert german in assert_worded_once(caught.value)
 
 
 def test_an_unknown_kv_dtype_of_the_architecture_is_german() -> None:
