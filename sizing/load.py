@@ -29,9 +29,10 @@ Rules and sources:
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sizing.hit_rate import ConversationShape, TierHits
 
@@ -81,17 +82,34 @@ class ServiceTable:
 
     rows: tuple[TurnTimes, ...]
     outcomes: tuple[tuple[float, float, int], ...] = ()
+    _last: list[tuple[TierHits, list[float], list[float]]] = field(
+        default_factory=list, compare=False, repr=False
+    )
+
+    def _mix(self, hits: TierHits) -> tuple[list[float], list[float]]:
+        """The times (ms) and probabilities of the outcomes ``hits`` gives a share, in
+        time order; the last ``hits`` asked for is kept (:func:`replica_load` asks for
+        the moments and the percentile of the same)."""
+        last = self._last[-1] if self._last else None  # one read: safe beside threads
+        if last is not None and last[0] is hits:
+            return last[1], last[2]
+        shares = (hits.gpu, hits.cpu, hits.nvme, hits.shared, hits.miss, 1.0)
+        times: list[float] = []
+        probs: list[float] = []
+        for ms, weight, outcome in self.outcomes:
+            p = weight * shares[outcome]
+            if p > 0:
+                times.append(ms)
+                probs.append(p)
+        self._last[:] = [(hits, times, probs)]
+        return times, probs
 
     def moments(self, hits: TierHits) -> tuple[float, float, float]:
         """Mean service time (s), its second moment (s²) and its 95th percentile (ms)
         when returns hit as ``hits`` says."""
-        shares = (hits.gpu, hits.cpu, hits.nvme, hits.shared, hits.miss, 1.0)
         mean = second = acc = 0.0
         p95 = 0.0
-        for ms, weight, outcome in self.outcomes:
-            p = weight * shares[outcome]
-            if p <= 0:
-                continue
+        for ms, p in zip(*self._mix(hits), strict=True):
             seconds = ms / 1e3
             mean += p * seconds
             second += p * seconds * seconds
@@ -109,7 +127,6 @@ class ServiceTable:
         ``S₉₅ + W₉₅``."""
         if rho <= 0 or wait_mean_ms <= 0:
             return service_p95
-        shares = (hits.gpu, hits.cpu, hits.nvme, hits.shared, hits.miss, 1.0)
         rate = rho / wait_mean_ms
         lo, hi = max(service_p95, wait_p95), service_p95 + wait_p95
         top = hi
@@ -118,18 +135,15 @@ class ServiceTable:
         # prefix and suffix sums once, then each t costs a bisection. Every t tried lies
         # in [lo, top] and (top − lo) × rate ≤ W₉₅ × rate = ln(ρ / 0.05) ≤ ln 20, so the
         # factor e^{(top − t) rate} stays below 20.
-        times: list[float] = []
+        times, probs = self._mix(hits)
+        exp = math.exp
         below = [0.0]  # Σ_{i<k} pᵢ e^{(sᵢ − top) rate}
-        above = [0.0]  # Σ_{i≥k} pᵢ, built backwards
-        probs: list[float] = []
-        for ms, w, o in self.outcomes:
-            p = w * shares[o]
-            if p > 0:
-                times.append(ms)
-                probs.append(p)
-                below.append(below[-1] + (p * math.exp((ms - top) * rate) if ms < top else 0.0))
-        for p in reversed(probs):
-            above.append(above[-1] + p)
+        acc = 0.0
+        for ms, p in zip(times, probs, strict=True):
+            if ms < top:
+                acc += p * exp((ms - top) * rate)
+            below.append(acc)
+        above = list(itertools.accumulate(reversed(probs), initial=0.0))  # Σ_{i≥k} pᵢ
         above.reverse()
 
         def tail(t: float) -> float:
