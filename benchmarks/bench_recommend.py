@@ -72,7 +72,7 @@ def _in_process() -> list[Result]:
 
     def fresh(some: list[str]) -> Callable[[], object]:
         # A different user count per call: nothing is reused from the call before (the
-        # performance model's per-GPU memo is keyed by the workload, sizing/serving.py).
+        # performance model's per-GPU memo is keyed by the workload, sizing/serving_model.py).
         def call() -> object:
             work = request.workload.replace(users=next(users))
             return recommend(replace(request, workload=work), gpu_slugs=some, price=price)

@@ -27,7 +27,8 @@ from sizing.nvme import NvmeTier, nvme_tier
 from sizing.performance import NoMeasuredBasis
 from sizing.placement import Placement, placement
 from sizing.rank_bytes import RankBytes, stage_bytes
-from sizing.serving import Replica, Serving, serve
+from sizing.serving import Serving, serve
+from sizing.serving_model import Replica
 from sizing.traffic import Traffic
 from sizing.transfer import TransferEstimate, estimate
 from sizing.units import GB, GIB, TB

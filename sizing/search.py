@@ -36,25 +36,19 @@ Pruning rules (stated, safe for what is returned):
 
 Each configuration is priced once and sized at most once, and the space per GPU type is
 bounded by a constant (:mod:`sizing.search_space`), so the cost grows at most linearly
-with the number of GPU types.
+with the number of GPU types. What sizing does not need to repeat is shared, never
+approximated: the base configurations of one GPU type and count (NVMe on and off) share
+one floor; the plans of one GPU type and TP share the performance model's times per turn
+and the evaluations of replica counts, and the plans of every GPU type share the
+hit-rate windows of the workload's busy-hour stream (:mod:`sizing.serving_model`).
 
-Hard constraints (a configuration breaking one is never returned, only counted in
-:attr:`Recommendation.rejected`): the plan cannot be made (weights or one max-length
-conversation do not fit, host memory beyond the largest DIMMs, TP divisibility); the BOM
-does not fit the chassis (the GPU's cooling, GPU slots, DIMM slots, NVMe bays: a GPU no
-chassis takes, such as the flow-through RTX PRO 6000 Workstation Edition, is rejected
-before it is sized, :func:`sizing.chassis.check_gpu_cooling`); the CPU tier would only
-mirror the GPU cache (verdict binding "mirror"). Targets (a configuration that misses
-one is kept as "nearest" but not recommended): the users active at once are resident on
-the GPUs (``active_share``), and TTFT p95 and TPOT at the busiest hour within the
-workload's targets (the plan under traffic, ``plan.serving``). A configuration whose GPU
-has no measured basis for the TTFT is not recommended either: whether it meets the
-target would be a guess (``sizing.performance``).
+Hard constraints and targets: :mod:`sizing.search_evaluate` (a configuration breaking a
+hard constraint is never returned, only counted in :attr:`Recommendation.rejected`);
+configurations that buy the same parts are one offer (:mod:`sizing.search_offers`).
 """
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import heapq
 import itertools
@@ -63,15 +57,16 @@ from dataclasses import dataclass, field
 from typing import Any, Generic
 
 from sizing import catalog, search_nearest
-from sizing.bom import bill_of_materials
 from sizing.chassis import chassis_for, check_gpu_cooling
-from sizing.configuration import Configuration, Miss, P, PriceFn, Rejection
-from sizing.errors import InfeasibleError, SizingError
+from sizing.configuration import Configuration, P, PriceFn, Rejection
+from sizing.errors import InfeasibleError
 from sizing.pareto import pareto_front
 from sizing.performance import NoMeasuredBasis
 from sizing.performance.calibration import prefill_class
 from sizing.plan import Plan, PlanRequest, make_plan, validate
+from sizing.search_evaluate import evaluate, rejection
 from sizing.search_nearest import NO_BASIS, TPOT_TARGET, TTFT_TARGET
+from sizing.search_offers import Distinct, rank, sells_asked_nvme
 from sizing.search_space import (
     GPUS_PER_NODE,
     candidates,
@@ -79,7 +74,6 @@ from sizing.search_space import (
     floor_price,
     variants,
 )
-from sizing.verdict import BINDING
 
 __all__ = [
     "GPUS_PER_NODE",
@@ -144,118 +138,6 @@ class Recommendation(Generic[P]):
         return with_tier, self.without_tier
 
 
-def _misses(plan: Plan) -> tuple[Miss, ...]:
-    """The targets ``plan`` misses: the users active at once resident on the GPUs, and
-    the TTFT p95 and TPOT targets at the busiest hour (``plan.serving``)."""
-    out = []
-    active = plan.request.workload.active_users
-    on_gpus = plan.parallelism.conversations_on_gpus
-    if active is not None and active > on_gpus:
-        out.append(Miss(BINDING["active"], on_gpus, active, (active - on_gpus) / active))
-    serving = plan.serving
-    if serving is not None:
-        load = serving.final.load
-        for target, value, limit in (
-            (TTFT_TARGET, load.ttft_p95_ms, serving.ttft_p95_target_ms),
-            (TPOT_TARGET, load.tpot_ms, serving.tpot_target_ms),
-        ):
-            if value > limit:
-                out.append(Miss(target, float(value), float(limit), (value - limit) / limit))
-    return tuple(out)
-
-
-def evaluate(
-    request: PlanRequest, price: PriceFn[P], plan: Plan | None = None
-) -> Configuration[P] | Rejection | None:
-    """Size, check and price one configuration; ``plan`` is ``make_plan(request)`` when
-    the caller has made it already (it is not made again).
-
-    Returns:
-        A :class:`Configuration`; a :class:`Rejection` naming the hard constraint it
-        breaks (module docstring); ``None`` when ``price`` cannot price its BOM.
-    """
-    try:
-        plan = make_plan(request) if plan is None else plan
-        bom = bill_of_materials(plan)
-    except InfeasibleError as exc:
-        floor = dict(exc.values).get("floor_ms") if exc.code == "target_below_unloaded" else None
-        return _rejection(request, exc.binding, exc.message, floor)
-    except SizingError as exc:
-        return _rejection(request, exc.field, exc.message)
-    if plan.cpu_tier.total_gib > 0 and not plan.cpu_tier.exceeds_gpu_cache:
-        return _rejection(request, BINDING["mirror"], plan.verdict.warnings[-1])
-    if plan.serving_note and plan.serving is None:
-        return _rejection(request, NO_BASIS, plan.serving_note)
-    amount = price(bom)
-    if amount is None:
-        return None
-    return Configuration(plan=plan, bom=bom, price=amount, misses=_misses(plan))
-
-
-def _rejection(request: PlanRequest, binding: str, message: str, floor_ms: Any = None) -> Rejection:
-    w = request.workload
-    return Rejection(
-        w.gpu,
-        w.gpus_per_node,
-        w.kv_dtype,
-        w.new_conversations_per_day,
-        binding,
-        message,
-        None if floor_ms is None else float(floor_ms),
-        request,
-    )
-
-
-def _sells_asked_nvme(config: Configuration[Any]) -> bool:
-    """False for a plan asked for an NVMe tier that sells none: it is its twin without
-    one (the NVMe-off configuration), counted once."""
-    work = config.plan.request.workload
-    return config.plan.nvme.drive is not None or not work.new_conversations_per_day
-
-
-def _rank(config: Configuration[P]) -> tuple[P, int, int]:
-    return (config.price, config.gpus, -config.resident_conversations)
-
-
-def _parts(config: Configuration[Any]) -> tuple[int, tuple[tuple[str, int], ...]]:
-    """What a buyer receives: the nodes and every SKU with its quantity."""
-    bom = config.bom
-    return bom.nodes, tuple(sorted((line.sku, line.quantity) for line in bom.lines))
-
-
-def _better_twin(config: Configuration[Any]) -> tuple[float, float, float]:
-    """Among configurations with the same parts: the lower TTFT p95 and TPOT first, then
-    the one with less to build (no shared tier)."""
-    return (
-        round(config.ttft_p95_ms or 0.0, 1),
-        round(config.tpot_ms or 0.0, 1),
-        config.shared_tier_tb,
-    )
-
-
-class _Distinct(Generic[P]):
-    """The configurations sized, one per set of parts (:func:`_parts`): variants that buy
-    the same parts (a TP size or a shared tier that costs nothing extra) are one offer,
-    the better-serving one (:func:`_better_twin`); the ones meeting the targets are kept
-    in rank order."""
-
-    def __init__(self) -> None:
-        self.by_parts: dict[Any, Configuration[P]] = {}
-        self.meeting: list[Configuration[P]] = []
-
-    def add(self, config: Configuration[P]) -> None:
-        key = _parts(config)
-        old = self.by_parts.get(key)
-        if old is not None:
-            if not _better_twin(config) < _better_twin(old):
-                return
-            if old.meets_targets:
-                self.meeting.remove(old)
-        self.by_parts[key] = config
-        if config.meets_targets:
-            bisect.insort(self.meeting, config, key=_rank)
-
-
 def _front_cap(meeting: Sequence[Configuration[P]], top: int) -> Any:
     """The highest price the answer reports: :data:`FRONT_PRICE_FACTOR` × the cheapest,
     and never below the ``top``-th cheapest (``None`` while fewer than ``top`` are known)."""
@@ -306,13 +188,13 @@ def _seed_queue(
             check_gpu_cooling(chassis_for(gpu.slug), gpu)
         except InfeasibleError as exc:
             queue.priced += 1
-            rejected.append(_rejection(candidate, exc.binding, exc.message))
+            rejected.append(rejection(candidate, exc.binding, exc.message))
             continue
         try:
             prefill_class(gpu.slug, gpu.name)  # what every plan's TTFT on it rests on
         except NoMeasuredBasis as exc:
             queue.priced += 1
-            rejected.append(_rejection(candidate, NO_BASIS, exc.message))
+            rejected.append(rejection(candidate, NO_BASIS, exc.message))
             continue
         work = candidate.workload
         key = (work.gpu, work.gpus_per_node, candidate.platform_slug)
@@ -362,7 +244,7 @@ def recommend(
         with contextlib.suppress(InfeasibleError):  # that layout cannot hold it; another may
             plan = make_plan(request)  # the requested layout checked as ``size`` does
     queue, rejected, unpriced = _seed_queue(request, gpu_slugs, gpus_per_node, price)
-    sized: _Distinct[P] = _Distinct()
+    sized: Distinct[P] = Distinct()
     meeting = sized.meeting
     evaluated = 0
     while queue.heap:
@@ -379,13 +261,13 @@ def recommend(
         else:
             for variant in variants(outcome.plan):
                 queue.push(floor, variant, base=False)
-            if _sells_asked_nvme(outcome):
+            if sells_asked_nvme(outcome):
                 sized.add(outcome)
     feasible = list(sized.by_parts.values())
     without_tier, more = _cheapest_without_tier(feasible, queue, price)
     evaluated += more
     cap = _front_cap(meeting, top)
-    feasible = sorted((c for c in feasible if cap is None or not cap < c.price), key=_rank)
+    feasible = sorted((c for c in feasible if cap is None or not cap < c.price), key=rank)
     reference = None if plan is None else evaluate(request, price, plan)
     binding = nearest = None
     if not meeting:
@@ -411,7 +293,7 @@ def _no_tier_winner(config: Configuration[Any], best: Configuration[Any] | None)
     return (
         config.meets_targets
         and not config.has_cpu_tier
-        and _sells_asked_nvme(config)
+        and sells_asked_nvme(config)
         and (best is None or config.price < best.price)
     )
 
@@ -465,15 +347,15 @@ def exhaustive(
 ) -> list[Configuration[P]]:
     """Every configuration of the space sized, without any bound: the base ones and,
     recursively, the variants of each (:mod:`sizing.search_space`), one per set of parts
-    as the search keeps them (:class:`_Distinct`). For checking the branch and bound
+    as the search keeps them (:class:`Distinct`). For checking the branch and bound
     against; the search itself never calls it.
     """
     todo = list(candidates(request, gpu_slugs, gpus_per_node))
-    out: _Distinct[P] = _Distinct()
+    out: Distinct[P] = Distinct()
     while todo:
         outcome = evaluate(todo.pop(), price)
         if isinstance(outcome, Configuration):
             todo.extend(variants(outcome.plan))
-            if _sells_asked_nvme(outcome):
+            if sells_asked_nvme(outcome):
                 out.add(outcome)
     return list(out.by_parts.values())

@@ -8,7 +8,7 @@ and the configuration that comes nearest to it.
   misses it by the smallest share (then the cheaper). When every configuration is
   refused because the TTFT p95 or TPOT target lies below what one request takes without
   any load (:func:`sizing.serving.serve`), the nearest is the one whose unloaded time is
-  lowest, sized for :data:`sizing.serving.RELAXED_TARGET_FACTOR` × that time (the margin
+  lowest, sized for :data:`sizing.serving_targets.RELAXED_TARGET_FACTOR` × that time (the margin
   the plan gives a default target it cannot meet) and reported with the customer's
   target as a miss.
 """
@@ -24,7 +24,7 @@ from typing import Any
 from sizing.chassis import COOLING_BINDING
 from sizing.configuration import Configuration, Miss, P, PriceFn, Rejection
 from sizing.plan import PlanRequest
-from sizing.serving import RELAXED_TARGET_FACTOR
+from sizing.serving_targets import RELAXED_TARGET_FACTOR
 
 TTFT_TARGET = "TTFT p95"
 TPOT_TARGET = "TPOT"

@@ -1,11 +1,12 @@
 """The plan under the customer's traffic: hit rates, GPUs for the load, nodes, the shared
 tier and what the offload tier buys, composed for :func:`sizing.plan.make_plan`.
 
-It binds the performance model (:mod:`sizing.performance`) to one model, GPU, TP size and
-engine, evaluates it once per turn into a :class:`~sizing.load.ServiceTable`, and hands
-it with the tiers' capacities to :mod:`sizing.scale`, :mod:`sizing.cluster` and
-:mod:`sizing.benefit`. Rules and sources are in those modules' docstrings; this one
-only decides what goes in:
+It takes the performance model (:mod:`sizing.performance`) bound to one model, GPU, TP
+size and engine, evaluated once per turn into a :class:`~sizing.load.ServiceTable`
+(:mod:`sizing.serving_model`, kept per model object), and hands it with the tiers'
+capacities to :mod:`sizing.scale`, :mod:`sizing.cluster` and :mod:`sizing.benefit`,
+for the targets of :mod:`sizing.serving_targets`. Rules and sources are in those
+modules' docstrings; this one only decides what goes in:
 
 - Reloads are timed for vLLM's native offloading connector, the engine the plan's
   flags are written for. A tier without a measured reload for it (NVMe and shared
@@ -21,12 +22,9 @@ only decides what goes in:
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
 
-from sizing import performance
+from sizing import serving_targets
 from sizing.benefit import Benefit, judge
 from sizing.cluster import (
     MAX_NODES,
@@ -37,15 +35,12 @@ from sizing.cluster import (
     router_for,
     shared_tier,
 )
-from sizing.errors import Fix, InfeasibleError, gettext_noop
 from sizing.hit_rate import ConversationShape, TierHits
-from sizing.load import ServiceTable, service_table
 from sizing.model import ModelSpec
-from sizing.performance import ModelShape
-from sizing.performance.calibration import missing_path
 from sizing.return_gaps import GapDistribution
 from sizing.scale import Capacities, Evaluation, Evaluator, Scale, scale
-from sizing.tier_reads import TierReadRates, read_rates, staged_hit_ms
+from sizing.serving_model import ENGINE, Replica, bound, windows
+from sizing.tier_reads import read_rates
 from sizing.traffic import (
     DEFAULT_TPOT_MS,
     DEFAULT_TTFT_P95_MS,
@@ -59,67 +54,6 @@ from sizing.traffic import (
 )
 from sizing.units import GB
 from sizing.verdict import Note
-
-ENGINE = "vllm"
-"""The engine whose reload measurements time the plan's hits."""
-
-T = TypeVar("T")
-
-_KEPT_MAX = 256
-"""Entries a per-model store keeps before it starts again: a configuration search binds
-about 160 (GPU, TP) combinations of one workload."""
-
-
-def _kept(
-    store: dict[Any, tuple[ModelSpec, T]], model: ModelSpec, key: Any, build: Callable[[], T]
-) -> T:
-    """``build()``, kept in ``store`` under ``key`` for the model object ``model`` (keys
-    start with ``id(model)``; the stored object guards against a reused id). The store
-    starts again once it holds :data:`_KEPT_MAX` entries."""
-    hit = store.get(key)
-    if hit is None or hit[0] is not model:
-        if len(store) >= _KEPT_MAX:
-            store.clear()
-        hit = store[key] = (model, build())
-    return hit[1]
-
-
-_SHAPES: dict[tuple[int, str], tuple[ModelSpec, ModelShape]] = {}
-
-
-def _model_shape(model: ModelSpec, kv_dtype: str) -> ModelShape:
-    """:func:`sizing.performance.model_shape`, kept per model object (building one reads
-    the config; catalog specs are shared objects, so a process builds each once)."""
-    return _kept(
-        _SHAPES, model, (id(model), kv_dtype), lambda: performance.model_shape(model, kv_dtype)
-    )
-
-
-@dataclass(frozen=True)
-class Replica:
-    """What one replica of the memory plan holds and runs on.
-
-    Attributes:
-        gpu: catalog slug.
-        tensor_parallel_size: TP of the replica.
-        gpus_per_replica: TP × PP.
-        replicas_per_node: replicas per node (per node group with PP).
-        nodes_per_group: nodes one replica spans (PP; 1 without).
-        pool_tokens: the replica's KV pool, tokens of conversation (shared prompt aside).
-        conversations: max-length conversations the pool holds.
-        kv_bytes_per_token: KV bytes one token of a conversation takes in a tier.
-        gpu_memory_gb_per_node: the node's GPU memory (the host-memory reserve), GB.
-    """
-
-    gpu: str
-    tensor_parallel_size: int
-    gpus_per_replica: int
-    replicas_per_node: int
-    nodes_per_group: int
-    pool_tokens: float
-    conversations: int
-    kv_bytes_per_token: int
-    gpu_memory_gb_per_node: float
 
 
 @dataclass(frozen=True)
@@ -171,136 +105,6 @@ class Serving:
         return self.final.hits
 
 
-_TIMES: dict[tuple[Any, ...], tuple[ModelSpec, dict[Any, float]]] = {}
-"""The performance model's TTFT of each turn (a miss by prompt; a hit by tier, prompt
-and cached prefix), kept per model, KV dtype, GPU, TP and conversation shape: they do
-not depend on the read rates, so the tables of a layout with and without NVMe drives
-share them, and the tiers timed from their read rate reuse the CPU tier's hit."""
-
-
-def _table(
-    model: ModelSpec,
-    kv_dtype: str,
-    replica: Replica,
-    shape: ConversationShape,
-    shared_prefix_tokens: int,
-    rates: TierReadRates,
-) -> tuple[ServiceTable, tuple[str, ...]]:
-    mshape = _model_shape(model, kv_dtype)
-    gpu, tp = replica.gpu, replica.tensor_parallel_size
-    unmeasured = tuple(t for t in ("nvme", "shared") if missing_path(ENGINE, t))
-    key = (id(model), kv_dtype, gpu, tp, shape, shared_prefix_tokens)
-    times = _kept(_TIMES, model, key, dict)
-
-    def miss_ms(prompt: int) -> float:
-        if prompt not in times:
-            times[prompt] = performance.ttft_miss_ms(mshape, gpu=gpu, tp=tp, prompt_tokens=prompt)
-        return times[prompt]
-
-    def measured_ms(tier: str, prompt: int, cached: int) -> float:
-        if (tier, prompt, cached) not in times:
-            times[tier, prompt, cached] = performance.ttft_hit_ms(
-                mshape,
-                engine=ENGINE,
-                tier=tier,
-                gpu=gpu,
-                tp=tp,
-                prompt_tokens=prompt,
-                cached_tokens=cached,
-            )
-        return times[tier, prompt, cached]
-
-    def hit_ms(tier: str, prompt: int, cached: int) -> float | None:
-        cached = min(cached, prompt - 1)
-        ms = measured_ms("cpu" if tier in unmeasured else tier, prompt, cached)
-        if tier not in unmeasured:
-            return ms
-        return staged_hit_ms(
-            cpu_hit_ms=ms,
-            cached_tokens=max(0, cached - shared_prefix_tokens),  # the prompt stays on GPU
-            kv_bytes_per_token=replica.kv_bytes_per_token,
-            read_gbs=rates.rate(tier),
-        )
-
-    table = service_table(
-        shape=shape, shared_prefix_tokens=shared_prefix_tokens, miss_ms=miss_ms, hit_ms=hit_ms
-    )
-    return table, unmeasured
-
-
-_BOUND: dict[tuple[Any, ...], tuple[ModelSpec, _Bound]] = {}
-
-_Bound = tuple[ServiceTable, tuple[str, ...], Callable[[float], float], dict[Any, Evaluation]]
-
-
-def _bound(
-    model: ModelSpec,
-    kv_dtype: str,
-    replica: Replica,
-    shape: ConversationShape,
-    shared_prefix_tokens: int,
-    load: tuple[Traffic, int, float],
-    rates: TierReadRates,
-) -> _Bound:
-    """The performance model bound to one model, KV dtype, GPU and TP for one workload:
-    the service table, the tiers without a measured reload, TPOT against the batch and
-    the evaluations of replica counts (:class:`~sizing.scale.Evaluator`'s memo).
-
-    None of them depends on the tiers' sizes or the nodes, so plans of the same GPU and
-    TP for the same traffic (a configuration search) compute them once; the hits from
-    tiers timed by their read rate depend on ``rates`` (the NVMe drives and the
-    instances per node) and the KV bytes per token, which are part of the key. Kept per
-    model object like :func:`_model_shape` (:func:`_kept`)."""
-    key: tuple[Any, ...] = (id(model), kv_dtype, replica.gpu, replica.tensor_parallel_size)
-    key += (shape, shared_prefix_tokens, *load, rates, replica.kv_bytes_per_token)
-
-    def build() -> _Bound:
-        table, unmeasured = _table(model, kv_dtype, replica, shape, shared_prefix_tokens, rates)
-        return (table, unmeasured, _tpot(model, kv_dtype, replica, round(load[2])), {})
-
-    return _kept(_BOUND, model, key, build)
-
-
-_WINDOWS: dict[tuple[Any, ...], tuple[ModelSpec, dict[tuple[float, float], float]]] = {}
-"""The hit-rate windows of one workload's busy-hour stream (:meth:`sizing.scale.Evaluator.
-_window`), kept per shape, traffic and users: they depend on the stream and a tier's
-capacity only, not on the GPU, so the plans of every GPU type in a search share them."""
-
-
-def _tpot(
-    model: ModelSpec, kv_dtype: str, replica: Replica, context_tokens: int
-) -> Callable[[float], float]:
-    """TPOT against the decode batch: the performance model at batches 1, 2, 4, … and
-    straight lines between them (TPOT is a maximum of terms linear in the batch, bent
-    only where a MoE model's touched experts grow)."""
-    mshape = _model_shape(model, kv_dtype)
-    cache: dict[int, float] = {}
-
-    def at(batch: int) -> float:
-        if batch not in cache:
-            cache[batch] = performance.tpot_ms(
-                mshape,
-                gpu=replica.gpu,
-                tp=replica.tensor_parallel_size,
-                batch=batch,
-                context_tokens=context_tokens,
-            )
-        return cache[batch]
-
-    def tpot_ms(batch: float) -> float:
-        if not math.isfinite(batch):
-            return math.inf
-        if batch <= 1:
-            return at(1)
-        low = 1 << (math.floor(math.log2(batch)))
-        if low == batch:
-            return at(low)
-        high = 2 * low
-        return at(low) + (batch - low) / (high - low) * (at(high) - at(low))
-
-    return tpot_ms
-
-
 def serve(
     *,
     model: ModelSpec,
@@ -350,10 +154,9 @@ def serve(
     )
     mean_tokens = shared_prefix_tokens + shape.prompt_tokens_total / shape.turns
     mean_tokens += shape.output_tokens / 2
-    table, unmeasured, tpot, memo = _bound(
+    table, unmeasured, tpot, memo = bound(
         model, kv_dtype, replica, shape, shared_prefix_tokens, (traffic, users, mean_tokens), rates
     )
-    windows = _kept(_WINDOWS, model, (id(model), shape, traffic, users), dict)
     bpt = replica.kv_bytes_per_token
     per_node = replica.replicas_per_node
     capacities = Capacities(
@@ -370,18 +173,18 @@ def serve(
         tpot_ms=tpot,
         mean_request_tokens=mean_tokens,
         memo=memo,
-        windows=windows,
+        windows=windows(model, shape, traffic, users),
     )
     groups = max(1, MAX_NODES // replica.nodes_per_group)
     unloaded = evaluator(groups * per_node, tiers=tiers)
     if unloaded.load.overloaded:
-        raise _too_many_nodes(users)
+        raise serving_targets.too_many_nodes(users)
     one_node = evaluator(per_node, tiers=tiers, memory=False)
     typical = (
         table.moments(one_node.hits)[2] + evaluator.tpot_ms(1.0),
         evaluator.tpot_ms(one_node.load.decode_batch if not one_node.load.overloaded else 1.0),
     )
-    ttft_target, tpot_target, notes = _targets(traffic, unloaded, typical)
+    ttft_target, tpot_target, notes = serving_targets.targets(traffic, unloaded, typical)
     sc = scale(
         evaluator,
         ttft_p95_ms=ttft_target,
@@ -391,7 +194,7 @@ def serve(
         max_nodes=groups,
     )
     if sc.replicas_for_compute is None:
-        raise _too_many_nodes(users)
+        raise serving_targets.too_many_nodes(users)
     cluster = plan_cluster(
         replicas_needed=sc.final.replicas,
         gpus_per_replica=replica.tensor_parallel_size,
@@ -444,90 +247,3 @@ def serve(
         target_notes=notes,
         evaluator=evaluator,
     )
-
-
-def _too_many_nodes(users: int) -> InfeasibleError:
-    """The error when even :data:`~sizing.cluster.MAX_NODES` nodes cannot carry the load."""
-    return InfeasibleError(
-        "users",
-        template=gettext_noop(
-            "the load of %(users)s users needs more than %(max_nodes)s nodes to meet the targets"
-        ),
-        binding="nodes",
-        fixes=(Fix("fewer_users"), Fix("shorter_context")),
-        names_fixes=True,
-        code="nodes_above_limit",
-        values={"users": users, "max_nodes": MAX_NODES},
-    )
-
-
-RELAXED_TARGET_FACTOR = 1.5
-"""A default target below what one request takes without load is replaced by this
-multiple of that time (a planning choice, stated in the plan's warnings)."""
-
-
-def _targets(
-    traffic: Traffic, unloaded: Evaluation, typical: tuple[float, float]
-) -> tuple[float, float, tuple[Note, ...]]:
-    """The targets to size for: the customer's, or for a default that a request on one
-    node cannot meet even without queueing (``typical``: TTFT p95 and TPOT of one node's
-    hit rates, no wait), :data:`RELAXED_TARGET_FACTOR` × that time.
-
-    Raises:
-        InfeasibleError: on ``ttft_p95_ms`` or ``tpot_ms`` when a target the customer
-            set is below what one request takes without any load.
-    """
-    out = []
-    notes = []
-    for key, name, target, default, floor, usual in (
-        (
-            "ttft_p95_ms",
-            "TTFT p95",
-            traffic.ttft_p95_ms,
-            DEFAULT_TTFT_P95_MS,
-            unloaded.load.ttft_p95_ms,
-            typical[0],
-        ),
-        (
-            "tpot_ms",
-            "TPOT",
-            traffic.tpot_ms,
-            DEFAULT_TPOT_MS,
-            unloaded.load.tpot_ms,
-            typical[1],
-        ),
-    ):
-        if target == default and usual > target:
-            floor = usual
-        elif floor <= target:
-            out.append(target)
-            continue
-        if target != default:
-            # a target under 10 ms keeps two significant digits (0.001 ms, not 0 ms)
-            target_ms = round(target) if target >= 10 else float(f"{target:.2g}")
-            raise InfeasibleError(
-                key,
-                template=gettext_noop(
-                    "the %(target)s target of %(target_ms)s ms is below what one request "
-                    "takes without any load (%(floor_ms)s ms)"
-                ),
-                binding=name,
-                fixes=(Fix(f"longer_{key[:-3]}"), Fix("shorter_context"), Fix("faster_gpu")),
-                names_fixes=True,
-                code="target_below_unloaded",
-                values={"target": name, "target_ms": target_ms, "floor_ms": round(floor)},
-            )
-        used = RELAXED_TARGET_FACTOR * floor
-        out.append(used)
-        notes.append(
-            Note(
-                "target_relaxed",
-                (
-                    ("target", name),
-                    ("default_ms", round(default)),
-                    ("floor_ms", round(floor)),
-                    ("used_ms", round(used)),
-                ),
-            )
-        )
-    return out[0], out[1], tuple(notes)

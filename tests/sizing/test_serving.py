@@ -90,7 +90,7 @@ def test_gpu_without_measured_basis_is_sized_for_memory_only() -> None:
 
 def test_kept_stores_change_no_plan() -> None:
     # The serving model keeps per model object what plans of one workload share (TTFT
-    # per turn, the evaluations of replica counts, the hit-rate windows; sizing/serving.py).
+    # per turn, the evaluations of replica counts, the hit-rate windows; sizing/serving_model.py).
     # A whole configuration search fills them with every GPU type, TP size, DIMM layout
     # and NVMe option; each layout sized afterwards must equal the same layout sized
     # from empty stores (a copy of the model is a new object, so it shares nothing).

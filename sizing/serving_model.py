@@ -1,0 +1,247 @@
+"""The performance model bound to one replica (:class:`Replica`: model, KV dtype, GPU and
+TP) for one workload, kept per model object: the service table of every turn and
+outcome, TPOT against the decode batch, the evaluations of replica counts and the
+hit-rate windows of the busy-hour stream (:mod:`sizing.serving` composes them into the
+plan under traffic).
+
+None of them depends on the tiers' sizes or the nodes, so the plans of one
+configuration search that share a GPU type and TP (its TP sizes, DIMM layouts and
+shared-tier variants) compute them once; what does depend on the NVMe drives (the hits
+of tiers timed by their read rate, :mod:`sizing.tier_reads`) is part of the keys. Each
+store is keyed by the model object's id and guarded by the object itself
+(:func:`_kept`): catalog specs are shared objects, and a copied spec shares nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple, TypeVar
+
+from sizing import performance
+from sizing.hit_rate import ConversationShape
+from sizing.load import ServiceTable, service_table
+from sizing.model import ModelSpec
+from sizing.performance import ModelShape
+from sizing.performance.calibration import missing_path
+from sizing.scale import Evaluation
+from sizing.tier_reads import TierReadRates, staged_hit_ms
+from sizing.traffic import Traffic
+
+ENGINE = "vllm"
+"""The engine whose reload measurements time the plan's hits."""
+
+
+@dataclass(frozen=True)
+class Replica:
+    """What one replica of the memory plan holds and runs on.
+
+    Attributes:
+        gpu: catalog slug.
+        tensor_parallel_size: TP of the replica.
+        gpus_per_replica: TP × PP.
+        replicas_per_node: replicas per node (per node group with PP).
+        nodes_per_group: nodes one replica spans (PP; 1 without).
+        pool_tokens: the replica's KV pool, tokens of conversation (shared prompt aside).
+        conversations: max-length conversations the pool holds.
+        kv_bytes_per_token: KV bytes one token of a conversation takes in a tier.
+        gpu_memory_gb_per_node: the node's GPU memory (the host-memory reserve), GB.
+    """
+
+    gpu: str
+    tensor_parallel_size: int
+    gpus_per_replica: int
+    replicas_per_node: int
+    nodes_per_group: int
+    pool_tokens: float
+    conversations: int
+    kv_bytes_per_token: int
+    gpu_memory_gb_per_node: float
+
+
+T = TypeVar("T")
+
+_KEPT_MAX = 256
+"""Entries a per-model store keeps before it starts again: a configuration search binds
+about 160 (GPU, TP) combinations of one workload."""
+
+
+def _kept(
+    store: dict[Any, tuple[ModelSpec, T]], model: ModelSpec, key: Any, build: Callable[[], T]
+) -> T:
+    """``build()``, kept in ``store`` under ``key`` for the model object ``model`` (keys
+    start with ``id(model)``; the stored object guards against a reused id). The store
+    starts again once it holds :data:`_KEPT_MAX` entries."""
+    hit = store.get(key)
+    if hit is None or hit[0] is not model:
+        if len(store) >= _KEPT_MAX:
+            store.clear()
+        hit = store[key] = (model, build())
+    return hit[1]
+
+
+_SHAPES: dict[tuple[int, str], tuple[ModelSpec, ModelShape]] = {}
+
+
+def _model_shape(model: ModelSpec, kv_dtype: str) -> ModelShape:
+    """:func:`sizing.performance.model_shape`, kept per model object (building one reads
+    the config; catalog specs are shared objects, so a process builds each once)."""
+    return _kept(
+        _SHAPES, model, (id(model), kv_dtype), lambda: performance.model_shape(model, kv_dtype)
+    )
+
+
+_TIMES: dict[tuple[Any, ...], tuple[ModelSpec, dict[Any, float]]] = {}
+"""The performance model's TTFT of each turn (a miss by prompt; a hit by tier, prompt
+and cached prefix), kept per model, KV dtype, GPU, TP and conversation shape: they do
+not depend on the read rates, so the tables of a layout with and without NVMe drives
+share them, and the tiers timed from their read rate reuse the CPU tier's hit."""
+
+
+def _table(
+    model: ModelSpec,
+    kv_dtype: str,
+    replica: Replica,
+    shape: ConversationShape,
+    shared_prefix_tokens: int,
+    rates: TierReadRates,
+) -> tuple[ServiceTable, tuple[str, ...]]:
+    mshape = _model_shape(model, kv_dtype)
+    gpu, tp = replica.gpu, replica.tensor_parallel_size
+    unmeasured = tuple(t for t in ("nvme", "shared") if missing_path(ENGINE, t))
+    key = (id(model), kv_dtype, gpu, tp, shape, shared_prefix_tokens)
+    times = _kept(_TIMES, model, key, dict)
+
+    def miss_ms(prompt: int) -> float:
+        if prompt not in times:
+            times[prompt] = performance.ttft_miss_ms(mshape, gpu=gpu, tp=tp, prompt_tokens=prompt)
+        return times[prompt]
+
+    def measured_ms(tier: str, prompt: int, cached: int) -> float:
+        if (tier, prompt, cached) not in times:
+            times[tier, prompt, cached] = performance.ttft_hit_ms(
+                mshape,
+                engine=ENGINE,
+                tier=tier,
+                gpu=gpu,
+                tp=tp,
+                prompt_tokens=prompt,
+                cached_tokens=cached,
+            )
+        return times[tier, prompt, cached]
+
+    def hit_ms(tier: str, prompt: int, cached: int) -> float | None:
+        cached = min(cached, prompt - 1)
+        ms = measured_ms("cpu" if tier in unmeasured else tier, prompt, cached)
+        if tier not in unmeasured:
+            return ms
+        return staged_hit_ms(
+            cpu_hit_ms=ms,
+            cached_tokens=max(0, cached - shared_prefix_tokens),  # the prompt stays on GPU
+            kv_bytes_per_token=replica.kv_bytes_per_token,
+            read_gbs=rates.rate(tier),
+        )
+
+    table = service_table(
+        shape=shape, shared_prefix_tokens=shared_prefix_tokens, miss_ms=miss_ms, hit_ms=hit_ms
+    )
+    return table, unmeasured
+
+
+class Bound(NamedTuple):
+    """The performance model bound to one model, KV dtype, GPU and TP for one workload.
+
+    Attributes:
+        table: the service table (:func:`sizing.load.service_table`).
+        unmeasured: the tiers without a measured reload for :data:`ENGINE`, timed from
+            their read rate (:mod:`sizing.tier_reads`).
+        tpot_ms: TPOT against the decode batch, ms.
+        memo: the evaluations of replica counts (:class:`~sizing.scale.Evaluator`'s memo).
+    """
+
+    table: ServiceTable
+    unmeasured: tuple[str, ...]
+    tpot_ms: Callable[[float], float]
+    memo: dict[Any, Evaluation]
+
+
+_BOUND: dict[tuple[Any, ...], tuple[ModelSpec, Bound]] = {}
+
+
+def bound(
+    model: ModelSpec,
+    kv_dtype: str,
+    replica: Replica,
+    shape: ConversationShape,
+    shared_prefix_tokens: int,
+    load: tuple[Traffic, int, float],
+    rates: TierReadRates,
+) -> Bound:
+    """The :class:`Bound` of ``model`` at ``kv_dtype`` on ``replica``'s GPU and TP for
+    one workload: ``shape`` (tokens per turn), ``shared_prefix_tokens``, ``load`` (the
+    traffic, the users and the mean tokens of a generating request) and ``rates`` (the
+    tiers' read rates).
+
+    Kept per model object (module docstring); the hits from tiers timed by their read
+    rate depend on ``rates`` (the NVMe drives and the instances per node) and the KV
+    bytes per token, which are part of the key.
+
+    Raises:
+        NoMeasuredBasis: the GPU has no measured prefill class.
+    """
+    key: tuple[Any, ...] = (id(model), kv_dtype, replica.gpu, replica.tensor_parallel_size)
+    key += (shape, shared_prefix_tokens, *load, rates, replica.kv_bytes_per_token)
+
+    def build() -> Bound:
+        table, unmeasured = _table(model, kv_dtype, replica, shape, shared_prefix_tokens, rates)
+        return Bound(table, unmeasured, _tpot(model, kv_dtype, replica, round(load[2])), {})
+
+    return _kept(_BOUND, model, key, build)
+
+
+_WINDOWS: dict[tuple[Any, ...], tuple[ModelSpec, dict[tuple[float, float], float]]] = {}
+
+
+def windows(
+    model: ModelSpec, shape: ConversationShape, traffic: Traffic, users: int
+) -> dict[tuple[float, float], float]:
+    """The store of hit-rate windows of one workload's busy-hour stream
+    (:meth:`sizing.scale.Evaluator._window`), kept per shape, traffic and users: they
+    depend on the stream and a tier's capacity only, not on the GPU, so the plans of
+    every GPU type in a search share them."""
+    return _kept(_WINDOWS, model, (id(model), shape, traffic, users), dict)
+
+
+def _tpot(
+    model: ModelSpec, kv_dtype: str, replica: Replica, context_tokens: int
+) -> Callable[[float], float]:
+    """TPOT against the decode batch: the performance model at batches 1, 2, 4, … and
+    straight lines between them (TPOT is a maximum of terms linear in the batch, bent
+    only where a MoE model's touched experts grow)."""
+    mshape = _model_shape(model, kv_dtype)
+    cache: dict[int, float] = {}
+
+    def at(batch: int) -> float:
+        if batch not in cache:
+            cache[batch] = performance.tpot_ms(
+                mshape,
+                gpu=replica.gpu,
+                tp=replica.tensor_parallel_size,
+                batch=batch,
+                context_tokens=context_tokens,
+            )
+        return cache[batch]
+
+    def tpot_ms(batch: float) -> float:
+        if not math.isfinite(batch):
+            return math.inf
+        if batch <= 1:
+            return at(1)
+        low = 1 << (math.floor(math.log2(batch)))
+        if low == batch:
+            return at(low)
+        high = 2 * low
+        return at(low) + (batch - low) / (high - low) * (at(high) - at(low))
+
+    return tpot_ms
