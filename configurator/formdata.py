@@ -26,7 +26,6 @@ from django.core.files.uploadhandler import FileUploadHandler
 from django.http import QueryDict
 from django.http.multipartparser import MultiPartParser
 from django.utils.datastructures import MultiValueDict
-from django.utils.encoding import force_str
 
 MAX_BODY_BYTES = 64 * 1024
 """Bodies up to this size are read at once (the live estimate's is about 4 KB); larger
@@ -63,7 +62,7 @@ def split_form_data(body: bytes, boundary: bytes, encoding: str) -> QueryDict | 
     limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
     if limit is not None and len(segments) - 1 > limit:
         return None
-    fields = QueryDict(mutable=True, encoding=encoding)
+    values: dict[str, list[str]] = {}  # every value of each name, in the body's order
     for segment in segments[:-1]:
         if not segment.startswith(b"\r\n"):
             return None
@@ -81,10 +80,11 @@ def split_form_data(body: bytes, boundary: bytes, encoding: str) -> QueryDict | 
                 return None
         if name is None:
             return None
-        fields.appendlist(
-            force_str(name.strip(), encoding, errors="replace"),
-            force_str(content, encoding, errors="replace"),
-        )
+        key = name.strip().decode(encoding, errors="replace")
+        values.setdefault(key, []).append(content.decode(encoding, errors="replace"))
+    fields = QueryDict(mutable=True, encoding=encoding)
+    for key, items in values.items():
+        fields.setlist(key, items)
     fields._mutable = False
     return fields
 
