@@ -12,6 +12,7 @@ is in the docstring of the module that applies it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from sizing import catalog
 from sizing.architecture import conversation_bytes, kv_bytes_per_token
@@ -22,6 +23,7 @@ from sizing.cluster import max_buffer_gb_per_node
 from sizing.experts import expert_weights_bytes
 from sizing.gpu import BudgetRule, ConversationShape, Parallelism, choose_parallelism
 from sizing.host_memory import CpuTier, HostMemory, cpu_tier, host_memory, host_memory_cap_gb
+from sizing.kept import kept
 from sizing.model import ModelSpec
 from sizing.nvme import NvmeTier, nvme_tier
 from sizing.performance import NoMeasuredBasis
@@ -165,6 +167,14 @@ def _capped(
     )
 
 
+_PARALLELISM: dict[tuple[Any, ...], tuple[ModelSpec, Parallelism]] = {}
+_TRANSFER: dict[tuple[Any, ...], tuple[ModelSpec, TransferEstimate]] = {}
+"""The layout chosen for a GPU type, count and conversation, and the reload and TTFT
+figures of a GPU type and TP, kept per model object (:mod:`sizing.kept`): neither depends
+on the users, the tiers or the nodes, so the plans of a configuration search that share
+them (its NVMe, DIMM and shared-tier variants) compute them once."""
+
+
 def make_plan(request: PlanRequest) -> Plan:
     """Size one node for ``request``.
 
@@ -187,20 +197,27 @@ def make_plan(request: PlanRequest) -> Plan:
     per_token = kv_bytes_per_token(arch, kv_dtype)
     conv_bytes = conversation_bytes(arch, kv_dtype, ctx)
     prompt_bytes = per_token * work.shared_prompt_tokens
-    par = choose_parallelism(
-        arch=arch,
-        gpu=gpu,
-        gpus_per_node=work.gpus_per_node,
-        weights_gib=model.weights_bytes / GIB,
-        work=ConversationShape(kv_dtype, ctx, work.shared_prompt_tokens),
-        rule=request.rule,
-        expert_weights_gib=expert_weights_bytes(
-            model.config, model.weight_format, model.weights_bytes
-        )
-        / GIB,
-        expert_parallel=work.expert_parallel,
-        weight_bits=WEIGHT_BITS[model.weight_format],
-        tensor_parallel_size=work.tensor_parallel_size,
+    shape = ConversationShape(kv_dtype, ctx, work.shared_prompt_tokens)
+    layout = (gpu.slug, work.gpus_per_node, shape, request.rule, work.expert_parallel)
+    par = kept(
+        _PARALLELISM,
+        model,
+        (id(model), *layout, work.tensor_parallel_size),
+        lambda: choose_parallelism(
+            arch=arch,
+            gpu=gpu,
+            gpus_per_node=work.gpus_per_node,
+            weights_gib=model.weights_bytes / GIB,
+            work=shape,
+            rule=request.rule,
+            expert_weights_gib=expert_weights_bytes(
+                model.config, model.weight_format, model.weights_bytes
+            )
+            / GIB,
+            expert_parallel=work.expert_parallel,
+            weight_bits=WEIGHT_BITS[model.weight_format],
+            tensor_parallel_size=work.tensor_parallel_size,
+        ),
     )
     ranks = RankBytes(
         stage_bytes(
@@ -272,13 +289,18 @@ def make_plan(request: PlanRequest) -> Plan:
         buffer_gb=tier.total_gib * GIB / GB / par.nodes,
         kv_cache_is_fp8=kv_dtype == "fp8",
     )
-    transfer = estimate(
-        model=model,
-        kv_dtype=kv_dtype,
-        gpu_slug=gpu.slug,
-        tp=par.tensor_parallel_size,
-        context_tokens=ctx,
-        shared_prompt_tokens=work.shared_prompt_tokens,
+    transfer = kept(
+        _TRANSFER,
+        model,
+        (id(model), kv_dtype, gpu.slug, par.tensor_parallel_size, ctx, work.shared_prompt_tokens),
+        lambda: estimate(
+            model=model,
+            kv_dtype=kv_dtype,
+            gpu_slug=gpu.slug,
+            tp=par.tensor_parallel_size,
+            context_tokens=ctx,
+            shared_prompt_tokens=work.shared_prompt_tokens,
+        ),
     )
     verdict = decide(
         users=work.users,
@@ -324,8 +346,8 @@ def make_plan(request: PlanRequest) -> Plan:
         nvme = nvme_tier(
             new_conversations_per_day=0, conversation_bytes=ranks.stored_conversation_bytes
         )
-    kept = tier.conversations_per_instance
-    buffer = offload(ranks.vllm_native_bytes(kept) / GIB if kept else 0.0)
+    in_tier = tier.conversations_per_instance
+    buffer = offload(ranks.vllm_native_bytes(in_tier) / GIB if in_tier else 0.0)
     return Plan(
         request=request,
         gpu=gpu,

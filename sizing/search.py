@@ -37,10 +37,11 @@ Pruning rules (stated, safe for what is returned):
 Each configuration is priced once and sized at most once, and the space per GPU type is
 bounded by a constant (:mod:`sizing.search_space`), so the cost grows at most linearly
 with the number of GPU types. What sizing does not need to repeat is shared, never
-approximated: the base configurations of one GPU type and count (NVMe on and off) share
-one floor; the plans of one GPU type and TP share the performance model's times per turn
-and the evaluations of replica counts, and the plans of every GPU type share the
-hit-rate windows of the workload's busy-hour stream (:mod:`sizing.serving_model`).
+approximated (:mod:`sizing.kept`): the base configurations of one GPU type and count
+(NVMe on and off) share one floor and one layout; the plans of one GPU type and TP share
+the reload figures (:mod:`sizing.plan`), the performance model's times per turn and the
+evaluations of replica counts, and the plans of every GPU type share the hit-rate
+windows of the workload's busy-hour stream (:mod:`sizing.serving_model`).
 
 Hard constraints and targets: :mod:`sizing.search_evaluate` (a configuration breaking a
 hard constraint is never returned, only counted in :attr:`Recommendation.rejected`);

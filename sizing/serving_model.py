@@ -9,7 +9,8 @@ configuration search that share a GPU type and TP (its TP sizes, DIMM layouts an
 shared-tier variants) compute them once; what does depend on the NVMe drives (the hits
 of tiers timed by their read rate, :mod:`sizing.tier_reads`) is part of the keys. Each
 store is keyed by the model object's id and guarded by the object itself
-(:func:`_kept`): catalog specs are shared objects, and a copied spec shares nothing.
+(:func:`sizing.kept.kept`): catalog specs are shared objects, and a copied spec shares
+nothing.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
 from sizing import performance
 from sizing.hit_rate import ConversationShape
+from sizing.kept import kept
 from sizing.load import ServiceTable, service_table
 from sizing.model import ModelSpec
 from sizing.performance import ModelShape
@@ -60,34 +62,13 @@ class Replica:
     gpu_memory_gb_per_node: float
 
 
-T = TypeVar("T")
-
-_KEPT_MAX = 256
-"""Entries a per-model store keeps before it starts again: a configuration search binds
-about 160 (GPU, TP) combinations of one workload."""
-
-
-def _kept(
-    store: dict[Any, tuple[ModelSpec, T]], model: ModelSpec, key: Any, build: Callable[[], T]
-) -> T:
-    """``build()``, kept in ``store`` under ``key`` for the model object ``model`` (keys
-    start with ``id(model)``; the stored object guards against a reused id). The store
-    starts again once it holds :data:`_KEPT_MAX` entries."""
-    hit = store.get(key)
-    if hit is None or hit[0] is not model:
-        if len(store) >= _KEPT_MAX:
-            store.clear()
-        hit = store[key] = (model, build())
-    return hit[1]
-
-
 _SHAPES: dict[tuple[int, str], tuple[ModelSpec, ModelShape]] = {}
 
 
 def _model_shape(model: ModelSpec, kv_dtype: str) -> ModelShape:
     """:func:`sizing.performance.model_shape`, kept per model object (building one reads
     the config; catalog specs are shared objects, so a process builds each once)."""
-    return _kept(
+    return kept(
         _SHAPES, model, (id(model), kv_dtype), lambda: performance.model_shape(model, kv_dtype)
     )
 
@@ -111,7 +92,7 @@ def _table(
     gpu, tp = replica.gpu, replica.tensor_parallel_size
     unmeasured = tuple(t for t in ("nvme", "shared") if missing_path(ENGINE, t))
     key = (id(model), kv_dtype, gpu, tp, shape, shared_prefix_tokens)
-    times = _kept(_TIMES, model, key, dict)
+    times = kept(_TIMES, model, key, dict)
 
     def miss_ms(prompt: int) -> float:
         if prompt not in times:
@@ -197,7 +178,7 @@ def bound(
         table, unmeasured = _table(model, kv_dtype, replica, shape, shared_prefix_tokens, rates)
         return Bound(table, unmeasured, _tpot(model, kv_dtype, replica, round(load[2])), {})
 
-    return _kept(_BOUND, model, key, build)
+    return kept(_BOUND, model, key, build)
 
 
 _WINDOWS: dict[tuple[Any, ...], tuple[ModelSpec, dict[tuple[float, float], float]]] = {}
@@ -210,7 +191,7 @@ def windows(
     (:meth:`sizing.scale.Evaluator._window`), kept per shape, traffic and users: they
     depend on the stream and a tier's capacity only, not on the GPU, so the plans of
     every GPU type in a search share them."""
-    return _kept(_WINDOWS, model, (id(model), shape, traffic, users), dict)
+    return kept(_WINDOWS, model, (id(model), shape, traffic, users), dict)
 
 
 def _tpot(

@@ -89,11 +89,12 @@ def test_gpu_without_measured_basis_is_sized_for_memory_only() -> None:
 
 
 def test_kept_stores_change_no_plan() -> None:
-    # The serving model keeps per model object what plans of one workload share (TTFT
-    # per turn, the evaluations of replica counts, the hit-rate windows; sizing/serving_model.py).
-    # A whole configuration search fills them with every GPU type, TP size, DIMM layout
-    # and NVMe option; each layout sized afterwards must equal the same layout sized
-    # from empty stores (a copy of the model is a new object, so it shares nothing).
+    # Plans keep per model object what plans of one workload share (TTFT per turn, the
+    # evaluations of replica counts, the hit-rate windows: sizing/serving_model.py; the
+    # layout and the reload figures: sizing/plan.py). A whole configuration search fills
+    # them with every GPU type, TP size, DIMM layout and NVMe option; each layout sized
+    # afterwards must equal the same layout sized from empty stores (a copy of the model
+    # is a new object, so it shares nothing, sizing/kept.py).
     layouts = [
         {"gpu": "rtx-pro-6000-se", "gpus_per_node": 2, "max_host_memory_gb": 384},
         {"gpu": "rtx-pro-6000-se", "gpus_per_node": 4, "tensor_parallel_size": 2},
@@ -120,4 +121,5 @@ def test_kept_stores_change_no_plan() -> None:
         assert warm.serving is not None and cold.serving is not None
         assert warm.serving == cold.serving
         assert warm.parallelism == cold.parallelism and warm.host == cold.host
+        assert warm.transfer == cold.transfer
     assert shared[-2:] == [True, False]
