@@ -30,6 +30,7 @@ from django.http import HttpRequest, HttpResponse
 
 from configurator.clients import fail_open
 from configurator.modelhub.errors import HubUnreachableError, ModelLookupError
+from sizing.errors import gettext_noop
 
 if TYPE_CHECKING:
     from configurator.modelhub.hub import HubClient, HubMetadata
@@ -147,7 +148,10 @@ def _run(
         remember_failure(key, exc)
     except Exception as exc:  # a bug must not kill the thread silently
         logger.exception("background lookup of %s failed", repo_id)
-        remember_failure(key, HubUnreachableError(f"the lookup failed ({type(exc).__name__})"))
+        failed = HubUnreachableError(
+            gettext_noop("the lookup failed (%(error)s)"), {"error": type(exc).__name__}
+        )
+        remember_failure(key, failed)
     else:
         _keep(key, meta)
     finally:

@@ -47,6 +47,7 @@ from huggingface_hub.utils.tqdm import disable_progress_bars
 
 from configurator.modelhub.errors import HubUnreachableError, LookupFailure, ModelLookupError
 from configurator.uploads import MAX_CONFIG_BYTES
+from sizing.errors import gettext_noop
 
 CONFIG_FILE = "config.json"
 INDEX_FILE = "model.safetensors.index.json"
@@ -160,7 +161,6 @@ def fetch_metadata(repo_id: str, *, revision: str | None, client: HubClient) -> 
         HubUnreachableError: connection refused, timed out, or a server error.
     """
     api = HfApi(endpoint=client.endpoint, token=client.token or False)
-    where = repo_id if revision is None else f"{repo_id} at revision '{revision}'"
     try:
         info = api.model_info(
             repo_id, revision=revision, files_metadata=True, timeout=client.timeout_s
@@ -177,29 +177,45 @@ def fetch_metadata(repo_id: str, *, revision: str | None, client: HubClient) -> 
         if any(name.lower().endswith(".gguf") for name in files):
             raise ModelLookupError(
                 LookupFailure.GGUF_ONLY,
-                f"{where} holds only GGUF files, which llama.cpp runs; the serving engines "
-                "sized here load the original safetensors checkpoint: enter the repo the "
-                "GGUF was converted from",
+                template=gettext_noop(
+                    "%(model)s holds only GGUF files, which llama.cpp runs; the serving engines "
+                    "sized here load the original safetensors checkpoint: enter the repo the "
+                    "GGUF was converted from"
+                ),
+                values={"model": repo_id},
             )
         raise ModelLookupError(
             LookupFailure.NOT_TEXT_GENERATION,
-            f"{where} has no config.json, so it is not a Transformers text-generation "
-            "model that vLLM or SGLang can serve",
+            template=gettext_noop(
+                "%(model)s has no config.json, so it is not a Transformers text-generation "
+                "model that vLLM or SGLang can serve"
+            ),
+            values={"model": repo_id},
         )
     if pipeline_tag and pipeline_tag not in TEXT_GENERATION_TAGS:
         raise ModelLookupError(
             LookupFailure.NOT_TEXT_GENERATION,
-            f"{where} is a {pipeline_tag} model, not a text-generation model: only models "
-            "that generate text keep a KV cache to offload",
+            template=gettext_noop(
+                "%(model)s is a %(pipeline_tag)s model, not a text-generation model: only "
+                "models that generate text keep a KV cache to offload"
+            ),
+            values={"model": repo_id, "pipeline_tag": pipeline_tag},
         )
     for name in (CONFIG_FILE, INDEX_FILE):
         size = getattr(files.get(name), "size", None) or 0
         if size > MAX_CONFIG_BYTES:
             raise ModelLookupError(
                 LookupFailure.MALFORMED_CONFIG,
-                f"{name} of {where} is {size:,} bytes, larger than any model's "
-                f"({MAX_CONFIG_BYTES:,} at most); it is not read",
-                values={"model": repo_id},
+                template=gettext_noop(
+                    "%(file)s of %(model)s is %(size)s bytes, larger than any model's "
+                    "(%(max_bytes)s at most); it is not read"
+                ),
+                values={
+                    "file": name,
+                    "model": repo_id,
+                    "size": size,
+                    "max_bytes": MAX_CONFIG_BYTES,
+                },
             )
     sha = str(info.sha or revision or "main")
     with tempfile.TemporaryDirectory(prefix="modelhub-") as tmp:
@@ -208,7 +224,8 @@ def fetch_metadata(repo_id: str, *, revision: str | None, client: HubClient) -> 
         if not isinstance(config, dict):
             raise ModelLookupError(
                 LookupFailure.MALFORMED_CONFIG,
-                f"config.json of {where} is not a JSON object",
+                template=gettext_noop("the config.json of %(model)s is not a JSON object"),
+                values={"model": repo_id},
             )
         checkpoint_bytes, checkpoint_source = _checkpoint_bytes(fetch, files, info.safetensors)
     card = info.card_data
@@ -256,7 +273,8 @@ class _Downloader:
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ModelLookupError(
                 LookupFailure.MALFORMED_CONFIG,
-                f"{filename} of {self.repo_id} is not valid JSON ({exc})",
+                template=gettext_noop("%(file)s of %(model)s is not valid JSON (%(detail)s)"),
+                values={"file": filename, "model": self.repo_id, "detail": str(exc)},
             ) from exc
 
 
@@ -295,44 +313,63 @@ def _unreachable(exc: BaseException | None, client: HubClient) -> HubUnreachable
         cause = cause.__cause__ or cause.__context__
     if exc is None or cause is not None:
         return HubUnreachableError(
-            f"the Hugging Face Hub did not answer within {client.timeout_s:g} s"
+            gettext_noop("the Hugging Face Hub did not answer within %(seconds)s s"),
+            {"seconds": client.timeout_s},
         )
-    return HubUnreachableError(f"the Hugging Face Hub at {client.endpoint} could not be reached")
+    return HubUnreachableError(
+        gettext_noop("the Hugging Face Hub at %(endpoint)s could not be reached"),
+        {"endpoint": client.endpoint},
+    )
 
 
 def _lookup_error(
     exc: HfHubHTTPError, repo_id: str, revision: str | None, *, gated: bool, client: HubClient
 ) -> Exception:
     """Translate a Hub HTTP error into a sentence for the user (or an outage)."""
-    page = f"{client.endpoint.rstrip('/')}/{repo_id}"
+    values = {"model": repo_id, "page": f"{client.endpoint.rstrip('/')}/{repo_id}"}
     if isinstance(exc, GatedRepoError) or (gated and isinstance(exc, RepositoryNotFoundError)):
-        access = (
-            "the account of the configured HF_TOKEN has no access yet: request it"
-            if client.token
-            else "request access"
-        )
         return ModelLookupError(
             LookupFailure.GATED,
-            f"{repo_id} is gated: its files are only shared with accounts that accepted its "
-            f"license; {access} on {page} and set HF_TOKEN to a token of an account with "
-            "access, or pick a model from the offline catalog",
+            template=gettext_noop(
+                "%(model)s is gated: its files are only shared with accounts that accepted its "
+                "license on %(page)s, and the account of the configured HF_TOKEN has no access "
+                "yet: request it there, pick a model from the offline catalog or upload its "
+                "config.json"
+            )
+            if client.token
+            else gettext_noop(
+                "%(model)s is gated: its files are only shared with accounts that accepted its "
+                "license on %(page)s; pick a model from the offline catalog, upload its "
+                "config.json, or have HF_TOKEN set to a token of an account with access"
+            ),
+            values=values,
         )
     if isinstance(exc, RepositoryNotFoundError):
         return ModelLookupError(
             LookupFailure.NOT_FOUND,
-            f"{repo_id} was not found on the Hugging Face Hub: check the spelling "
-            "(owner/name), or upload its config.json if it is a private model",
+            template=gettext_noop(
+                "%(model)s was not found on the Hugging Face Hub: check the spelling "
+                "(owner/name), or upload its config.json if it is a private model"
+            ),
+            values=values,
         )
     if isinstance(exc, RevisionNotFoundError):
         return ModelLookupError(
             LookupFailure.REVISION_NOT_FOUND,
-            f"{repo_id} has no revision '{revision}': give a branch, tag or commit of that repo",
+            template=gettext_noop(
+                "%(model)s has no revision %(revision)r: give a branch, tag or commit of that repo"
+            ),
+            values={**values, "revision": str(revision)},
         )
     if isinstance(exc, RemoteEntryNotFoundError):
         return ModelLookupError(
             LookupFailure.NOT_TEXT_GENERATION,
-            f"{repo_id} lists a file it does not serve ({exc.response.url.path}); "
-            "it cannot be sized",
+            template=gettext_noop(
+                "%(model)s lists a file it does not serve (%(path)s); it cannot be sized"
+            ),
+            values={**values, "path": str(exc.response.url.path)},
         )
     status = exc.response.status_code if exc.response is not None else 0
-    return HubUnreachableError(f"the Hugging Face Hub answered HTTP {status}")
+    return HubUnreachableError(
+        gettext_noop("the Hugging Face Hub answered HTTP %(status)s"), {"status": status}
+    )

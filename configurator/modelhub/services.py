@@ -36,7 +36,7 @@ from configurator.modelhub.errors import (
     ModelLookupError,
 )
 from configurator.modelhub.models import HubModel
-from sizing.errors import ConfigError, SizingError, Value
+from sizing.errors import ConfigError, SizingError, Value, gettext_noop
 from sizing.model import ModelSpec, catalog_entry, from_catalog, spec_from_metadata
 
 if TYPE_CHECKING:
@@ -93,8 +93,10 @@ def validate_repo_id(repo_id: str) -> str:
     ):
         raise ModelLookupError(
             LookupFailure.INVALID_ID,
-            f"'{repo_id}' is not a Hugging Face model id of the form "
-            "owner/name (for example Qwen/Qwen3-32B-FP8)",
+            template=gettext_noop(
+                "%(model)r is not a Hugging Face model id of the form owner/name (for example "
+                "Qwen/Qwen3-32B-FP8)"
+            ),
             values={"model": repo_id},
         )
     return value
@@ -122,7 +124,9 @@ def _validate_revision(revision: str | None) -> str | None:
     if not REVISION_RE.match(value) or ".." in value:
         raise ModelLookupError(
             LookupFailure.REVISION_NOT_FOUND,
-            f"'{revision}' is not a revision: give a branch, tag or 40-digit commit",
+            template=gettext_noop(
+                "%(revision)r is not a revision: give a branch, tag or 40-digit commit"
+            ),
             field="revision",
             code="invalid_revision",
             values={"revision": str(revision)},
@@ -161,8 +165,10 @@ def model_lookup(repo_id: str, *, revision: str | None = None) -> ResolvedModel:
     if row is not None:
         return _from_row(row, origin="cache")
     if settings.HF_HUB_OFFLINE:
-        reason = "this installation does not contact the Hugging Face Hub (HF_HUB_OFFLINE)"
-        return _fallback(value, rev, reason=reason, kind=LookupFailure.OFFLINE)
+        offline = HubUnreachableError(
+            gettext_noop("this installation does not contact the Hugging Face Hub (HF_HUB_OFFLINE)")
+        )
+        return _fallback(value, rev, failure=offline, kind=LookupFailure.OFFLINE)
     # huggingface_hub is imported only when the Hub is really asked (a catalog model,
     # a cached one and offline mode never need it).
     from configurator.modelhub.hub import HubClient, fetch_with_deadline
@@ -175,7 +181,7 @@ def model_lookup(repo_id: str, *, revision: str | None = None) -> ResolvedModel:
     key = background.lookup_key(client, value, rev)
     failure = background.remembered_failure(key)
     if isinstance(failure, HubUnreachableError):
-        return _fallback(value, rev, reason=str(failure), kind=LookupFailure.UNREACHABLE)
+        return _fallback(value, rev, failure=failure, kind=LookupFailure.UNREACHABLE)
     if failure is not None:
         raise failure
     if background.in_background():
@@ -189,7 +195,7 @@ def model_lookup(repo_id: str, *, revision: str | None = None) -> ResolvedModel:
             meta = fetch_with_deadline(value, revision=rev, client=client)
         except HubUnreachableError as exc:
             background.remember_failure(key, exc)
-            return _fallback(value, rev, reason=str(exc), kind=LookupFailure.UNREACHABLE)
+            return _fallback(value, rev, failure=exc, kind=LookupFailure.UNREACHABLE)
         except ModelLookupError as exc:
             background.remember_failure(key, exc)
             raise
@@ -233,10 +239,25 @@ def _from_row(row: HubModel, *, origin: str, notice: str = "") -> ResolvedModel:
     )
 
 
+UNKNOWN_MODEL = {
+    LookupFailure.OFFLINE: gettext_noop(
+        "unknown model %(model)r: it is neither in the offline catalog nor in the cache, and "
+        "%(reason)s; pick a catalog model or upload its config.json"
+    ),
+    LookupFailure.UNREACHABLE: gettext_noop(
+        "unknown model %(model)r: it is neither in the offline catalog nor in the cache, and "
+        "%(reason)s; try again later, pick a catalog model or upload its config.json"
+    ),
+}
+"""The error of a model no source has, by why the Hub gave no answer; ``reason`` is the
+:class:`HubUnreachableError` clause (its template in ``reason_template``)."""
+
+
 def _fallback(
-    repo_id: str, revision: str | None, *, reason: str, kind: LookupFailure
+    repo_id: str, revision: str | None, *, failure: HubUnreachableError, kind: LookupFailure
 ) -> ResolvedModel:
     """An earlier cached revision or the catalog entry, with a notice; else an error."""
+    reason = str(failure)
     row = _first_or_none(HubModel.objects.for_repo(repo_id))
     asked = f" at revision '{revision}'" if revision else ""
     if row is not None:
@@ -252,13 +273,16 @@ def _fallback(
             "offline catalog's entry."
         )
         return ResolvedModel(spec=from_catalog(repo_id), origin="catalog", notice=notice)
-    retry = "try again later, " if kind is LookupFailure.UNREACHABLE else ""
     raise ModelLookupError(
         kind,
-        f"unknown model '{repo_id}'{asked}: it is neither in the offline catalog nor in the "
-        f"cache, and {reason}; {retry}pick a catalog model or upload its config.json",
+        template=UNKNOWN_MODEL[kind],
         code=f"unknown_model_{kind.value}",
-        values={"model": repo_id, "revision": revision or "", "reason": reason},
+        values={
+            "model": repo_id,
+            "reason": reason,
+            "reason_template": failure.template,
+            **failure.values,
+        },
     )
 
 
@@ -276,11 +300,11 @@ def _spec(found: HubModel | HubMetadata) -> ModelSpec:
             checkpoint_source=found.checkpoint_source or "Hugging Face Hub",
         )
     except SizingError as exc:
-        raise engine_error(exc, subject=repo_id, model=repo_id, field="model") from exc
+        raise engine_error(exc, model=repo_id, field="model") from exc
     except (TypeError, ValueError) as exc:
         raise ModelLookupError(
             LookupFailure.MALFORMED_CONFIG,
-            f"config.json of {repo_id} is malformed: {exc}",
+            template=gettext_noop("the config.json of %(model)s is malformed: %(detail)s"),
             values={"model": repo_id, "detail": str(exc)},
         ) from exc
 
@@ -298,44 +322,73 @@ VALUE_ERROR_CODES = frozenset(
 ``sizing.architecture``): reported as themselves, never as an unsupported architecture."""
 
 
-def engine_error(exc: SizingError, *, subject: str, model: str, field: str) -> ModelLookupError:
-    """The engine's error as a lookup error about ``subject`` (English) or ``model``.
+PRIVATE_MODEL = gettext_noop("the private model %(name)s")
+UNNAMED_PRIVATE_MODEL = gettext_noop("the private model")
+"""Who an error about an upload is about: a named private model, or an unnamed one."""
 
-    ``values`` name the model (``""`` for an unnamed upload) and whether it is an
-    upload (``private`` 1 or 0); the engine's own error is the ``cause``. A bad value
+SUBJECT_DETAIL = gettext_noop("%(subject)s: %(detail)s")
+"""An engine error about a model: whom it is about, then the engine's sentence."""
+
+
+def subject_template(private: bool, name: str) -> str:
+    """The English template naming the model an error is about: ``%(name)s`` alone for a
+    Hub model, :data:`PRIVATE_MODEL` or :data:`UNNAMED_PRIVATE_MODEL` for an upload."""
+    if not private:
+        return "%(name)s"
+    return PRIVATE_MODEL if name else UNNAMED_PRIVATE_MODEL
+
+
+def engine_error(exc: SizingError, *, model: str, field: str) -> ModelLookupError:
+    """The engine's error as a lookup error about ``model`` (the Hub id, or the name of
+    an upload, ``""`` when it has none).
+
+    ``values`` name the model, whether it is an upload (``private`` 1 or 0), the
+    ``subject`` in English (:func:`subject_template`) and the engine's sentence as
+    ``detail``; the engine's own error is the ``cause``. A bad value
     (:data:`VALUE_ERROR_CODES`) keeps the engine's code and values, so that a page words
     it as that field's error.
     """
-    values: dict[str, Value] = {"model": model, "private": int(field == "config")}
+    private = field == "config"
+    subject = subject_template(private, model) % {"name": model}
+    values: dict[str, Value] = {
+        "model": model,
+        "private": int(private),
+        "subject": subject,
+        "detail": exc.message,
+    }
     if exc.field == "weights":
         return ModelLookupError(
             LookupFailure.WEIGHTS_UNKNOWN,
-            f"the weight size of {subject} is unknown (no safetensors index, file sizes or "
-            "parameter count): give the weights in GiB",
-            field="weights_gib" if field == "config" else field,
+            template=gettext_noop(
+                "%(subject)s: the weight size is unknown (no safetensors index, file sizes or "
+                "parameter count); give the weights in GiB"
+            ),
+            field="weights_gib" if private else field,
             values=values,
             cause=exc,
         )
     if exc.code in VALUE_ERROR_CODES:
         return ModelLookupError(
             LookupFailure.MALFORMED_CONFIG,
-            f"{subject}: {exc.message}",
+            template=SUBJECT_DETAIL,
             field=field,
             code=exc.code,
-            values={**values, **dict(exc.values)},
+            values={**dict(exc.values), **values},
             cause=exc,
         )
     if isinstance(exc, ConfigError):
         return ModelLookupError(
             LookupFailure.UNSUPPORTED_ARCHITECTURE,
-            f"{subject} is not a text-generation architecture the engine can size: {exc.message}",
+            template=gettext_noop(
+                "%(subject)s is not a text-generation architecture the engine can size: %(detail)s"
+            ),
             field=field,
             values=values,
             cause=exc,
         )
     return ModelLookupError(
         LookupFailure.MALFORMED_CONFIG,
-        f"{subject}: {exc.message}",
+        template=SUBJECT_DETAIL,
         field=field,
         code="engine_error",
         values=values,

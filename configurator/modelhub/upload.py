@@ -9,11 +9,21 @@ from configurator.modelhub.errors import LookupFailure, ModelLookupError
 from configurator.modelhub.services import engine_error
 from configurator.uploads import MAX_CONFIG_BYTES as MAX_CONFIG_BYTES
 from configurator.uploads import JsonRefused, parse_json
-from sizing.errors import SizingError
+from sizing.errors import SizingError, gettext_noop
 from sizing.model import ModelSpec, spec_from_metadata
 from sizing.units import GIB
 
 MAX_WEIGHTS_GIB = 100_000.0
+
+JSON_REFUSED = {
+    "too_deep": gettext_noop(
+        "the config.json is nested too deeply to be a model config (%(detail)s)"
+    ),
+    "number_too_long": gettext_noop(
+        "the config.json holds a number too long to be a model's (%(detail)s)"
+    ),
+}
+"""The error of a config.json the JSON reader refuses, by :class:`JsonRefused` code."""
 
 
 def model_from_config_upload(
@@ -36,8 +46,10 @@ def model_from_config_upload(
     if len(config_text.encode("utf-8")) > MAX_CONFIG_BYTES:
         raise ModelLookupError(
             LookupFailure.MALFORMED_CONFIG,
-            f"the private model's config.json is larger than {MAX_CONFIG_BYTES:,} bytes; "
-            "upload the model's config.json, not its weights",
+            template=gettext_noop(
+                "the config.json is larger than %(max_bytes)s bytes: upload the model's "
+                "config.json, not its weights"
+            ),
             field="config",
             code="upload_too_large",
             values={"max_bytes": MAX_CONFIG_BYTES},
@@ -48,15 +60,17 @@ def model_from_config_upload(
         if exc.code == "not_json":
             raise ModelLookupError(
                 LookupFailure.MALFORMED_CONFIG,
-                f"the private model's config.json is not valid JSON: {exc.detail} at line "
-                f"{exc.line}, column {exc.column}",
+                template=gettext_noop(
+                    "the config.json is not valid JSON: error at line %(line)s, column "
+                    "%(column)s (%(detail)s)"
+                ),
                 field="config",
                 code="upload_not_json",
                 values={"detail": exc.detail, "line": exc.line, "column": exc.column},
             ) from None
         raise ModelLookupError(
             LookupFailure.MALFORMED_CONFIG,
-            f"the private model's config.json is not read: {exc.detail}",
+            template=JSON_REFUSED[exc.code],
             field="config",
             code=f"upload_{exc.code}",
             values={"detail": exc.detail},
@@ -64,7 +78,7 @@ def model_from_config_upload(
     if not isinstance(config, dict):
         raise ModelLookupError(
             LookupFailure.MALFORMED_CONFIG,
-            "the private model's config.json must hold a JSON object ({...})",
+            template=gettext_noop("the config.json must hold a JSON object ({...})"),
             field="config",
             code="upload_not_object",
         )
@@ -72,7 +86,7 @@ def model_from_config_upload(
     if len(name) > 200:
         raise ModelLookupError(
             LookupFailure.INVALID_ID,
-            "the model name must be at most 200 characters",
+            template=gettext_noop("the model name must be at most %(max)s characters"),
             field="model_name",
             code="model_name_too_long",
             values={"max": 200},
@@ -82,8 +96,7 @@ def model_from_config_upload(
         if not math.isfinite(weights_gib) or not 0 < weights_gib <= MAX_WEIGHTS_GIB:
             raise ModelLookupError(
                 LookupFailure.WEIGHTS_UNKNOWN,
-                f"the weights must be between 0 and {MAX_WEIGHTS_GIB:,.0f} GiB, "
-                f"got {weights_gib:g}",
+                template=gettext_noop("the weights must be between 0 and %(max)s GiB, got %(got)s"),
                 field="weights_gib",
                 code="weights_range",
                 values={"max": MAX_WEIGHTS_GIB, "got": weights_gib},
@@ -98,13 +111,11 @@ def model_from_config_upload(
             checkpoint_source=f"{weights_gib:g} GiB as given" if weights_gib else "",
         )
     except SizingError as exc:
-        shown = private_display_name(name)
-        subject = f"the private model {shown}" if shown else "the private model"
-        raise engine_error(exc, subject=subject, model=shown, field="config") from exc
+        raise engine_error(exc, model=private_display_name(name), field="config") from exc
     except (TypeError, ValueError) as exc:
         raise ModelLookupError(
             LookupFailure.MALFORMED_CONFIG,
-            f"the private model's config.json is malformed: {exc}",
+            template=gettext_noop("the config.json is malformed: %(detail)s"),
             field="config",
             code="upload_malformed",
             values={"detail": str(exc)},

@@ -61,7 +61,11 @@ def test_weights_come_from_the_parameter_count_when_not_given() -> None:
 @pytest.mark.parametrize(
     ("text", "field", "phrase"),
     [
-        ('{"model_type": "qwen3",', "config", "not valid JSON: Expecting"),
+        (
+            '{"model_type": "qwen3",',
+            "config",
+            "not valid JSON: error at line 1, column 24 (Expecting",
+        ),
         ("[1, 2, 3]", "config", "must hold a JSON object"),
         ("x" * (MAX_CONFIG_BYTES + 1), "config", "larger than 1,000,000 bytes"),
         (
@@ -132,7 +136,7 @@ def test_size_command_with_config_file(tmp_path: Path) -> None:
         ([], "--model/--config"),
         (["--model", "Qwen/Qwen3-32B-FP8", "--weights-gib", "3"], "--model-name/--weights-gib"),
         (["--config", "{missing}"], "--config: cannot read"),
-        (["--config", "{bad}"], "--config: the private model's config.json is not valid JSON"),
+        (["--config", "{bad}"], "--config: the config.json is not valid JSON"),
         (["--config", "{path}", "--weights-gib", "-1"], "--weights-gib"),
     ],
 )
