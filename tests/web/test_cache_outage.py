@@ -25,10 +25,11 @@ CONTACT = {"name": "Dana", "company": "Beispiel GmbH", "email": "d@example.com",
 def dead_cache(settings: Any) -> None:
     settings.HF_HUB_OFFLINE = True
     settings.CACHES = {
+        **settings.CACHES,  # the per-process fragment cache stays
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": f"redis://127.0.0.1:{free_port()}/0",
-        }
+        },
     }
 
 
