@@ -167,35 +167,46 @@ class _Queue(Generic[P]):
         return floor, request, base
 
 
+def _refused(gpu_slug: str) -> tuple[str, str] | None:
+    """(binding, message) when no chassis takes ``gpu_slug`` or it has no measured
+    prefill (every plan on it would rest on a guess,
+    :func:`sizing.performance.calibration.prefill_class`), else ``None``."""
+    gpu = catalog.gpu(gpu_slug)
+    try:
+        check_gpu_cooling(chassis_for(gpu.slug), gpu)
+    except InfeasibleError as exc:
+        return exc.binding, exc.message
+    try:
+        prefill_class(gpu.slug, gpu.name)  # what every plan's TTFT on it rests on
+    except NoMeasuredBasis as exc:
+        return NO_BASIS, exc.message
+    return None
+
+
 def _seed_queue(
     request: PlanRequest,
     gpu_slugs: Iterable[str],
     gpus_per_node: Sequence[int],
     price: PriceFn[P],
 ) -> tuple[_Queue[P], list[Rejection], list[str]]:
-    """The base configurations, priced by their floors; those whose GPU no chassis
-    takes, or whose GPU has no measured prefill (the TTFT of every plan on it would be a
-    guess, :func:`sizing.performance.calibration.prefill_class`), are rejected before
-    they are sized, those whose floor is not priced listed as unpriced. The floor
-    depends on the GPU type, count and platform only (:func:`floor_price`), so the NVMe
-    on and off configurations share one."""
+    """The base configurations, priced by their floors; those whose GPU type is refused
+    (:func:`_refused`, checked once per type) are rejected before they are sized, those
+    whose floor is not priced listed as unpriced. The floor depends on the GPU type,
+    count and platform only (:func:`floor_price`), so the NVMe on and off
+    configurations share one."""
     queue: _Queue[P] = _Queue()
     rejected: list[Rejection] = []
     unpriced: list[str] = []
     floors: dict[tuple[str, int, str], Any] = {}
+    refused: dict[str, tuple[str, str] | None] = {}  # per GPU type: (binding, message)
     for candidate in candidates(request, gpu_slugs, gpus_per_node):
-        try:
-            gpu = catalog.gpu(candidate.workload.gpu)
-            check_gpu_cooling(chassis_for(gpu.slug), gpu)
-        except InfeasibleError as exc:
+        slug = candidate.workload.gpu
+        if slug not in refused:
+            refused[slug] = _refused(slug)
+        why = refused[slug]
+        if why is not None:
             queue.priced += 1
-            rejected.append(rejection(candidate, exc.binding, exc.message))
-            continue
-        try:
-            prefill_class(gpu.slug, gpu.name)  # what every plan's TTFT on it rests on
-        except NoMeasuredBasis as exc:
-            queue.priced += 1
-            rejected.append(rejection(candidate, NO_BASIS, exc.message))
+            rejected.append(rejection(candidate, *why))
             continue
         work = candidate.workload
         key = (work.gpu, work.gpus_per_node, candidate.platform_slug)
