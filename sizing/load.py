@@ -82,41 +82,42 @@ class ServiceTable:
 
     rows: tuple[TurnTimes, ...]
     outcomes: tuple[tuple[float, float, int], ...] = ()
-    _last: list[tuple[TierHits, list[float], list[float]]] = field(
+    _last: list[tuple[TierHits, list[float], list[float], tuple[float, float, float]]] = field(
         default_factory=list, compare=False, repr=False
     )
 
-    def _mix(self, hits: TierHits) -> tuple[list[float], list[float]]:
+    def _mix(self, hits: TierHits) -> tuple[list[float], list[float], tuple[float, float, float]]:
         """The times (ms) and probabilities of the outcomes ``hits`` gives a share, in
-        time order; the last ``hits`` asked for is kept (:func:`replica_load` asks for
-        the moments and the percentile of the same)."""
+        time order, and their :meth:`moments`; the last ``hits`` asked for is kept
+        (:func:`replica_load` asks for the moments and the percentile of the same)."""
         last = self._last[-1] if self._last else None  # one read: safe beside threads
         if last is not None and last[0] is hits:
-            return last[1], last[2]
+            return last[1], last[2], last[3]
         shares = (hits.gpu, hits.cpu, hits.nvme, hits.shared, hits.miss, 1.0)
         times: list[float] = []
         probs: list[float] = []
-        for ms, weight, outcome in self.outcomes:
-            p = weight * shares[outcome]
-            if p > 0:
-                times.append(ms)
-                probs.append(p)
-        self._last[:] = [(hits, times, probs)]
-        return times, probs
-
-    def moments(self, hits: TierHits) -> tuple[float, float, float]:
-        """Mean service time (s), its second moment (s²) and its 95th percentile (ms)
-        when returns hit as ``hits`` says."""
         mean = second = acc = 0.0
         p95 = 0.0
-        for ms, p in zip(*self._mix(hits), strict=True):
+        for ms, weight, outcome in self.outcomes:
+            p = weight * shares[outcome]
+            if p <= 0:
+                continue
+            times.append(ms)
+            probs.append(p)
             seconds = ms / 1e3
             mean += p * seconds
             second += p * seconds * seconds
             if acc < 0.95 - 1e-12:
                 p95 = ms
             acc += p
-        return mean, second, p95
+        moments = (mean, second, p95)
+        self._last[:] = [(hits, times, probs, moments)]
+        return times, probs, moments
+
+    def moments(self, hits: TierHits) -> tuple[float, float, float]:
+        """Mean service time (s), its second moment (s²) and its 95th percentile (ms)
+        when returns hit as ``hits`` says."""
+        return self._mix(hits)[2]
 
     def p95_with_wait(
         self, hits: TierHits, rho: float, wait_mean_ms: float, service_p95: float, wait_p95: float
@@ -135,7 +136,7 @@ class ServiceTable:
         # prefix and suffix sums once, then each t costs a bisection. Every t tried lies
         # in [lo, top] and (top − lo) × rate ≤ W₉₅ × rate = ln(ρ / 0.05) ≤ ln 20, so the
         # factor e^{(top − t) rate} stays below 20.
-        times, probs = self._mix(hits)
+        times, probs, _moments = self._mix(hits)
         exp = math.exp
         below = [0.0]  # Σ_{i<k} pᵢ e^{(sᵢ − top) rate}
         acc = 0.0
