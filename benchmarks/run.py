@@ -2,6 +2,9 @@
 
 Each module ``benchmarks/bench_*.py`` defines ``run() -> list[Result]``; a result names
 the figure, its value with unit, and the target it is measured against.
+``python -m benchmarks.run bench_x bench_y`` runs those modules only: their rows replace
+the rows of the same area and figure in the table, every other row and section stays,
+and the run is noted with its machine and load under "Rows measured again".
 """
 
 from __future__ import annotations
@@ -56,6 +59,65 @@ def _kept_sections(path: Path) -> str:
     return "" if start < 0 else text[start:]
 
 
+def _row(r: Result) -> str:
+    return f"| {r.area} | {r.figure} | {r.value} | {r.target} | {'yes' if r.met else 'no'} |"
+
+
+def _merged_rows(path: Path, results: list[Result]) -> list[str]:
+    """The table rows of ``path`` with those of ``results`` put in place: a row of the
+    same area and figure is replaced, a new one added after the last row of its area
+    (or at the end), every other row kept as measured before."""
+    old = (
+        [
+            line
+            for line in (path.read_text(encoding="utf-8").split("\n## ")[0].splitlines())
+            if line.startswith("| ") and not line.startswith("| area |")
+        ]
+        if path.exists()
+        else []
+    )
+    rows = list(old)
+    for r in results:
+        key = f"| {r.area} | {r.figure} |"
+        same = [i for i, line in enumerate(rows) if line.startswith(key)]
+        if same:
+            rows[same[0]] = _row(r)
+            continue
+        area = [i for i, line in enumerate(rows) if line.startswith(f"| {r.area} |")]
+        rows.insert(area[-1] + 1 if area else len(rows), _row(r))
+    return rows
+
+
+RERUN_HEADING = "## Rows measured again"
+"""The section of ``docs/benchmarks.md`` that lists runs of some modules only."""
+
+TABLE_HEADER = ("| area | figure | value | target | met |", "|---|---|---|---|---|")
+
+
+def _rewrite_rows(path: Path, results: list[Result], only: list[str], load_before: str) -> None:
+    """Put the rows of a run of some modules (``only``) into ``path``'s table in place,
+    keep the rest of the file, and note the run under :data:`RERUN_HEADING`."""
+    text = path.read_text(encoding="utf-8")
+    head, sep, rest = text.partition("\n## ")
+    table = [line for line in head.splitlines() if line.startswith("|")]
+    rows = _merged_rows(path, results)
+    first = head.index(table[0]) if table else len(head)
+    last = head.index(table[-1]) + len(table[-1]) if table else len(head)
+    head = head[:first] + "\n".join([*TABLE_HEADER, *rows]) + head[last:]
+    now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    note = (
+        f"- {now}, `python -m benchmarks.run {' '.join(only)}`: {machine()}; load average "
+        f"{load_before} at the start, {load_average()} at the end."
+    )
+    body = sep + rest
+    if RERUN_HEADING in body:
+        body = body.replace(RERUN_HEADING + "\n\n", RERUN_HEADING + "\n\n" + note + "\n", 1)
+    else:
+        body += f"\n{RERUN_HEADING}\n\n{note}\n"
+    path.write_text(head + body, encoding="utf-8")
+    print("\n".join(rows))
+
+
 def load_average() -> str:
     """The 1-, 5- and 15-minute load averages, as ``/proc/loadavg`` gives them."""
     try:
@@ -82,6 +144,10 @@ def main() -> int:
         except Exception as exc:  # one broken benchmark must not discard the others' figures
             print(f"{info.name} failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
             results.append(Result(info.name, f"failed: {type(exc).__name__}", "-", "-", False))
+    out = ROOT / "docs" / "benchmarks.md"
+    if only and out.exists():
+        _rewrite_rows(out, results, only, load_before)
+        return 0
     lines = [
         "# Benchmarks",
         "",
@@ -97,14 +163,9 @@ def main() -> int:
         "processes' CPU time from `os.wait4` in the same run. Latencies under load are wall",
         "time by nature.",
         "",
-        "| area | figure | value | target | met |",
-        "|---|---|---|---|---|",
+        *TABLE_HEADER,
     ]
-    lines += [
-        f"| {r.area} | {r.figure} | {r.value} | {r.target} | {'yes' if r.met else 'no'} |"
-        for r in results
-    ]
-    out = ROOT / "docs" / "benchmarks.md"
+    lines += [_row(r) for r in results]
     out.write_text("\n".join(lines) + "\n" + _kept_sections(out), encoding="utf-8")
     print("\n".join(lines))
     return 0
