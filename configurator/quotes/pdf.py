@@ -13,6 +13,7 @@ collected every :data:`RENDER_GC_THRESHOLD` allocations instead (one collection,
 
 from __future__ import annotations
 
+import base64
 import gc
 import re
 import threading
@@ -66,6 +67,22 @@ def quote_html(document: QuoteDocument) -> str:
     return _BEFORE_BLOCK_TAG.sub("><", html)
 
 
+_INLINE_SVG = re.compile(r"<svg\b.*?</svg>", re.S)
+
+
+def _svg_as_image(match: re.Match[str]) -> str:
+    data = base64.b64encode(match.group(0).encode()).decode("ascii")
+    return f'<img class="chart-image" src="data:image/svg+xml;base64,{data}" alt="">'
+
+
+def charts_as_images(html: str) -> str:
+    """``html`` with each inline ``<svg>`` chart handed to WeasyPrint as an SVG image of
+    its own size: the image is parsed by the XML parser, not the HTML tokenizer, and its
+    elements stay out of the CSS cascade; it is drawn the same, text included (about 5 %
+    of the four-alternative draft's CPU)."""
+    return _INLINE_SVG.sub(_svg_as_image, html)
+
+
 RENDER_GC_THRESHOLD = 100_000
 """Allocations between two collections of the youngest generation while a PDF renders
 (Python's default: 700); the objects left over are collected at the next one after."""
@@ -101,7 +118,7 @@ def quote_pdf_render(document: QuoteDocument) -> bytes:
         KeyError: ``document`` lacks a required key.
     """
     with _rendering_gc():
-        html = HTML(string=quote_html(document), base_url=f"{static_dir()}/")
+        html = HTML(string=charts_as_images(quote_html(document)), base_url=f"{static_dir()}/")
         pdf: bytes | None = html.write_pdf(stylesheets=[_stylesheet()], font_config=_font_config())
     if pdf is None:  # only when a target is given, which is never the case here
         raise RuntimeError("WeasyPrint returned no PDF")

@@ -31,13 +31,21 @@ from configurator.quotes.terms import SELLER
 
 RENDERER_FILES = (
     "templates/pdf/**/*",
+    "templates/inquiries/_note.html",
+    "templates/inquiries/_ttft_chart.svg",
+    "templates/inquiries/_traffic_chart.svg",
     "static/css/print.css",
     "static/fonts/*",
     "configurator/quotes/**/*.py",
+    "configurator/inquiries/templatetags/*.py",
+    "configurator/inquiries/ttft_chart.py",
+    "configurator/inquiries/traffic_chart.py",
     "configurator/**/locale/*/LC_MESSAGES/*.mo",
     "sizing/**/*.py",
 )
-"""What turns a document into a PDF, as globs under ``BASE_DIR``."""
+"""What turns a document into a PDF, as globs under ``BASE_DIR``: the PDF templates and
+the estimate's templates they include, the template tags they load and the chart
+geometry the document's charts are drawn from."""
 
 
 @cache

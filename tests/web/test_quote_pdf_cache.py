@@ -6,15 +6,19 @@ The seed example's inquiry and prices come from tests/quote_factories.py.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
+from configurator.inquiries import traffic_chart, ttft_chart
 from configurator.quotes.document import document_from_quote
 from configurator.quotes.models import Quote, QuotePdf
-from configurator.quotes.pdf_cache import content_key, quote_pdf_refresh
+from configurator.quotes.pdf_cache import RENDERER_FILES, content_key, quote_pdf_refresh
 from configurator.quotes.services import (
     quote_create_from_inquiry,
     quote_issue,
@@ -85,3 +89,26 @@ def test_the_key_follows_the_content() -> None:
     document = document_from_quote(quote)
     assert content_key(document) == content_key(document_from_quote(quote))
     assert content_key({**document, "notes": "Lieferung in KW 3"}) != content_key(document)
+
+
+def test_the_renderer_covers_every_template_tag_library_and_chart_the_pdf_uses() -> None:
+    # A deployment that changes any of them must give every quote a new key, or the
+    # download serves a PDF drawn by the old code.
+    base = Path(settings.BASE_DIR)
+    covered = {p for pattern in RENDERER_FILES for p in base.glob(pattern)}
+    templates, libraries = ["pdf/quote.html"], set()
+    for name in templates:  # grows as includes are found
+        text = (base / "templates" / name).read_text(encoding="utf-8")
+        assert base / "templates" / name in covered, name
+        for include in re.findall(r'{%\s*include\s+"([^"]+)"', text):
+            if include not in templates:
+                templates.append(include)
+        for load in re.findall(r"{%\s*load\s+([^%]+)%}", text):
+            libraries.update(load.split())
+    assert {"inquiries/_note.html", "inquiries/_ttft_chart.svg"} <= set(templates)
+    ours = {lib: list(base.glob(f"configurator/*/templatetags/{lib}.py")) for lib in libraries}
+    assert {"quote_format", "measurements", "verdict_notes"} <= {k for k, v in ours.items() if v}
+    for lib, paths in ours.items():
+        assert all(path in covered for path in paths), lib
+    for module in (ttft_chart, traffic_chart):
+        assert Path(module.__file__ or "") in covered, module.__name__
