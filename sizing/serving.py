@@ -44,14 +44,13 @@ from sizing.tier_reads import read_rates
 from sizing.traffic import (
     DEFAULT_TPOT_MS,
     DEFAULT_TTFT_P95_MS,
-    Assumption,
     Traffic,
-    assumption_notes,
     busy_hour_stream,
     conversation_shape,
     gaps,
     validate_targets,
 )
+from sizing.traffic_assumptions import Assumption, assumption_notes
 from sizing.units import GB
 from sizing.verdict import Note
 
@@ -220,7 +219,7 @@ def serve(
             reload_bytes_per_return=mean_history * bpt,
             new_kv_bytes_per_s_per_node=stream.new_tokens_per_s * bpt / cluster.nodes,
         )
-    notes_of_defaults = assumption_notes(traffic, shape, gap)
+    notes_of_defaults = assumption_notes(traffic, shape, gap, sized_ms=(ttft_target, tpot_target))
     benefit = judge(
         scale=replace(sc, final=final),
         table=table,

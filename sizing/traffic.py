@@ -1,7 +1,7 @@
 """The traffic a customer's users make: turns, gaps, tokens per turn, the busy hour, targets.
 
 Every input has a default a customer can leave alone; each default is stated as an
-assumption on the page and in the summary (:func:`assumption_notes`):
+assumption on the page and in the summary (:mod:`sizing.traffic_assumptions`):
 
 - **Turns per conversation** 8: a planning assumption that lets the seed's conversation
   of up to 8K tokens grow 1K tokens a turn.
@@ -325,75 +325,3 @@ def busy_hour_stream(
     gap)`` per second (module docstring)."""
     active = users * traffic.busy_hour_active_share
     return ReferenceStream(active / (shape.turns * gap.mean_s), shape, gap)
-
-
-ASSUMPTION_TEXTS = {
-    "turns": "{turns} turns per conversation",
-    "gap_profile": "time between turns of the {profile} profile: median {median_s:g} s, "
-    "p90 {p90_s:g} s ({source})",
-    "tokens_per_turn": "{prompt:,} new prompt and {output:,} output tokens per turn",
-    "busy_hour": "every user is active in the busiest hour",
-    "targets": "targets TTFT p95 {ttft_ms:,.0f} ms and TPOT {tpot_ms:,.0f} ms "
-    "(MLPerf Inference server scenario)",
-}
-"""The English sentence of each :class:`Assumption` code (module docstring: the defaults
-and their sources)."""
-
-
-@dataclass(frozen=True)
-class Assumption:
-    """One traffic default the plan relied on, as a code with its figures, so that a page
-    can word it in the reader's language; :attr:`text` is the English sentence.
-
-    Attributes:
-        code: a key of :data:`ASSUMPTION_TEXTS`.
-        values: the figures the sentence quotes, by name.
-    """
-
-    code: str
-    values: tuple[tuple[str, int | float | str], ...] = ()
-
-    @property
-    def text(self) -> str:
-        """The English sentence."""
-        return ASSUMPTION_TEXTS[self.code].format(**dict(self.values))
-
-
-def assumption_notes(
-    traffic: Traffic, shape: ConversationShape, gap: GapDistribution
-) -> tuple[Assumption, ...]:
-    """The defaults this traffic relied on (empty when the customer set every input).
-
-    Codes: ``turns``, ``gap_profile`` (``profile`` is a key of
-    :data:`~sizing.return_gaps.PROFILES`), ``tokens_per_turn``, ``busy_hour`` and
-    ``targets`` (both targets at their defaults).
-    """
-    out = []
-    if traffic.turns == DEFAULT_TURNS:
-        out.append(Assumption("turns", (("turns", DEFAULT_TURNS),)))
-    if traffic.gap_median_s is None:
-        out.append(
-            Assumption(
-                "gap_profile",
-                (
-                    ("profile", gap.name),
-                    ("median_s", gap.median_s),
-                    ("p90_s", gap.p90_s),
-                    ("source", gap.source),
-                ),
-            )
-        )
-    if traffic.new_prompt_tokens is None or traffic.output_tokens is None:
-        out.append(
-            Assumption(
-                "tokens_per_turn",
-                (("prompt", shape.new_prompt_tokens), ("output", shape.output_tokens)),
-            )
-        )
-    if traffic.busy_hour_active_share == DEFAULT_BUSY_HOUR_SHARE:
-        out.append(Assumption("busy_hour"))
-    if traffic.ttft_p95_ms == DEFAULT_TTFT_P95_MS and traffic.tpot_ms == DEFAULT_TPOT_MS:
-        out.append(
-            Assumption("targets", (("ttft_ms", DEFAULT_TTFT_P95_MS), ("tpot_ms", DEFAULT_TPOT_MS)))
-        )
-    return tuple(out)
