@@ -83,27 +83,27 @@ def run() -> list[Result]:
     standard = cpu_samples(lambda: quote_pdf_render(_document(1)), 5).median / 1e3
     four = cpu_samples(lambda: quote_pdf_render(_document(4)), 5).median / 1e3
     inquiry, download, download_p95, alternatives = _inquiry_draft(30)
-    fonts = f"fonts subset with {_subsetter()}"
+    fonts = f"fonts subset by {_subsetter()}"
     return [
         Result(
             "pdf",
-            f"standard quote PDF, CPU (median; {fonts})",
-            f"{standard:.2f} s",
+            "standard quote PDF, CPU (median)",
+            f"{standard:.2f} s ({fonts})",
             "< 1.5 s",
             standard < 1.5,
         ),
         Result(
             "pdf",
-            f"draft with 4 alternatives, no traffic charts, CPU (median; {fonts})",
-            f"{four:.2f} s",
+            "draft with 4 alternatives, no traffic charts, CPU (median)",
+            f"{four:.2f} s ({fonts})",
             "<= 0.8 s",
             four <= 0.8,
         ),
         Result(
             "pdf",
             f"draft with {alternatives} alternatives made from an inquiry, traffic charts "
-            f"included, CPU (median; {fonts})",
-            f"{inquiry:.2f} s",
+            "included, CPU (median)",
+            f"{inquiry:.2f} s ({fonts})",
             "<= 0.8 s",
             inquiry <= 0.8,
         ),

@@ -85,7 +85,7 @@ def charts_as_images(html: str) -> str:
 
 RENDER_GC_THRESHOLD = 100_000
 """Allocations between two collections of the youngest generation while a PDF renders
-(Python's default: 700); the objects left over are collected at the next one after."""
+(Python's default: 700); the objects left over are collected when the rendering ends."""
 
 _gc_lock = threading.Lock()
 _gc_renderings = 0
@@ -95,7 +95,8 @@ _gc_saved: tuple[int, int, int] = gc.get_threshold()
 @contextmanager
 def _rendering_gc() -> Iterator[None]:
     """Raise the youngest generation's threshold while any thread renders; the first
-    rendering to start saves the process's thresholds and the last to end restores them."""
+    rendering to start saves the process's thresholds, the last to end restores them and
+    collects the youngest generation."""
     global _gc_renderings, _gc_saved
     with _gc_lock:
         if _gc_renderings == 0:
@@ -109,6 +110,7 @@ def _rendering_gc() -> Iterator[None]:
             _gc_renderings -= 1
             if _gc_renderings == 0:
                 gc.set_threshold(*_gc_saved)
+                gc.collect(0)  # what is left over, here rather than in the next caller
 
 
 def quote_pdf_render(document: QuoteDocument) -> bytes:

@@ -7,6 +7,7 @@ Expected figures: the seed example (DESIGN §3: 24 × 48 GB, vLLM --kv-offloadin
 
 from __future__ import annotations
 
+import gc
 import io
 import re
 import shutil
@@ -24,7 +25,7 @@ from pypdf import PdfReader
 from configurator.catalog.models import Price
 from configurator.quotes.document import document_from_quote
 from configurator.quotes.models import Quote
-from configurator.quotes.pdf import quote_pdf_render
+from configurator.quotes.pdf import RENDER_GC_THRESHOLD, quote_pdf_render
 from configurator.quotes.services import quote_create_from_inquiry, quote_issue, quote_line_add
 from configurator.verification.models import VerificationReport, VerificationStatus
 from tests.conftest import ci_requires
@@ -127,6 +128,28 @@ def test_fonts_are_embedded() -> None:
     for ref in fonts.values():
         descriptor = ref.get_object()["/DescendantFonts"][0].get_object()["/FontDescriptor"]
         assert "/FontFile2" in descriptor or "/FontFile3" in descriptor
+
+
+def test_a_rendering_collects_garbage_rarely_and_restores_the_thresholds() -> None:
+    document = document_from_quote(issued_quote())
+    before = gc.get_threshold()
+    thresholds: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            thresholds.append(gc.get_threshold()[0])
+
+    gc.collect()  # none is due when the rendering starts
+    gc.callbacks.append(seen)
+    try:
+        quote_pdf_render(document)
+    finally:
+        gc.callbacks.remove(seen)
+    assert gc.get_threshold() == before
+    # The seed quote's four alternatives: at the default threshold (700) some 200
+    # collections; at RENDER_GC_THRESHOLD a few, and one of what is left at the end.
+    assert 1 <= len(thresholds) < 20
+    assert thresholds.count(RENDER_GC_THRESHOLD) == len(thresholds) - 1
 
 
 def test_bom_table_headers_repeat_on_every_page() -> None:
