@@ -7,9 +7,10 @@ so an unchanged quote has an unchanged key and its stored PDF (:class:`QuotePdf`
 served as it is; any change to the quote, to its verification, to the day a draft is
 dated, or a deployment that changes the renderer, gives a new key and a new rendering.
 
-Rendering takes about a second of CPU, so it happens in a Celery task when a quote is
-created, changed or issued (:func:`configurator.quotes.tasks.quote_pdf_schedule`), not
-in the presales user's request. A download finds the stored PDF; when the task has not
+Rendering a four-alternative draft takes some 0.7 s of CPU (``docs/benchmarks.md``), so
+it happens in a Celery task when a quote is created, changed or issued
+(:func:`configurator.quotes.tasks.quote_pdf_schedule`), not in the presales user's
+request. A download finds the stored PDF; when the task has not
 finished yet (or no worker runs), the download renders it once and stores it for the
 next one.
 """
