@@ -1,7 +1,11 @@
 """Defensive reading of what clients upload: body size first, then bounded JSON.
 
-- :func:`body_too_large` refuses a request by its declared ``Content-Length`` before
-  Django reads the body (a multipart upload is otherwise streamed to disk whole).
+- :func:`body_too_large` tells by its declared ``Content-Length`` whether a request's
+  body is over the public limit, before Django reads it. :func:`read_oversized_body`
+  then lets Django read it with :class:`ConfigSizedUploadHandler`, which keeps a file
+  only up to :data:`MAX_CONFIG_BYTES` (a multipart upload is otherwise streamed to disk
+  whole), so that the form can refuse the file at its field and keep the other inputs.
+  A body over :data:`PUBLIC_MAX_READ_BYTES` is not read at all.
 - :func:`parse_json` parses JSON text with limits on nesting depth and on the length of
   a number, so that neither Python's recursion limit nor its 4,300-digit limit on
   int conversion (``sys.set_int_max_str_digits``) turns an upload into a 500.
@@ -9,9 +13,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 from typing import Any
 
+from django.core.files.uploadedfile import InMemoryUploadedFile
+from django.core.files.uploadhandler import FileUploadHandler
 from django.http import HttpRequest
 
 MAX_CONFIG_BYTES = 1_000_000
@@ -23,6 +31,9 @@ MAX_NUMBER_CHARS = 100
 """Characters one JSON number may have (a float64 needs at most 24)."""
 PUBLIC_MAX_BODY_BYTES = 1_500_000
 """A public form's body: a 1 MB config.json plus the fields and multipart framing."""
+PUBLIC_MAX_READ_BYTES = 16 * 2**20
+"""A public form's body larger than this (16 MiB) is not read: its file cannot be a
+config.json, and reading it would only cost time."""
 
 
 class JsonRefused(ValueError):
@@ -94,3 +105,48 @@ def body_too_large(request: HttpRequest, max_bytes: int = PUBLIC_MAX_BODY_BYTES)
         return int(request.META.get("CONTENT_LENGTH") or 0) > max_bytes
     except ValueError:
         return True
+
+
+class ConfigSizedUploadHandler(FileUploadHandler):
+    """Keeps each uploaded file in memory up to :data:`MAX_CONFIG_BYTES`; a larger one
+    arrives as an empty file that carries its true ``size`` (the form refuses it by
+    size). Nothing goes to disk, and a request keeps at most
+    ``DATA_UPLOAD_MAX_NUMBER_FILES`` × 1 MB of file data (its body is at most
+    :data:`PUBLIC_MAX_READ_BYTES` anyway)."""
+
+    def new_file(self, *args: Any, **kwargs: Any) -> None:
+        """Start an empty buffer for the file that begins."""
+        super().new_file(*args, **kwargs)
+        self._kept = io.BytesIO()
+
+    def receive_data_chunk(self, raw_data: bytes, start: int) -> None:
+        """Keep ``raw_data`` while the file is within the limit; pass nothing on."""
+        if start + len(raw_data) <= MAX_CONFIG_BYTES:
+            self._kept.write(raw_data)
+
+    def file_complete(self, file_size: int) -> InMemoryUploadedFile:
+        """The file of ``file_size`` bytes: its content, or none when over the limit."""
+        kept = self._kept if file_size <= MAX_CONFIG_BYTES else io.BytesIO()
+        kept.seek(0)
+        return InMemoryUploadedFile(
+            kept,
+            self.field_name,
+            self.file_name,
+            self.content_type,
+            file_size,
+            self.charset,
+            self.content_type_extra,
+        )
+
+
+def read_oversized_body(request: HttpRequest) -> bool:
+    """Prepare ``request``, whose body is over the public limit, to be read with
+    :class:`ConfigSizedUploadHandler` only; ``False`` (leave it unread) when it declares
+    more than :data:`PUBLIC_MAX_READ_BYTES`. Call before ``request.POST`` is read."""
+    if body_too_large(request, PUBLIC_MAX_READ_BYTES):
+        return False
+    # AttributeError: read already (Django's CSRF check reads a form post without the
+    # token header), with the default handlers
+    with contextlib.suppress(AttributeError):
+        request.upload_handlers = [ConfigSizedUploadHandler(request)]
+    return True

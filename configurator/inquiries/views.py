@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import logging
 from typing import Any
 
 from django.conf import settings
+from django.core.files.uploadedfile import InMemoryUploadedFile
 from django.db import DatabaseError
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.datastructures import MultiValueDict
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -25,7 +28,7 @@ from configurator.inquiries.services import (
     inquiry_rate_count,
     inquiry_rate_limited,
 )
-from configurator.uploads import body_too_large
+from configurator.uploads import body_too_large, read_oversized_body
 from configurator.web import HtmxHttpRequest
 from sizing import catalog
 
@@ -124,13 +127,24 @@ def _too_many(request: HttpRequest) -> HttpResponse:
     return response
 
 
-def _too_large() -> HttpResponse:
-    """413 for a body over :data:`~configurator.uploads.PUBLIC_MAX_BODY_BYTES` (unread)."""
-    return HttpResponse(
-        _("The request is too large: a config.json may have at most 1 MB."),
-        status=413,
-        content_type="text/plain; charset=utf-8",
-    )
+def _posted_form(request: HttpRequest) -> tuple[WorkloadForm, QueryDict, int | None]:
+    """The posted workload form, the posted fields, and 413 when the body is over
+    :data:`~configurator.uploads.PUBLIC_MAX_BODY_BYTES` (else ``None``).
+
+    Such a body is read without keeping a file over 1 MB
+    (:func:`~configurator.uploads.read_oversized_body`), so that the form refuses the
+    file at its field and keeps the other inputs; a body too large to read at all gives
+    the default workload with that file error.
+    """
+    if not body_too_large(request):
+        return WorkloadForm(request.POST, request.FILES), request.POST, None
+    if read_oversized_body(request):
+        return WorkloadForm(request.POST, request.FILES), request.POST, 413
+    size = int(request.META.get("CONTENT_LENGTH") or 0)
+    unread = InMemoryUploadedFile(io.BytesIO(), "config_file", "unread", None, size, None)
+    data = {**WorkloadForm.defaults(), "model": ""}
+    form = WorkloadForm(data, MultiValueDict({"config_file": [unread]}))
+    return form, QueryDict(), 413
 
 
 @require_POST
@@ -139,17 +153,15 @@ def estimate(request: HtmxHttpRequest) -> HttpResponse:
 
     Rate-limited per client (``settings.RATE_LIMITS["estimate"]``): 429 beyond it.
     """
-    if body_too_large(request):
-        return _too_large()
     if rate_limited(request, "estimate"):
         return _too_many(request)
-    form = WorkloadForm(request.POST, request.FILES)
+    form, _, refused = _posted_form(request)
     valid = form.is_valid()
     if request.htmx:
         context = _estimate_context(request, form, traffic=False)
-        response = render(request, "inquiries/configurator.html#estimate", context)
+        response = render(request, "inquiries/configurator.html#estimate", context, status=refused)
         return replace_url(response, context["share_url"])
-    return _page(request, form, ContactForm(), status=200 if valid else 400)
+    return _page(request, form, ContactForm(), status=refused or (200 if valid else 400))
 
 
 @require_POST
@@ -157,38 +169,36 @@ def estimate_traffic(request: HttpRequest) -> HttpResponse:
     """The two traffic charts of the posted workload's plan (empty without a plan or a
     measured basis): the fragment the live estimate loads when the charts come into
     view. Rate-limited with the estimate."""
-    if body_too_large(request):
-        return _too_large()
     if rate_limited(request, "estimate"):
         return _too_many(request)
-    form = WorkloadForm(request.POST, request.FILES)
+    form, _, refused = _posted_form(request)
     traffic = {}
     if form.is_valid() and form.plan is not None:
         traffic = traffic_chart.charts(traffic_chart.curves(form.plan))
-    return render(request, "inquiries/_traffic_charts.html", {"traffic": traffic})
+    return render(request, "inquiries/_traffic_charts.html", {"traffic": traffic}, status=refused)
 
 
 @require_POST
 def recommendations(request: HtmxHttpRequest) -> HttpResponse:
     """The cheapest configurations for the posted workload: the partial for htmx, else
     the whole page with them."""
-    form = WorkloadForm(request.POST, request.FILES)
+    form, _, refused = _posted_form(request)
     valid = form.is_valid()
     context = recommendations_context(form)
     if request.htmx:
-        return render(request, "inquiries/configurator.html#recommendations", context)
-    return _page(request, form, ContactForm(), status=200 if valid else 400, extra=context)
+        partial = "inquiries/configurator.html#recommendations"
+        return render(request, partial, context, status=refused)
+    status = refused or (200 if valid else 400)
+    return _page(request, form, ContactForm(), status=status, extra=context)
 
 
 @require_POST
 def quote_request(request: HttpRequest) -> HttpResponse:
     """Store an inquiry for the posted workload and contact, then confirm it."""
-    if body_too_large(request):
-        return _too_large()
-    form = WorkloadForm(request.POST, request.FILES)
-    contact = ContactForm(request.POST)
+    form, posted, refused = _posted_form(request)
+    contact = ContactForm(posted)
     client_address = client_address_of(request)
-    email = str(request.POST.get("email", ""))[:254]
+    email = str(posted.get("email", ""))[:254]
     if inquiry_rate_limited(client_address=client_address, email=email):
         form.is_valid()
         return _page(request, form, contact, status=429, rate_limited=True)
@@ -197,7 +207,7 @@ def quote_request(request: HttpRequest) -> HttpResponse:
         # The model is being looked up: the page polls, then the customer sends again.
         return _page(request, form, contact, status=202)
     if not valid or form.plan is None:
-        return _page(request, form, contact, status=400)
+        return _page(request, form, contact, status=refused or 400)
     try:
         inquiry, created = inquiry_create(
             workload=form.inquiry_columns(),

@@ -144,3 +144,21 @@ def test_phone_width_shows_the_form_in_one_column(page: Any, live_server: Any) -
     page.screenshot(path=str(ARTIFACTS / "configurator-phone.png"), full_page=True)
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.className") == "skip"
+
+
+def test_a_config_over_1_mb_shows_its_limit_at_the_upload_field(
+    page: Any, live_server: Any, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    big = tmp_path / "config.json"  # 1.5 MB: over the 1 MB limit of docs/customer.md
+    big.write_text('{"pad": "' + "x" * 1_500_000 + '"}')
+    page.goto(f"{live_server.url}/")
+    page.locator("details.private > summary").click()
+    page.locator("#id_config_file").set_input_files(str(big))
+    page.locator("#id_users").fill("")
+    page.locator("#id_users").press_sequentially("321")
+    expect(page.locator("#id_config_file_error")).to_contain_text(
+        "Die Datei ist größer als 1 MB", timeout=15_000
+    )
+    expect(page.locator("#id_users")).to_have_value("321")

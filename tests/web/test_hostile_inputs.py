@@ -110,7 +110,7 @@ def test_ids_the_hub_library_refuses_are_field_errors_everywhere(client: Client,
     assert api.status_code == 400 and api.json()["field"] == "model"
 
 
-def test_a_body_over_the_limit_is_refused_unread(client: Client) -> None:
+def test_a_body_over_the_limit_is_refused(client: Client) -> None:
     raw = b" " * (PUBLIC_MAX_BODY_BYTES + 1)
     for path in ("/estimate/", "/quote/"):
         response = client.post(path, {**upload(raw), **CONTACT})
