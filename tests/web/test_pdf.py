@@ -7,6 +7,7 @@ Expected figures: the seed example (DESIGN §3: 24 × 48 GB, vLLM --kv-offloadin
 
 from __future__ import annotations
 
+import base64
 import gc
 import io
 import re
@@ -25,7 +26,12 @@ from pypdf import PdfReader
 from configurator.catalog.models import Price
 from configurator.quotes.document import document_from_quote
 from configurator.quotes.models import Quote
-from configurator.quotes.pdf import RENDER_GC_THRESHOLD, quote_pdf_render
+from configurator.quotes.pdf import (
+    RENDER_GC_THRESHOLD,
+    charts_as_images,
+    quote_html,
+    quote_pdf_render,
+)
 from configurator.quotes.services import quote_create_from_inquiry, quote_issue, quote_line_add
 from configurator.verification.models import VerificationReport, VerificationStatus
 from tests.conftest import ci_requires
@@ -150,6 +156,17 @@ def test_a_rendering_collects_garbage_rarely_and_restores_the_thresholds() -> No
     # collections; at RENDER_GC_THRESHOLD a few, and one of what is left at the end.
     assert 1 <= len(thresholds) < 20
     assert thresholds.count(RENDER_GC_THRESHOLD) == len(thresholds) - 1
+
+
+def test_charts_reach_weasyprint_as_the_same_svg_unless_it_is_not_xml() -> None:
+    html = quote_html(document_from_quote(issued_quote()))
+    charts = re.findall(r"<svg\b.*?</svg>", html, re.S)
+    out = charts_as_images(html)
+    images = re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', out)
+    assert len(charts) == 16 and "<svg" not in out  # four charts for each alternative
+    assert [base64.b64decode(data).decode() for data in images] == charts
+    not_xml = charts[0].replace("</text>", "&nbsp;</text>", 1)  # an HTML-only entity
+    assert charts_as_images(not_xml) == not_xml
 
 
 def test_bom_table_headers_repeat_on_every_page() -> None:
