@@ -82,6 +82,15 @@ class NvmeTier:
         return self.drive.dwpd * self.capacity_tb if self.drive else 0.0
 
     @property
+    def top_rated_drives(self) -> tuple[int, str, float] | None:
+        """``(drive count, drive model, DWPD)`` when the chosen drive is already rated for
+        the most drive writes per day of any drive in the catalog (hardware.json), so
+        that a drive rated for more writes cannot be the fix; else ``None``."""
+        if self.drive is None or self.drive.dwpd < max(d.dwpd for d in nvme_drives()):
+            return None
+        return self.drive_count, self.drive.model, self.drive.dwpd
+
+    @property
     def lifetime_years(self) -> float | None:
         """Years until the rated endurance is used up at this write volume."""
         if not self.drive or self.writes_tb_per_day <= 0:

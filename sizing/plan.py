@@ -310,6 +310,7 @@ def make_plan(request: PlanRequest) -> Plan:
         unmeasured_gpu=gpu.name if transfer.no_basis else "",
         tier_exceeds_gpu_cache=tier.exceeds_gpu_cache,
         nvme_lifetime_years=nvme.lifetime_years,
+        nvme_top_rated=nvme.top_rated_drives,
         nvme_capped_at=(
             (nvme.drive_count, nvme.capacity_tb, nvme.capacity_needed_tb) if nvme.capped else None
         ),

@@ -10,6 +10,7 @@ the transfer").
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 
@@ -31,7 +32,7 @@ class Note:
         """The English sentence, in the singular where its count is one."""
         values = dict(self.values)
         singular = ENGLISH_ONE.get(self.code)
-        if singular is not None and values.get(singular[0]) == 1:
+        if singular is not None and math.floor(float(values[singular[0]]) + 0.5) == 1:
             return singular[1].format(**values)
         return ENGLISH[self.code].format(**values)
 
@@ -59,6 +60,10 @@ ENGLISH = {
     "of the day. A shared NAS or S3 tier would hold the rest.",
     "nvme": "The NVMe drives reach their rated endurance in about {months:.0f} months at this "
     "write volume: choose mixed-use (3 DWPD) drives or more capacity.",
+    "nvme_worn": "The NVMe drives reach their rated endurance in about {months:.0f} months at "
+    "this write volume, though the {drives} × {drive} are already rated for {dwpd:g} DWPD, "
+    "the most of any drive offered: a shared NAS or S3 tier in place of NVMe, or fewer new "
+    "conversations a day, would fix it.",
     "single_turn": "Every conversation has one turn: nobody returns, so a tier has nothing "
     "to reload.",
     "recompute_cheap": "A returning prompt reloads from the CPU tier in about {hit_ms:,} ms "
@@ -92,9 +97,21 @@ ENGLISH_ONE = {
         "A replica's GPU pool holds {per_replica:,} max-length conversation at this load: "
         "reloads cannot raise the batch.",
     ),
+    "nvme": (
+        "months",
+        "The NVMe drives reach their rated endurance in about {months:.0f} month at this "
+        "write volume: choose mixed-use (3 DWPD) drives or more capacity.",
+    ),
+    "nvme_worn": (
+        "months",
+        "The NVMe drives reach their rated endurance in about {months:.0f} month at this "
+        "write volume, though the {drives} × {drive} are already rated for {dwpd:g} DWPD, "
+        "the most of any drive offered: a shared NAS or S3 tier in place of NVMe, or fewer "
+        "new conversations a day, would fix it.",
+    ),
 }
 """Sentences of :data:`ENGLISH` whose count (the value named first) can be one: the
-singular wording, used when that count is exactly 1."""
+singular wording, used when that count, rounded half up as the sentence shows it, is 1."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +158,7 @@ def decide(
     recompute_ms: float | None,
     tier_exceeds_gpu_cache: bool,
     nvme_lifetime_years: float | None,
+    nvme_top_rated: tuple[int, str, float] | None = None,
     active_users: int | None = None,
     kv_cache_is_fp8: bool = False,
     nvme_capped_at: tuple[int, float, float] | None = None,
@@ -156,6 +174,10 @@ def decide(
         recompute_ms: the TTFT of a full prefill, ms (``None`` likewise).
         tier_exceeds_gpu_cache: whether each instance's tier is larger than its GPU cache.
         nvme_lifetime_years: years until the NVMe drives wear out, or ``None``.
+        nvme_top_rated: ``(drives, drive model, DWPD)`` when the drives are already rated
+            for the most writes of any drive offered
+            (:attr:`sizing.nvme.NvmeTier.top_rated_drives`): a worn tier is then not fixed
+            by other drives but by a shared tier or fewer new conversations.
         active_users: users active at the same moment (``None``: not given, no check); their
             conversations must be resident on the GPUs, since a conversation is
             reloaded to the GPU before it is served (seed: resting conversations wait
@@ -213,7 +235,13 @@ def decide(
         )
     if nvme_lifetime_years is not None and nvme_lifetime_years < 5:
         binding.append(BINDING["nvme"])
-        warnings.append(Note("nvme", (("months", nvme_lifetime_years * 12),)))
+        months = (("months", nvme_lifetime_years * 12),)
+        if nvme_top_rated is None:
+            warnings.append(Note("nvme", months))
+        else:
+            drives, drive, dwpd = nvme_top_rated
+            top = (("drives", drives), ("drive", drive), ("dwpd", dwpd))
+            warnings.append(Note("nvme_worn", months + top))
     return Verdict(pays, tuple(reasons), tuple(warnings), tuple(binding))
 
 

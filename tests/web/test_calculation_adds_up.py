@@ -139,7 +139,7 @@ def test_host_memory_of_many_nodes_is_labelled_per_node(client: Client) -> None:
     ("language", "singular", "plural"),
     [
         ("en", "about 1 month at", "about 1 months"),
-        ("de", "etwa 1 Monat:", "etwa 1 Monaten"),
+        ("de", "etwa 1 Monat,", "etwa 1 Monaten"),
     ],
 )
 def test_one_month_of_nvme_endurance_is_singular(
@@ -147,7 +147,9 @@ def test_one_month_of_nvme_endurance_is_singular(
 ) -> None:
     summary = plan_summary(plan_stored({**SEED_INPUTS, **WORN_IN_A_MONTH}))
     (months,) = [
-        w["values"]["months"] for w in summary["verdict_notes"]["warnings"] if w["code"] == "nvme"
+        w["values"]["months"]
+        for w in summary["verdict_notes"]["warnings"]
+        if w["code"] == "nvme_worn"
     ]
     assert round(months) == 1  # the seed node wears its drives out in about a month
     html = client.post(

@@ -202,3 +202,18 @@ def test_assumptions_state_the_target_the_plan_was_sized_for(
         f"targets TTFT p95 2,000 ms (not reachable at this context: sized for {sized} ms)"
         " and TPOT 200 ms"
     ), targets
+
+
+def test_worn_nvme_advice_follows_the_drives_chosen(capsys: pytest.CaptureFixture[str]) -> None:
+    # The seed's one node writing 10 million conversations × 1 GiB a day fills its four
+    # bays with the drive rated for the most writes, Micron 9550 MAX 12.8 TB at 3 DWPD
+    # (hardware.json), and still wears it out in 5 years × 153.6 TB ÷ 10,737 TB × 12 ≈
+    # 0.86 months (sizing/nvme.py): the advice cannot be to choose 3 DWPD drives, and
+    # about 1 month is singular.
+    args = [a for a in SEED_ARGS if a != "2000"] + ["10000000"]
+    call_command("size", *args)
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if "rated endurance" in x]
+    assert "choose mixed-use" not in line
+    assert "about 1 month at this write volume" in line
+    assert "4 × Micron 9550 MAX 12.8 TB are already rated for 3 DWPD" in line
+    assert "a shared NAS or S3 tier in place of NVMe, or fewer new conversations a day" in line
