@@ -38,6 +38,7 @@ NOT_POSITIVE_INT = gettext_noop(
 NOT_NON_NEGATIVE_INT = gettext_noop(
     "the config.json field %(key)s must be a non-negative integer, got %(got)s"
 )
+NOT_WHOLE_NUMBER = gettext_noop("the config.json field %(key)s must be a whole number, got %(got)s")
 MISSING_FIELD = gettext_noop(
     "config.json has no %(key)s, which this architecture needs to size the KV cache"
 )
@@ -166,15 +167,17 @@ def check_config_bounds(config: Mapping[str, Any]) -> None:
     :data:`LIST_KEYS`, and every other integer ``num_*`` key against
     :data:`OTHER_COUNT_BOUND`. Values of other types are left to the parsers.
 
-    Also refuses a zero or negative count of :data:`POSITIVE`, a float where a count of
-    :data:`BOUNDS` is required, and KV heads that do not divide the attention heads.
+    Also refuses a zero or negative count of :data:`POSITIVE`, a float or a text (such
+    as ``"32"``) where a count of :data:`BOUNDS` is required, and KV heads that do not
+    divide the attention heads.
 
     Raises:
         ConfigError: on field ``config.<key>`` with code ``config_out_of_range`` (values
             ``key``, ``got``, ``max``), ``config_not_positive_int`` (``key``, ``got``),
             ``config_not_whole_number`` (``key``, ``got``) or
             ``config_kv_heads_indivisible`` (``heads``, ``kv_heads``). ``got`` is
-            :func:`shown_value` of the config's value: never hundreds of digits.
+            :func:`shown_value` of the config's value: never hundreds of digits (a text
+            is quoted, cut after :data:`SHOWN_TEXT_CHARS` characters).
     """
     parts = [config]
     for wrapper in ("text_config", "language_config"):
@@ -199,19 +202,30 @@ def check_config_bounds(config: Mapping[str, Any]) -> None:
         _check_kv_heads(part)
 
 
+SHOWN_TEXT_CHARS = 20
+"""A text value is quoted up to this many characters in an error sentence."""
+
+
+def _shown_text(value: str) -> str:
+    """``value`` quoted for an error sentence, cut after :data:`SHOWN_TEXT_CHARS`."""
+    cut = value[:SHOWN_TEXT_CHARS] + ("…" if len(value) > SHOWN_TEXT_CHARS else "")
+    return f'"{cut}"'
+
+
 def _check_count(part: Mapping[str, Any], key: str, value: Any) -> None:
-    """Refuse a float count of :data:`BOUNDS` and a count of :data:`POSITIVE` below 1."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return
-    if isinstance(value, float) and key in BOUNDS:
+    """Refuse a float or text count of :data:`BOUNDS` and a count of :data:`POSITIVE`
+    below 1 (a text such as ``"32"`` is no number to transformers' ``nn.ModuleList``
+    either, and would otherwise read as a missing key)."""
+    if isinstance(value, str | float) and key in BOUNDS:
+        got = _shown_text(value) if isinstance(value, str) else shown_value(value)
         raise ConfigError(
             f"config.{key}",
-            template=gettext_noop(
-                "the config.json field %(key)s must be a whole number, got %(got)s"
-            ),
+            template=NOT_WHOLE_NUMBER,
             code="config_not_whole_number",
-            values={"key": key, "got": shown_value(value)},
+            values={"key": key, "got": got},
         )
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return
     if key not in POSITIVE or value >= 1:
         return
     if key == "head_dim" and value == 0 and part.get("kv_lora_rank"):

@@ -71,6 +71,17 @@ def upload(**changes: Any) -> Any:
             "Das config.json-Feld hidden_size muss eine ganze Zahl sein, gefunden: 5120.5.",
         ),
         (
+            {"num_hidden_layers": "32"},  # a text, not the missing key
+            'The config.json field num_hidden_layers must be a whole number, got "32".',
+            'Das config.json-Feld num_hidden_layers muss eine ganze Zahl sein, gefunden: "32".',
+        ),
+        (
+            {"num_attention_heads": "x" * 5000},  # quoted, cut after 20 characters
+            f'The config.json field num_attention_heads must be a whole number, got "{"x" * 20}…".',
+            "Das config.json-Feld num_attention_heads muss eine ganze Zahl sein, gefunden: "
+            f'"{"x" * 20}…".',
+        ),
+        (
             {"num_key_value_heads": 5},
             "The config.json field num_key_value_heads (5) must divide num_attention_heads "
             "(64): each KV head serves a whole group of attention heads.",
@@ -109,6 +120,11 @@ def test_a_bad_count_is_the_config_fields_own_error(
             {"hidden_size": 1e300},
             "--config: the private model LlamaForCausalLM: the config.json field hidden_size is "
             "1e+300, more than any real model has (at most 131,072)",
+        ),
+        (
+            {"num_hidden_layers": "32"},
+            "--config: the private model LlamaForCausalLM: the config.json field "
+            'num_hidden_layers must be a whole number, got "32"',
         ),
     ],
 )
