@@ -10,7 +10,7 @@ from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse
 from django.utils.datastructures import MultiValueDict
 from ninja import Field, NinjaAPI, Query, Schema
-from ninja.errors import ValidationError, ValidationErrorContext
+from ninja.errors import HttpError, ValidationError, ValidationErrorContext
 from ninja.parser import Parser
 from pydantic import (
     AfterValidator,
@@ -54,8 +54,42 @@ class SizingApi(NinjaAPI):
         return error
 
 
+JSON_TYPE = "application/json"
+"""The media type of every request body the API reads (RFC 8259; ``application/*+json``
+too). A form's types (``text/plain``, ``application/x-www-form-urlencoded``,
+``multipart/form-data``) are refused: a browser sends those cross-site without a CORS
+preflight, so accepting them would let any web page start sizing runs."""
+
+
+class UnsupportedMediaType(Exception):
+    """A request body that is not declared JSON (answered 415)."""
+
+    def __init__(self, content_type: str) -> None:
+        super().__init__(content_type)
+        self.content_type = content_type
+
+
+def _is_json(content_type: str) -> bool:
+    """Whether the media type ``content_type`` (no parameters) is JSON."""
+    kind = content_type.strip().lower()
+    return kind == JSON_TYPE or (kind.startswith("application/") and kind.endswith("+json"))
+
+
 class WorkloadParser(Parser):
-    """Reads a query's short field names (``context``) as the :class:`Workload` fields."""
+    """Reads a JSON body (refusing other media types) and a query's short field names
+    (``context``) as the :class:`Workload` fields."""
+
+    def parse_body(self, request: HttpRequest) -> dict[str, Any]:
+        """The JSON body of ``request``.
+
+        Raises:
+            UnsupportedMediaType: the body is not declared ``application/json``.
+            ValueError: it is not JSON (django-ninja answers both 400; :func:`http_error`
+                turns the first into 415).
+        """
+        if not _is_json(request.content_type or ""):
+            raise UnsupportedMediaType(request.content_type or "")
+        return super().parse_body(request)
 
     def parse_querydict(
         self, data: MultiValueDict[str, Any], list_fields: list[str], request: HttpRequest
@@ -163,9 +197,10 @@ def schema_fields(
 
 
 class StrictFields(Schema):
-    """A schema that refuses fields it does not declare (422 naming the field)."""
+    """A schema that refuses fields it does not declare (422 naming the field), and
+    ``NaN`` or ``Infinity`` for a number (422: "Input should be a finite number")."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 SizingFields = create_model(
@@ -179,7 +214,7 @@ SizingFields = create_model(
 class SizingRequest(SizingFields):  # type: ignore[misc, valid-type]
     """A JSON sizing request; types are strict (``false`` is not a number)."""
 
-    model_config = ConfigDict(strict=True, extra="forbid")
+    model_config = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False)
 
 
 TierFields = create_model(
@@ -267,6 +302,21 @@ def body_too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
     return api.create_response(request, {"field": None, "detail": detail}, status=413)
 
 
+@api.exception_handler(HttpError)
+def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    """django-ninja's refusals as ``{"field": null, "detail"}``: 415 naming the expected
+    type for a body that is not JSON, else the status django-ninja gives (400 for an
+    unreadable body)."""
+    cause = exc.__cause__
+    if isinstance(cause, UnsupportedMediaType):
+        got = cause.content_type or "none"
+        detail = f"the body must be JSON: send Content-Type: {JSON_TYPE} (got {got})"
+        response = api.create_response(request, {"field": None, "detail": detail}, status=415)
+        response["Accept-Post"] = JSON_TYPE
+        return response
+    return api.create_response(request, {"field": None, "detail": str(exc)}, status=exc.status_code)
+
+
 @api.exception_handler(SuspiciousOperation)
 def suspicious_request(request: HttpRequest, exc: SuspiciousOperation) -> HttpResponse:
     """Other requests Django refuses to read (too many query fields): a JSON 400."""
@@ -279,6 +329,7 @@ def suspicious_request(request: HttpRequest, exc: SuspiciousOperation) -> HttpRe
         200: PlanOut,
         400: ErrorOut,
         413: ErrorOut,
+        415: ErrorOut,
         422: ValidationErrorOut,
         429: ErrorOut,
         503: ErrorOut,
@@ -341,7 +392,7 @@ class RecommendRequest(SizingRequest):
     ``kv_dtype`` ``fp8`` allows an FP8 cache where the GPU runs one natively.
     """
 
-    gpus: list[str] = Field(default_factory=list, max_length=64, examples=[["h200-nvl"]])
+    gpus: list[Gpu] = Field(default_factory=list, max_length=64, examples=[["h200-nvl"]])
     top: int = Field(3, ge=1, le=20)
 
 
@@ -404,7 +455,13 @@ class RecommendationOut(Schema):
 
 @api.post(
     "/recommendations",
-    response={200: RecommendationOut, 400: ErrorOut, 413: ErrorOut, 422: ValidationErrorOut},
+    response={
+        200: RecommendationOut,
+        400: ErrorOut,
+        413: ErrorOut,
+        415: ErrorOut,
+        422: ValidationErrorOut,
+    },
     summary="Recommend the cheapest configurations",
 )
 def recommendations_post(request: HttpRequest, body: RecommendRequest) -> dict[str, Any]:

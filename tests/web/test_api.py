@@ -65,8 +65,6 @@ def test_oversized_body_is_a_json_413(client: Client, settings, megabytes, debug
 
 MALFORMED = {
     "not UTF-8": (b'{"model": "\xff\xfe", "context": 8192, "users": 500}', "application/json"),
-    "form content type": (b"model=Qwen%2FQwen3-32B-FP8&context=8192", "multipart/form-data"),
-    "urlencoded": (b"model=Qwen%2FQwen3-32B-FP8&context=8192", "application/x-www-form-urlencoded"),
     "nested 100,000 deep": (b"[" * 100_000 + b"]" * 100_000, "application/json"),
     "nested in a field": (
         b'{"model": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
@@ -105,6 +103,53 @@ def test_malformed_body_is_a_json_4xx(client: Client, settings, name, debug) -> 
     assert response.status_code in (400, 422), response.content[:200]
     assert response["Content-Type"].startswith("application/json")
     assert response.json()["detail"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("content_type", "body"),
+    [
+        # a browser sends these three cross-site without a CORS preflight
+        ("text/plain", json.dumps(SEED).encode()),
+        ("application/x-www-form-urlencoded", b"model=Qwen%2FQwen3-32B-FP8&context=8192"),
+        ("multipart/form-data; boundary=x", b"--x\r\n--x--\r\n"),
+        ("application/xml", b"<plan/>"),
+    ],
+)
+@pytest.mark.parametrize("path", ["/api/plans", "/api/recommendations"])
+def test_a_body_not_declared_json_is_415_naming_the_type(
+    client: Client, content_type: str, body: bytes, path: str
+) -> None:
+    response = client.post(path, body, content_type=content_type)
+    assert response.status_code == 415
+    kind = content_type.split(";")[0]
+    assert response.json() == {
+        "field": None,
+        "detail": f"the body must be JSON: send Content-Type: application/json (got {kind})",
+    }
+    assert response["Accept-Post"] == "application/json"
+
+
+@pytest.mark.django_db
+def test_json_with_a_charset_or_a_json_suffix_is_read(client: Client) -> None:
+    for content_type in ("application/json; charset=utf-8", "application/merge-patch+json"):
+        response = client.post("/api/plans", SEED, content_type=content_type)
+        assert response.status_code == 200, content_type
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("literal", [b"NaN", b"Infinity", b"-Infinity", b"1e999"])
+def test_a_share_that_is_no_finite_number_is_refused_at_its_field(
+    client: Client, literal: bytes
+) -> None:
+    body = b'{"model": "Qwen/Qwen3-32B-FP8", "context": 8192, "users": 500, "active_share": '
+    response = client.post("/api/plans", body + literal + b"}", content_type="application/json")
+    assert response.status_code == 422
+    (error,) = response.json()["detail"]
+    assert error["loc"] == ["body", "active_share"] and error["type"] == "finite_number"
+    query = client.get("/api/bundle", {**SEED, "active_share": literal.decode()})
+    assert query.status_code == 422
+    assert query.json()["detail"][0]["loc"] == ["query", "active_share"]
 
 
 @pytest.mark.django_db
