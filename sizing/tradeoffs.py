@@ -3,7 +3,9 @@
 Each reason is a :class:`sizing.verdict.Note`-like code with its figures (so that a page
 can word it in the reader's language) and an English sentence. The figures are the
 plan's own (:mod:`sizing.plan`): conversations resident on the GPUs, the CPU tier, the
-NVMe tier. Price differences are left to the caller, which owns the money.
+NVMe tier and the shared tier, each credited with the conversations that rest in it
+(:attr:`sizing.plan.Plan.placement`). Price differences are left to the caller, which
+owns the money.
 """
 
 from __future__ import annotations
@@ -31,9 +33,15 @@ ENGLISH = {
     "{tier_gib:,.0f} GiB ({per_replica_gib:,.0f} GiB per replica) keeps {kept:,} more warm, "
     "as much as the host memory holds; the other {recomputed:,} are recomputed when their "
     "users return.",
+    "tier_shared": "{on_gpus:,} conversations stay on the GPUs; a CPU tier of "
+    "{tier_gib:,.0f} GiB ({per_replica_gib:,.0f} GiB per replica) keeps {kept:,} more warm, "
+    "as much as the host memory holds; a shared tier of {shared_tb:,.1f} TB (NFS/pNFS or "
+    "S3) holds the other {shared:,}, reloaded instead of recomputed when their users return.",
     "no_tier": "All {users:,} conversations fit on the GPUs ({on_gpus:,} resident): no CPU "
     "tier to buy.",
     "nvme": "An NVMe tier of {nvme_tb:,.2f} TB holds a day of new conversations.",
+    "nvme_earlier": "An NVMe tier of {nvme_tb:,.2f} TB holds a day of new conversations: "
+    "{earlier:,} from earlier in the day rest only there.",
     "no_nvme": "Gives up the NVMe tier: conversations from earlier in the day are "
     "recomputed when they return.",
     "kv_16bit": "16-bit KV cache: the {gpu} has no native FP8 cache.",
@@ -87,11 +95,29 @@ def _tier(config: Configuration[Any]) -> Reason:
         ("per_replica_gib", whole_gib(plan.cpu_tier.per_instance_gib)),
     )
     where = plan.placement
+    if where.in_shared_tier:
+        # A cut tier's overflow rests in the shared tier the plan sells.
+        shared = (
+            ("kept", where.in_cpu_tier),
+            ("shared", where.in_shared_tier),
+            ("shared_tb", round(config.shared_tier_tb, 1)),
+        )
+        return Reason("tier_shared", (*figures, *shared))
     if where.recomputed:
         # A tier cut by the host memory keeps fewer than the resting conversations.
         kept = (("kept", where.in_cpu_tier), ("recomputed", where.recomputed))
         return Reason("tier_capped", (*figures, *kept))
     return Reason("tier", (*figures, ("resting", plan.resting_conversations)))
+
+
+def _nvme(config: Configuration[Any]) -> Reason:
+    """The NVMe tier, with the day's earlier conversations that rest only on it
+    (``Placement.on_nvme``) when there are any."""
+    tb = ("nvme_tb", round(config.nvme_tb, 2))
+    earlier = config.plan.placement.on_nvme
+    if earlier:
+        return Reason("nvme_earlier", (tb, ("earlier", earlier)))
+    return Reason("nvme", (tb,))
 
 
 def below_pct(price: Any, reference_price: Any) -> int:
@@ -142,7 +168,7 @@ def reasons(config: Configuration[Any], rec: Recommendation[Any]) -> tuple[Reaso
     if request.workload.kv_dtype != "fp8" and not plan.gpu.fp8_kv_cache:
         out.append(Reason("kv_16bit", (("gpu", plan.gpu.name),)))
     if plan.nvme.drive is not None:
-        out.append(Reason("nvme", (("nvme_tb", round(config.nvme_tb, 2)),)))
+        out.append(_nvme(config))
     elif _wants_nvme(config, rec):
         out.append(Reason("no_nvme"))
     if plan.parallelism.pipeline_parallel_size > 1:

@@ -80,6 +80,31 @@ def test_cli_json_lists_the_cheapest_first(capsys: pytest.CaptureFixture[str]) -
 
 
 @pytest.mark.django_db
+def test_cli_text_names_the_shared_tier_and_credits_its_conversations(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The cheapest two of the seed workload (the test above) differ only in the second's
+    # shared tier: every user once, 500 × 2^30 B = 0.54 TB. It holds the 188 conversations
+    # (500 - 134 on the GPUs - 178 in the 178 GiB CPU tier) the cheapest recomputes; the
+    # third's NVMe drive holds the 2,000 - 500 = 1,500 of the day that rest only there.
+    pricelist_load_demo()
+    call_command("recommend", *SEED_ARGS)
+    lines = capsys.readouterr().out.splitlines()
+    heads = [ln for ln in lines if re.match(r"\s+\d\.\s", ln)]
+    whys = [lines[lines.index(h) + 1] for h in heads]
+    assert heads[0].endswith("no NVMe, no shared tier")
+    assert heads[1].endswith("no NVMe, 0.5 TB shared tier")
+    assert heads[2].endswith("6.4 TB NVMe, no shared tier")
+    assert "the other 188 are recomputed when their users return" in whys[0]
+    assert (
+        "keeps 178 more warm, as much as the host memory holds; a shared tier of 0.5 TB "
+        "(NFS/pNFS or S3) holds the other 188, reloaded instead of recomputed" in whys[1]
+    )
+    assert "keeps the other 366 warm" not in whys[1]
+    assert "1,500 from earlier in the day rest only there" in whys[2]
+
+
+@pytest.mark.django_db
 def test_price_is_the_quote_subtotal() -> None:
     pricelist_load_demo()
     prices = prices_on(dt.date(2026, 6, 1))  # the demo list is valid from 2026-01-01

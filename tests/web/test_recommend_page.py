@@ -152,3 +152,55 @@ def test_replicas_without_a_tier_and_the_cheapest_without_one_say_why_both_hold(
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
     assert re.search(replicas, text), text[:3000]
     assert re.search(trade, text)
+
+
+def _table_rows(html: str) -> list[tuple[list[str], str]]:
+    """Each configuration's cells (tags stripped) and the text of its "why" row."""
+    body = re.search(r'<table class="recommended">.*?<tbody>(.*?)</tbody>', html, re.S)
+    assert body, "no recommendation table"
+
+    def text(cell: str) -> str:
+        return " ".join(re.sub(r"<[^>]+>", " ", cell).split())
+
+    pairs = re.findall(r"<tr>(.*?)</tr>\s*<tr class=\"why\">(.*?)</tr>", body.group(1), re.S)
+    return [
+        ([text(c) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)], text(why))
+        for row, why in pairs
+    ]
+
+
+@pytest.mark.parametrize(
+    ("headers", "column", "none", "shared_words"),
+    [
+        (
+            EN,
+            "Shared tier",
+            "none",
+            "keeps 178 more warm, as much as the host memory holds; a shared tier of 0.5 TB "
+            "(NFS/pNFS or S3) holds the other 188, reloaded instead of recomputed",
+        ),
+        (
+            DE,
+            "Gemeinsame Stufe",
+            "keine",
+            "hält 178 weitere warm, so viele der Hauptspeicher fasst; eine gemeinsame Stufe "
+            "von 0,5 TB (NFS/pNFS oder S3) hält die übrigen 188",
+        ),
+    ],
+)
+def test_the_shared_tier_has_its_own_column_and_its_conversations(
+    client: Client, headers: dict[str, str], column: str, none: str, shared_words: str
+) -> None:
+    # Seed workload at demo prices (tests/web/test_recommend.py): the cheapest two are the
+    # same 2 × RTX PRO 6000 with 24 × 16 GB and no NVMe, the second with a shared tier
+    # (+ 1 TB of STO-KV-SHARED-TB). Its CPU tier holds 178 of the 1 GiB conversations
+    # (178 GiB), the GPUs 134; the other 500 - 134 - 178 = 188 rest in the shared tier,
+    # which holds every user once: 500 × 2^30 B = 0.54 TB, shown as 0.5 TB. The cheapest
+    # recomputes those 188 instead: no shared tier in its words.
+    html = client.post("/recommendations/", SEED, headers={**HTMX, **headers}).content.decode()
+    head = re.search(r'<table class="recommended">\s*<thead>(.*?)</thead>', html, re.S)
+    assert head and f'<th scope="col">{column}</th>' in head.group(1)
+    (first, first_why), (second, second_why) = _table_rows(html)[:2]
+    assert first[:3] == second[:3]  # same GPUs, DIMMs and NVMe column
+    assert first[3] == none and second[3] in ("0.5 TB", "0,5 TB")
+    assert shared_words in second_why and "NFS/pNFS" not in first_why

@@ -83,3 +83,21 @@ def test_bad_choice_stores_nothing(presales: Client) -> None:
     # (sizing/bom.py check_gpu_cooling): a message, no draft.
     response = presales.post(url, {**bad, "gpu": "rtx-pro-6000-ws"})
     assert response.status_code == 302 and not Quote.objects.exists()
+
+
+def test_inquiry_page_shows_the_shared_tier_of_each_recommendation(presales: Client) -> None:
+    # The seed workload's second cheapest (tests/web/test_recommend.py) is the cheapest's
+    # layout with a shared tier of every user once (500 × 2^30 B = 0.54 TB) that holds the
+    # 500 - 134 on the GPUs - 178 in the CPU tier = 188 conversations the cheapest
+    # recomputes.
+    inquiry = make_inquiry()
+    html = presales.get(reverse("quotes:inquiry", args=[inquiry.pk])).content.decode()
+    table = re.search(r'<table class="lines">(.*?)</table>', html, re.S)
+    assert table is not None
+    head = re.search(r"<thead>(.*?)</thead>", table.group(1), re.S)
+    assert head is not None and "<th>Shared tier</th>" in head.group(1)
+    rows = re.findall(r"<tr>\s*(<td>.*?)</tr>", table.group(1), re.S)
+    cells = [re.findall(r"<td>(.*?)</td>", row, re.S) for row in rows]
+    assert [c[3] for c in cells[:2]] == ["–", "0.5 TB"]
+    assert cells[0][:3] == cells[1][:3]  # the same GPUs, DIMMs and NVMe
+    assert "a shared tier of 0.5 TB (NFS/pNFS or S3) holds the other 188" in cells[1][5]

@@ -24,18 +24,20 @@ def gpu_list(text: str) -> list[str]:
 def _line(rank: str, r: Recommended) -> str:
     s = r.summary()
     nvme = f"{s['nvme_tb']:g} TB NVMe" if s["nvme_tb"] else "no NVMe"
+    tb = s["shared_tier_tb"]
+    shared = f"{tb:,.1f} TB shared tier" if tb else "no shared tier"
     return (
         f"{rank:>3}  {r.price_net_eur:>12,.2f} EUR  {s['relative_cost']:.2f}×  "
         f"{s['nodes']} × {s['gpus_per_node']} × {s['gpu']} (TP {s['tensor_parallel_size']}), "
         f"{s['kv_dtype']}, {s['dimm_count']} × {s['dimm_gb']} GB = {s['host_memory_gb']:,} GB, "
-        f"{nvme}\n       {r.why}"
+        f"{nvme}, {shared}\n       {r.why}"
     )
 
 
 class Command(SizingCommand):
     help = (
-        "Recommend the cheapest configurations (GPU type, count, memory, NVMe) for a "
-        "workload, priced from the price list in force (the bundled example prices "
+        "Recommend the cheapest configurations (GPU type, count, memory, NVMe, shared "
+        "tier) for a workload, priced from the price list in force (the bundled example prices "
         "when the price list is empty)."
     )
 
