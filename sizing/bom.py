@@ -6,7 +6,8 @@ Rules (each line's reason names its input):
 - CPUs: one AMD EPYC 9355 (32 cores, 280 W TDP) per socket of the plan's platform (AMD
   EPYC 9005 platform facts; the seed names the 9355).
 - DIMMs: the plan's DIMM layout (``sizing.host_memory``): count and size per node.
-- GPUs: the request's GPUs per node.
+- GPUs: the request's GPUs per node; the reason counts the replicas over all nodes, as
+  the line's quantity counts the GPUs.
 - NVLink bridges: only when a replica spans several GPUs (tensor parallel size 2 or
   more), since replicas with one GPU never talk over NVLink. H200 NVL takes 2-way or
   4-way bridges, H100 NVL, H100 PCIe and A100 PCIe 2-way bridges for pairs of cards
@@ -186,6 +187,24 @@ def check_node(plan: Plan) -> Chassis:
     return chassis
 
 
+def _gpu_why(plan: Plan) -> tuple[str, str]:
+    """The GPU line's reason in English and German: the plan's replicas over all nodes
+    (the line's quantity is all nodes' GPUs), with those of one node beside them when
+    there are several (pipeline parallel: the nodes one replica spans instead)."""
+    p = plan.parallelism
+    tp, total = p.tensor_parallel_size, p.total_replicas
+    en = f"{total:,} {'replica' if total == 1 else 'replicas'} at tensor parallel size {tp}"
+    de = (
+        f"{_de_int(total)} {'Replikat' if total == 1 else 'Replikate'} mit Tensor-Parallelität {tp}"
+    )
+    if p.pipeline_parallel_size > 1:
+        pp = p.pipeline_parallel_size
+        return f"{en}, each over {pp} nodes", f"{de}, je über {pp} Knoten"
+    if p.nodes > 1:
+        return f"{en}, {p.replicas} per node", f"{de}, {p.replicas} je Knoten"
+    return en, de
+
+
 def bill_of_materials(plan: Plan) -> Bom:
     """The bill of materials for ``plan``'s nodes; rules in the module docstring.
 
@@ -253,14 +272,7 @@ def bill_of_materials(plan: Plan) -> Bom:
     )
     add(dimm_sku(host.dimm_gb), "dimm", host.dimm_count, buffer_note_en, buffer_note_de)
     tp = plan.parallelism.tensor_parallel_size
-    replicas = plan.parallelism.replicas
-    add(
-        gpu_sku(plan.gpu.slug),
-        "gpu",
-        gpus,
-        f"{replicas} {'replica' if replicas == 1 else 'replicas'} at tensor parallel size {tp}",
-        f"{replicas} {'Replikat' if replicas == 1 else 'Replikate'} mit Tensor-Parallelität {tp}",
-    )
+    add(gpu_sku(plan.gpu.slug), "gpu", gpus, *_gpu_why(plan))
     bridges = _bridges(plan.gpu.slug, gpus, tp)
     if bridges:
         sku, count, ways = bridges

@@ -7,6 +7,8 @@ TierOptions``): ``sizing.engines.deployment.from_plan`` gives the instances and 
 ``sizing.engines.vllm`` the arguments and the ``--kv-transfer-config`` (with
 ``TieringOffloadingSpec`` and an ``fs`` tier when the plan has an NVMe tier), and the
 short ``--kv-offloading-size`` form only where the bundle emits it (CPU tier only).
+The default locations name no shared tier: a plan that needs one is told so, as the
+bundle's README tells it (its endpoint is set when the bundle is built).
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ def engine_appendix(inputs: dict[str, Any]) -> dict[str, Any] | None:
     ``--kv-transfer-config`` object or ``None`` without a CPU tier), ``env`` (the
     script's exported variables, ``NAME=value`` lines), ``script`` (its path in the
     bundle), ``ports`` (the first node's instance ports, the router's backends),
-    ``instances``, ``cpu_gib_per_instance``, ``cpu_bytes_per_instance`` and
-    ``tier_dirs`` (the ``fs`` tiers' directories).
+    ``instances``, ``cpu_gib_per_instance``, ``cpu_bytes_per_instance``,
+    ``tier_dirs`` (the ``fs`` tiers' directories) and ``shared_configured`` (whether
+    the command uses a shared NFS or S3 tier).
     """
     try:
         plan = plan_stored(inputs)
@@ -47,6 +50,7 @@ def engine_appendix(inputs: dict[str, Any]) -> dict[str, Any] | None:
         "script": f"node{slot.node}/vllm/{slot.name}/serve.sh",
         "ports": [s.port for s in d.heads if s.node == slot.node],
         "instances": len(d.heads),
+        "shared_configured": d.shared != "none",
     }
     buffer = vllm_buffer.offload(d.vllm_native_bytes / GIB)
     if buffer is None:

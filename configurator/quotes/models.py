@@ -87,7 +87,7 @@ class QuoteAlternative(models.Model):
 
     quote = models.ForeignKey(Quote, on_delete=models.CASCADE, related_name="alternatives")
     position = models.PositiveSmallIntegerField(default=0)
-    label = models.CharField(_("label"), max_length=120)
+    label = models.CharField(_("label"), max_length=200)
     inputs = models.JSONField(_("sizing inputs"))
     plan_summary = models.JSONField(_("plan summary"))
 
@@ -108,7 +108,11 @@ class QuoteAlternative(models.Model):
         from configurator.quotes.pricing import alternative_label
 
         with translation.override(language):
-            return alternative_label(self.workload, nodes=int(self.plan_summary.get("nodes") or 1))
+            return alternative_label(
+                self.workload,
+                nodes=int(self.plan_summary.get("nodes") or 1),
+                shared_tier_tb=float(self.plan_summary.get("shared_tier_tb") or 0),
+            )
 
     @property
     def workload(self) -> Workload:

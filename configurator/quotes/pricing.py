@@ -8,6 +8,7 @@ from decimal import Decimal
 from django.utils.translation import gettext as _
 
 from configurator.catalog.models import Price
+from configurator.numbers import num
 from sizing import catalog
 from sizing.bom import bill_of_materials
 from sizing.plan import Plan
@@ -81,13 +82,17 @@ GPU_COUNTERPART = {"rtx-pro-6000-se": "h200-nvl", "h200-nvl": "rtx-pro-6000-se"}
 """The GPU offered side by side with the requested one (issue 6's example pair)."""
 
 
-def alternative_label(workload: Workload, nodes: int = 1) -> str:
-    """A short label for a configuration: GPU, cache precision, NVMe tier or not.
+def alternative_label(workload: Workload, nodes: int = 1, shared_tier_tb: float = 0.0) -> str:
+    """A short label for a configuration: GPU, cache precision, NVMe tier or not, and the
+    shared tier when the plan has one.
 
     ``nodes`` is the plan's node count; with two or more the label reads
     "nodes × GPUs per node × GPU (total GPUs)", since the workload's
     ``gpus_per_node`` alone would understate the GPUs a multi-node plan buys.
-    Call inside ``translation.override`` for the quote's language.
+    ``shared_tier_tb`` is the plan's shared tier in TB (the summary's
+    ``shared_tier_tb``; 0: none), named with its capacity so that two configurations
+    that differ only in it are told apart. Call inside ``translation.override`` for
+    the quote's language.
     """
     try:
         gpu_name = catalog.gpu(workload.gpu).name.removeprefix("NVIDIA ")
@@ -102,7 +107,10 @@ def alternative_label(workload: Workload, nodes: int = 1) -> str:
             "gpus": gpus,
             "total": nodes * workload.gpus_per_node,
         }
-    return f"{gpus}, {cache}, {nvme}"
+    label = f"{gpus}, {cache}, {nvme}"
+    if shared_tier_tb > 0:
+        label += ", " + _("with a %(tb)s TB shared tier") % {"tb": num(shared_tier_tb, 1)}
+    return label
 
 
 def variant_workloads(base: Workload) -> list[Workload]:

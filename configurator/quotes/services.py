@@ -79,14 +79,19 @@ def _add_alternative(
     """
     plan = plan_stored(inputs)
     priced = price_bom(plan, prices=prices)
+    summary = plan_summary(plan)
     with translation.override(quote.language):
-        label = alternative_label(plan.request.workload, nodes=plan.parallelism.nodes)
+        label = alternative_label(
+            plan.request.workload,
+            nodes=plan.parallelism.nodes,
+            shared_tier_tb=summary["shared_tier_tb"] or 0,
+        )
     alt = QuoteAlternative.objects.create(
         quote=quote,
         position=position,
         label=label,
         inputs=inputs,
-        plan_summary={**plan_summary(plan), "traffic_curves": traffic_chart.curves(plan)},
+        plan_summary={**summary, "traffic_curves": traffic_chart.curves(plan)},
     )
     QuoteLine.objects.bulk_create(
         QuoteLine(

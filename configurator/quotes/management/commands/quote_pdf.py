@@ -40,9 +40,14 @@ class Command(SizingCommand):
         today = timezone.localdate()
         prices = prices_on(today) or prices_from_demo_file()
         language = options["language"]
+        summary = plan_summary(plan)
         with translation.override(language):
             inputs = stored_inputs(plan.request.workload)
-            label = alternative_label(plan.request.workload, nodes=plan.parallelism.nodes)
+            label = alternative_label(
+                plan.request.workload,
+                nodes=plan.parallelism.nodes,
+                shared_tier_tb=summary["shared_tier_tb"] or 0,
+            )
         try:
             lines = price_bom(plan, prices=prices, language=language)
         except SizingError as exc:  # the parts do not fit a chassis
@@ -50,7 +55,7 @@ class Command(SizingCommand):
         doc = document_from_plans(
             customer=customer,
             language=language,
-            alternatives=[(label, inputs, dict(plan_summary(plan)), lines)],
+            alternatives=[(label, inputs, dict(summary), lines)],
             today=today,
         )
         write_output(out, quote_pdf_render(doc))
