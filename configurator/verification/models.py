@@ -13,6 +13,7 @@ from configurator.verification.outcome import (
     note_text,
     percent,
 )
+from configurator.verification.published import PUBLISHED_TTFT_SPEEDUP
 
 
 def _in_language(texts: dict[str, str], language: str | None) -> str | None:
@@ -211,10 +212,27 @@ class VerificationCheck(models.Model):
         """The relative deviation in percent."""
         return self.deviation * 100
 
+    repeats: tuple[VerificationCheck, ...] = ()
+    """The same comparison stored for later alternatives of the quote
+    (:func:`configurator.verification.outcome.once_per_quote`), set by the report page."""
+
     @property
     def alternative_display(self) -> str:
         """The alternative's title in the active language (as stored when not kept)."""
         return _in_language(self.alternative_labels or {}, None) or self.alternative
+
+    @property
+    def alternatives_display(self) -> str:
+        """The titles of this check's alternative and of those that repeat it
+        (:attr:`repeats`), in the active language."""
+        return "; ".join(c.alternative_display for c in (self, *self.repeats))
+
+    @property
+    def published_range(self) -> tuple[float, float] | None:
+        """The published range a check is compared with (the TTFT reduction from CPU
+        hits, :data:`~configurator.verification.published.PUBLISHED_TTFT_SPEEDUP`), or
+        ``None`` for a check against one measured figure."""
+        return PUBLISHED_TTFT_SPEEDUP if self.quantity == "ttft_speedup" else None
 
     @property
     def title(self) -> str:

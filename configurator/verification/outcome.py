@@ -16,6 +16,8 @@ Rules (``docs/verification.md``, "Overall status"):
   ``deviates``), or ``no_comparable_data`` without any counted check (issue 8).
 - Alternatives of a quote without a counted check are named: a headline for the quote
   does not hide that one of its configurations has no comparable measurement.
+- A measurement is counted once per quote: alternatives that compare the same record the
+  same way repeat one check (:func:`once_per_quote`).
 """
 
 from __future__ import annotations
@@ -35,7 +37,10 @@ from configurator.verification.comparison import (
     STATUS_ORDER,
     CheckResult,
 )
-from configurator.verification.published import PUBLISHED_TTFT_NOT_COUNTED
+from configurator.verification.published import (
+    PUBLISHED_TTFT_IN_SAMPLE,
+    PUBLISHED_TTFT_NOT_COUNTED,
+)
 
 NO_COMPARABLE_DATA = "no_comparable_data"
 
@@ -79,6 +84,38 @@ class Outcome:
     informational: tuple[CheckResult, ...]
 
 
+def same_measurement(check: Any) -> tuple[Any, ...]:
+    """What makes two checks one comparison: the record measured, the check, both
+    figures and whether (and why not) it counts. Alternatives of a quote that compare the
+    same record the same way (a record's prediction depends on its own settings, not on
+    the alternative) repeat one measurement; ``check`` is a :class:`CheckResult` or a
+    stored check."""
+    if hasattr(check, "record_id"):
+        record = check.record_id
+    elif check.record is None:
+        record = None
+    else:
+        record = getattr(check.record, "pk", None) or id(check.record)
+    return (
+        record,
+        check.name,
+        check.quantity,
+        check.predicted,
+        check.measured,
+        check.counted,
+        check.note,
+    )
+
+
+def once_per_quote(checks: Sequence[Any]) -> list[list[Any]]:
+    """``checks`` grouped by :func:`same_measurement`, in order of first appearance: each
+    group is one comparison, its checks the alternatives that repeat it."""
+    groups: dict[tuple[Any, ...], list[Any]] = {}
+    for check in checks:
+        groups.setdefault(same_measurement(check), []).append(check)
+    return list(groups.values())
+
+
 def overall_status(checks: Sequence[CheckResult]) -> str:
     """The worst status of the counted checks, or ``no_comparable_data`` without any."""
     counted = [c for c in checks if c.counted]
@@ -102,13 +139,13 @@ def check_title(name: str) -> str:
 
 
 def note_text(note: str) -> str:
-    """A check's note in the active language (the two notes the checks write).
+    """A check's note in the active language (the notes the checks write).
 
     A class-fallback note (:func:`comparison.fallback_note`) is reworded from its parts;
     the published-range note is translated; any other note is returned as stored.
     """
-    if note == PUBLISHED_TTFT_NOT_COUNTED:
-        return _(PUBLISHED_TTFT_NOT_COUNTED)
+    if note in (PUBLISHED_TTFT_NOT_COUNTED, PUBLISHED_TTFT_IN_SAMPLE):
+        return _(note)
     hit = re.fullmatch(FALLBACK_NOTE_PATTERN, note)
     if hit is None:
         return note
@@ -241,11 +278,14 @@ def checks_outcome(
         language: the language code of the summary (``"en"``, ``"de"``).
 
     Returns:
-        The :class:`Outcome`; its summary is one to four sentences in ``language``.
+        The :class:`Outcome`; its summary is one to four sentences in ``language``. A
+        measurement that several alternatives repeat (:func:`once_per_quote`) is one
+        check of the outcome; it covers each of those alternatives.
     """
     names = alternative_names or {}
-    counted = tuple(c for c in checks if c.counted)
-    informational = tuple(c for c in checks if not c.counted)
+    distinct = [group[0] for group in once_per_quote(checks)]
+    counted = tuple(c for c in distinct if c.counted)
+    informational = tuple(c for c in distinct if not c.counted)
     status = overall_status(checks)
     with translation.override(language):
         if status == NO_COMPARABLE_DATA:
@@ -257,7 +297,7 @@ def checks_outcome(
             ]
         else:
             sentences = [_counted_sentence(counted), _fallback_sentence(counted, plan_models)]
-            missing = uncovered(counted, alternatives, names)
+            missing = uncovered([c for c in checks if c.counted], alternatives, names)
             if missing:
                 sentences.append(
                     _("No comparable data for %(alternatives)s.")

@@ -8,13 +8,17 @@ from django.views.decorators.http import require_GET, require_POST
 
 from configurator.quotes.models import Quote
 from configurator.verification.models import VerificationReport
+from configurator.verification.outcome import once_per_quote
 from configurator.verification.tasks import verification_start
 from configurator.web import HtmxHttpRequest, staff_required
 
 
 def _context(quote: Quote) -> dict[str, object]:
     report = VerificationReport.objects.filter(quote=quote).prefetch_related("checks").first()
-    checks = list(report.checks.all()) if report else []
+    checks = []
+    for group in once_per_quote(list(report.checks.all()) if report else []):
+        group[0].repeats = tuple(group[1:])
+        checks.append(group[0])
     return {
         "quote": quote,
         "report": report,
