@@ -359,3 +359,36 @@ def test_ttft_difference_is_that_of_the_figures_shown() -> None:
     assert faster, "no configuration faster than the cheapest"
     for less_ms, ttft_ms in faster:
         assert less_ms == shown - ttft_ms  # type: ignore[operator]
+
+
+def test_each_tier_is_credited_with_the_conversations_it_holds() -> None:
+    # The toy search of test_cheapest_known_by_hand: its four cheapest at 3,200 are the
+    # 24 × 16 GB layout (a CPU tier cut to 178 conversations of 1 GiB) with and without
+    # the shared tier and with and without the NVMe tier. Each reason's counts are the
+    # plan's own placement (sizing/placement.py): on the GPUs, in the CPU tier, then in
+    # the shared tier or recomputed, and the NVMe tier's 2,000 - 500 = 1,500 earlier
+    # conversations of the day.
+    rec = recommend(
+        SEED,
+        gpu_slugs=["rtx-pro-6000-se"],
+        price=table_price(TOY),  # type: ignore[arg-type]
+        gpus_per_node=(2,),
+        top=4,
+    )
+    seen = set()
+    for config in rec.cheapest:
+        where = config.plan.placement
+        figures = {r.code: r.figures for r in reasons(config, rec)}
+        text = why_text(config, rec)
+        if config.shared_tier_tb:
+            tier = figures["tier_shared"]
+            assert (tier["kept"], tier["shared"]) == (where.in_cpu_tier, where.in_shared_tier)
+            assert tier["on_gpus"] + tier["kept"] + tier["shared"] == 500
+            assert f"holds the other {where.in_shared_tier:,}" in text
+        else:
+            tier = figures["tier_capped"]
+            assert tier["on_gpus"] + tier["kept"] + tier["recomputed"] == 500
+        if config.plan.nvme.drive is not None:
+            assert figures["nvme_earlier"]["earlier"] == where.on_nvme == 1500
+        seen.add((bool(config.shared_tier_tb), config.plan.nvme.drive is not None))
+    assert seen == {(False, False), (True, False), (False, True), (True, True)}
