@@ -30,8 +30,10 @@ def separators(language: str) -> tuple[str, str]:
 
 def grouped(value: float | Decimal, decimals: int, decimal: str, thousands: str) -> str:
     """``value`` rounded to ``decimals`` places (Python's rounding of its type), grouped
-    by three with ``thousands`` and ``decimal`` as separators."""
-    text = f"{value:,.{decimals}f}"
+    by three with ``thousands`` and ``decimal`` as separators; an integer without
+    places exactly (not through a float)."""
+    exact = isinstance(value, int) and not decimals
+    text = f"{value:,}" if exact else f"{value:,.{decimals}f}"
     return text.replace(",", "\0").replace(".", decimal).replace("\0", thousands)
 
 

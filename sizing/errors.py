@@ -13,6 +13,7 @@ issue 5 (German and English pages, numbers formatted per language) and issue 11 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -49,11 +50,38 @@ def decimals(key: str, value: float) -> int:
     return len(f"{value:.2f}".rstrip("0").partition(".")[2])
 
 
+WRITTEN_DIGITS = 24
+"""An error sentence writes a number out up to this many digits before the point (an
+integer exactly, as typed: never through a float); a longer one in the short form of
+:func:`short_number`."""
+
+
+def short_number(value: float) -> str | None:
+    """``value`` in three significant digits (``1e+308``; ``about 1e+400`` past a
+    float's range) when it has more than :data:`WRITTEN_DIGITS` digits before the point,
+    else ``None`` (write it out)."""
+    if abs(value) < 10**WRITTEN_DIGITS:
+        return None
+    if isinstance(value, int) and abs(value) >= 10**308:
+        return f"about 1e+{int(abs(value).bit_length() * math.log10(2))}"
+    return f"{float(value):.3g}"
+
+
+def _english_number(key: str, value: float) -> str:
+    short = short_number(value)
+    if short is not None:
+        return short
+    if isinstance(value, int) and decimals(key, value) == 0:
+        return f"{value:,}"
+    return f"{value:,.{decimals(key, value)}f}"
+
+
 def english(values: Mapping[str, Value]) -> dict[str, Value | str]:
     """``values`` as the English messages print them: numbers grouped by three with
-    commas (``10,000,000``) and the places of :func:`decimals`, texts as given."""
+    commas (``10,000,000``) and the places of :func:`decimals`, a very long one short
+    (:func:`short_number`), texts as given."""
     return {
-        key: value if isinstance(value, str | bool) else f"{value:,.{decimals(key, value)}f}"
+        key: value if isinstance(value, str | bool) else _english_number(key, value)
         for key, value in values.items()
     }
 

@@ -24,14 +24,14 @@ from configurator.modelhub.errors import ModelLookupError
 from configurator.modelhub.services import subject_template
 from configurator.numbers import num
 from sizing.architecture import ASSUMPTIONS
-from sizing.errors import Fix, InfeasibleError, SizingError, decimals
+from sizing.errors import Fix, InfeasibleError, SizingError, decimals, short_number
 
 
 def _formatted(values: Mapping[str, Any]) -> dict[str, str]:
     """Numbers grouped, with the decimal separator of the active language and the
     places of :func:`sizing.errors.decimals` (those of the English message)."""
     return {
-        key: num(value, decimals(key, value))
+        key: (short_number(value) or num(value, decimals(key, value)))
         if isinstance(value, int | float) and not isinstance(value, bool)
         else str(value)
         for key, value in values.items()
