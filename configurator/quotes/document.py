@@ -226,11 +226,14 @@ def tiers_chart(alternative: DocumentAlternative) -> dict[str, Any]:
     """Bar lengths (0-100, logarithmic) and labels for the memory-tier chart.
 
     Tiers: the KV cache on all GPUs, the CPU-memory tier and the NVMe tier, each in GiB
-    with the conversations resting there; tiers of 0 GiB are left out. The counts are
-    the plan's own (:func:`sizing.placement.placement`, the summary's
-    ``conversations_resident``, ``conversations_in_cpu_tier`` and
-    ``conversations_on_nvme``), the same the estimate's chart and the e-mail show; a
-    snapshot issued before the summary carried them is counted by the same function.
+    with the conversations resting there; tiers of 0 GiB are left out. The shared tier
+    (for all nodes, the summary's ``shared_tier_tb``) is drawn when conversations rest
+    in it beyond a cut CPU tier. The counts are the plan's own
+    (:func:`sizing.placement.placement`, the summary's ``conversations_resident``,
+    ``conversations_in_cpu_tier``, ``conversations_on_nvme`` and
+    ``conversations_in_shared_tier``), the same the estimate's chart and the e-mail
+    show; a snapshot issued before the summary carried them is counted by the same
+    function.
     """
     summary = alternative["summary"]
     gpus = int(summary.get("gpus_per_node") or 0)
@@ -238,8 +241,16 @@ def tiers_chart(alternative: DocumentAlternative) -> dict[str, Any]:
     cpu_gib = float(summary.get("cpu_tier_total_gib") or 0)
     nvme_gib = float(alternative.get("nvme_capacity_tb") or 0) * TB / GIB
     where = _placement(alternative)
-    counts = {"gpu": where.on_gpus, "cpu": where.in_cpu_tier, "nvme": where.on_nvme}
+    shared_gib = float(summary.get("shared_tier_tb") or 0) * TB / GIB
+    counts = {
+        "gpu": where.on_gpus,
+        "cpu": where.in_cpu_tier,
+        "nvme": where.on_nvme,
+        "shared": where.in_shared_tier,
+    }
     tiers = [("gpu", gpu_gib), ("cpu", cpu_gib), ("nvme", nvme_gib)]
+    if where.in_shared_tier:
+        tiers.append(("shared", shared_gib))
     tiers = [(k, v) for k, v in tiers if v > 0]
     top = max((v for _k, v in tiers), default=1.0)
     span = math.log10(max(top, 10.0)) + 1

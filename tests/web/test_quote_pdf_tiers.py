@@ -87,6 +87,26 @@ def test_the_alternative_with_a_shared_tier_is_titled_and_its_appendix_warns(
 
 
 @pytest.mark.parametrize(
+    ("language", "label"),
+    [("en", "in the shared tier of all nodes"), ("de", "in der gemeinsamen Stufe aller Knoten")],
+)
+def test_the_tier_chart_draws_the_shared_tier_with_its_conversations(
+    language: str, label: str
+) -> None:
+    # The second alternative's shared tier: the summary's shared_tier_tb in GiB
+    # (0.54 × 10^12 B / 2^30 B = 503 GiB) holding the 500 - 134 - 178 = 188
+    # conversations its cut CPU tier leaves out (conversations_in_shared_tier).
+    quote = _quote_from_the_cheapest(language)
+    first, second = quote.alternatives.order_by("position")[:2]
+    s = second.plan_summary
+    assert s["conversations_in_shared_tier"] == 188
+    gib = round(s["shared_tier_tb"] * 10**12 / 2**30)
+    text = _text(quote_pdf_render(document_from_quote(quote)))
+    assert text.count(f"{gib} GiB · {label}: 188") == 1
+    assert text.count(label) == 1  # the first alternative has no shared tier
+
+
+@pytest.mark.parametrize(
     ("language", "drives", "gpus", "writes"),
     [
         (
