@@ -83,7 +83,8 @@ def add_workload_arguments(parser: CommandParser) -> None:
     """One flag per :class:`Workload` field, with its default and English help.
 
     ``--model`` is optional here (``--config`` names a private model instead); a boolean
-    field is a switch; every other type parses with :data:`ARG_TYPES`.
+    field is a switch; every other type parses with :data:`ARG_TYPES`. An empty choice
+    (``serving_engine`` not decided) is the flag left out, not a choice to list.
     """
     hints = get_type_hints(Workload)
     for name, f in FIELDS.items():
@@ -102,8 +103,9 @@ def add_workload_arguments(parser: CommandParser) -> None:
         else:
             extra = {"default": f.default}
         if "choices" in f.metadata:
-            extra["choices"] = f.metadata["choices"]
-        if f.default not in (None, dataclasses.MISSING):
+            # "" (not decided) is what leaving the flag out means; the help says so in words
+            extra["choices"] = [choice for choice in f.metadata["choices"] if choice != ""]
+        if f.default not in (None, "", dataclasses.MISSING):
             help_text += " (default: %(default)s)"
         if name == "gpu":
             help_text += f", one of: {', '.join(sorted(catalog.gpus()))}"
@@ -121,28 +123,44 @@ def positive_gib(text: str) -> float:
     return value
 
 
-def output_path(text: str, *, flag: str = "--out") -> Path:
+def _exists(path: Path, flag: str) -> CommandError:
+    return CommandError(f"{flag}: {path} exists; give --force to replace it", returncode=2)
+
+
+def output_path(text: str, *, flag: str = "--out", replace: bool = True) -> Path:
     """The file a command will write, checked before any work is done.
 
+    ``replace=False`` refuses a file that exists already (``bundle`` without
+    ``--force``).
+
     Raises:
-        CommandError: exit status 2, naming ``flag``, for a directory or a missing folder.
+        CommandError: exit status 2, naming ``flag``, for a directory, a missing folder,
+            or an existing file not to be replaced.
     """
     path = Path(text)
     if path.is_dir():
         raise CommandError(f"{flag}: {path} is a directory; give a file name", returncode=2)
     if not path.parent.is_dir():
         raise CommandError(f"{flag}: directory {path.parent} does not exist", returncode=2)
+    if not replace and path.exists():
+        raise _exists(path, flag)
     return path
 
 
-def write_output(path: Path, data: bytes, *, flag: str = "--out") -> None:
+def write_output(path: Path, data: bytes, *, flag: str = "--out", replace: bool = True) -> None:
     """Write ``data`` to ``path``; an operating-system refusal becomes exit status 2.
+
+    ``replace=False`` creates the file only if it does not exist (also when it appeared
+    after :func:`output_path` checked).
 
     Raises:
         CommandError: naming ``flag`` and the system's reason.
     """
     try:
-        path.write_bytes(data)
+        with path.open("wb" if replace else "xb") as out:
+            out.write(data)
+    except FileExistsError as exc:
+        raise _exists(path, flag) from exc
     except OSError as exc:
         raise CommandError(f"{flag}: cannot write {path}: {exc.strerror}", returncode=2) from exc
 

@@ -35,7 +35,10 @@ class Command(SizingCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         super().add_arguments(parser)
         parser.add_argument("--engine", choices=(*ENGINES, "all"), default="all")
-        parser.add_argument("--out", required=True, help="ZIP file to write")
+        parser.add_argument(
+            "--out", required=True, help="file to write the ZIP to (any name; kept if it exists)"
+        )
+        parser.add_argument("--force", action="store_true", help="replace an existing --out file")
         parser.add_argument("--shared", choices=SHARED_KINDS, default="none")
         parser.add_argument("--nvme-mount", default=TierOptions.nvme_mount)
         parser.add_argument("--nfs-server", default=TierOptions.nfs_server)
@@ -63,7 +66,7 @@ class Command(SizingCommand):
         parser.add_argument("--dynamo-version", choices=versions("dynamo"), default=defaults.dynamo)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        out = output_path(options["out"])
+        out = output_path(options["out"], replace=options["force"])
         plan = self.plan_from_options(options)
         try:
             tiers = TierOptions(
@@ -92,5 +95,5 @@ class Command(SizingCommand):
         except SizingError as exc:
             flag = OPTION_FOR_FIELD.get(exc.field, exc.field)
             raise CommandError(f"{flag}: {exc.message}", returncode=2) from exc
-        write_output(out, data)
+        write_output(out, data, replace=options["force"])
         self.stdout.write(f"wrote {out} ({len(data):,} bytes)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from typing import Any
 
@@ -15,10 +16,20 @@ from sizing.errors import SizingError
 
 
 def gpu_list(text: str) -> list[str]:
-    """argparse type: ``all`` (an empty list: every priced GPU) or comma-separated slugs."""
+    """argparse type: ``all`` (an empty list: every priced GPU) or comma-separated slugs.
+
+    Raises:
+        argparse.ArgumentTypeError: no slug in ``text`` (``""``, ``","``): leaving
+            ``--gpus`` out, or ``all``, searches every GPU.
+    """
     if text.strip().lower() == "all":
         return []
-    return [slug.strip() for slug in text.split(",") if slug.strip()]
+    slugs = [slug.strip() for slug in text.split(",") if slug.strip()]
+    if not slugs:
+        raise argparse.ArgumentTypeError(
+            f"expected GPU slugs, comma-separated, or 'all', got {text!r}"
+        )
+    return slugs
 
 
 def _line(rank: str, r: Recommended) -> str:

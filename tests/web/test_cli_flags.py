@@ -1,0 +1,69 @@
+"""Command-line flags that say what they take: ``recommend --gpus`` needs a slug or
+``all``, ``bundle --out`` keeps an existing file unless ``--force``, and ``--help`` lists
+only real choices (docs/cli.md)."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from configurator.catalog.services import pricelist_load_demo
+
+SEED = ["--model", "Qwen/Qwen3-32B-FP8", "--context", "8192", "--users", "500"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("given", ["", " ", ",", " , "])
+def test_recommend_refuses_gpus_without_a_slug(
+    capsys: pytest.CaptureFixture[str], given: str
+) -> None:
+    pricelist_load_demo()
+    with pytest.raises(SystemExit) as exit_:
+        call_command("recommend", *SEED, "--gpus", given)
+    assert exit_.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.err.strip().splitlines() == [
+        f"recommend: error: argument --gpus: expected GPU slugs, comma-separated, or 'all', "
+        f"got {given!r}"
+    ]
+    assert captured.out == ""
+
+
+def bundle(out: Path, *extra: str) -> None:
+    call_command("bundle", *SEED, "--engine", "vllm", "--out", str(out), *extra)
+
+
+def test_bundle_writes_any_name_but_keeps_an_existing_file(tmp_path: Path) -> None:
+    out = tmp_path / "bundle"  # no .zip: written all the same
+    bundle(out)
+    assert zipfile.is_zipfile(out)
+    mine = tmp_path / "notes.txt"
+    mine.write_text("keep me")
+    with pytest.raises(CommandError) as err:
+        bundle(mine)
+    assert err.value.returncode == 2
+    assert str(err.value) == f"--out: {mine} exists; give --force to replace it"
+    assert mine.read_text() == "keep me"
+
+
+def test_bundle_force_replaces_the_file(tmp_path: Path) -> None:
+    out = tmp_path / "bundle.zip"
+    out.write_text("old")
+    bundle(out, "--force")
+    assert zipfile.is_zipfile(out)
+
+
+@pytest.mark.parametrize("command", ["size", "recommend", "bundle", "quote_pdf", "verify"])
+def test_help_lists_no_empty_choice_and_says_the_default_in_words(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    with pytest.raises(SystemExit):
+        call_command(command, "--help")
+    text = capsys.readouterr().out
+    assert "--serving-engine {vllm,lmcache,sglang,dynamo}" in text
+    assert "{," not in text and ",}" not in text and "(default: )" not in text
+    assert "(not given: the largest allocation of any)" in " ".join(text.split())
