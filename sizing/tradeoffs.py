@@ -52,6 +52,8 @@ ENGLISH = {
     "misses": "Misses the target '{target}': {value:,.0f} against {limit:,.0f}.",
     "serving": "TTFT p95 {ttft_ms:,.0f} ms at the busiest hour against a target of "
     "{target_ms:,.0f} ms; {hit_pct:.0f} % of returning users hit the CPU tier.",
+    "nvme_hits": "{hit_pct:.0f} % of returning users reload from the NVMe tier.",
+    "shared_hits": "{hit_pct:.0f} % of returning users reload from the shared tier.",
     "no_tier_replicas": "Without the CPU tier these GPUs would need {without:,} replicas "
     "instead of {with_tier:,} to keep this configuration's TTFT p95 of {ttft_ms:,} ms.",
     "nodes": "{nodes} nodes behind a KV-aware router carry the load.",
@@ -187,7 +189,8 @@ def reasons(config: Configuration[Any], rec: Recommendation[Any]) -> tuple[Reaso
 
 
 def _serving(config: Configuration[Any]) -> list[Reason]:
-    """TTFT p95 and the CPU hit rate under traffic, and the replicas of the same GPUs that
+    """TTFT p95 and the CPU hit rate under traffic, the returns the NVMe and the shared
+    tier serve (``serving.hits``, 1 % or more), and the replicas of the same GPUs that
     would keep this configuration's own TTFT p95 without the tier (``plan.serving``;
     nothing without one). That is a different question from the cheapest configuration
     without a tier (:attr:`sizing.search.Recommendation.without_tier`), which only has
@@ -206,6 +209,10 @@ def _serving(config: Configuration[Any]) -> list[Reason]:
             ),
         )
     ]
+    hits = serving.hits
+    for code, share in (("nvme_hits", hits.nvme), ("shared_hits", hits.shared)):
+        if round(share * 100) >= 1:  # a tier below 1 % of returns is left unsaid
+            out.append(Reason(code, (("hit_pct", round(share * 100, 1)),)))
     scale = serving.scale
     without, final = scale.no_tier_replicas, scale.final.replicas
     if config.has_cpu_tier and without is not None and without > final:

@@ -390,5 +390,12 @@ def test_each_tier_is_credited_with_the_conversations_it_holds() -> None:
             assert tier["on_gpus"] + tier["kept"] + tier["recomputed"] == 500
         if config.plan.nvme.drive is not None:
             assert figures["nvme_earlier"]["earlier"] == where.on_nvme == 1500
+        # The returns the NVMe and the shared tier serve, in the plan's own shares.
+        hits = config.serving.hits
+        for code, share in (("nvme_hits", hits.nvme), ("shared_hits", hits.shared)):
+            if round(share * 100) >= 1:
+                assert figures[code]["hit_pct"] == round(share * 100, 1)
+            else:
+                assert code not in figures
         seen.add((bool(config.shared_tier_tb), config.plan.nvme.drive is not None))
     assert seen == {(False, False), (True, False), (False, True), (True, True)}

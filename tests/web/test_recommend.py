@@ -10,6 +10,7 @@ from decimal import Decimal
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
+from django.utils import timezone
 
 from configurator.catalog.services import pricelist_load_demo, prices_on
 from configurator.planning.recommend import recommendation_create
@@ -102,6 +103,23 @@ def test_cli_text_names_the_shared_tier_and_credits_its_conversations(
     )
     assert "keeps the other 366 warm" not in whys[1]
     assert "1,500 from earlier in the day rest only there" in whys[2]
+    # The returns each tier serves are the plan's own hit shares (serving.hits), as the
+    # JSON's configurations carry them (the shared tier's and NVMe's, whole percent).
+    data = recommendation_create(
+        Workload(
+            model="Qwen/Qwen3-32B-FP8",
+            context_tokens=8192,
+            users=500,
+            new_conversations_per_day=2000,
+        ),
+        prices=prices_on(timezone.localdate()),
+    ).configurations
+    shared = round(data[1].config.serving.hits.shared * 100)
+    nvme = round(data[2].config.serving.hits.nvme * 100)
+    assert shared >= 1 and nvme >= 1
+    assert f"{shared} % of returning users reload from the shared tier." in whys[1]
+    assert f"{nvme} % of returning users reload from the NVMe tier." in whys[2]
+    assert "reload from" not in whys[0]  # no tier beyond the CPU tier
 
 
 @pytest.mark.django_db

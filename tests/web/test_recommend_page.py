@@ -170,7 +170,7 @@ def _table_rows(html: str) -> list[tuple[list[str], str]]:
 
 
 @pytest.mark.parametrize(
-    ("headers", "column", "none", "shared_words"),
+    ("headers", "column", "none", "shared_words", "hits"),
     [
         (
             EN,
@@ -178,6 +178,7 @@ def _table_rows(html: str) -> list[tuple[list[str], str]]:
             "none",
             "keeps 178 more warm, as much as the host memory holds; a shared tier of 0.5 TB "
             "(NFS/pNFS or S3) holds the other 188, reloaded instead of recomputed",
+            "% of returning users reload from the shared tier.",
         ),
         (
             DE,
@@ -185,11 +186,17 @@ def _table_rows(html: str) -> list[tuple[list[str], str]]:
             "keine",
             "hält 178 weitere warm, so viele der Hauptspeicher fasst; eine gemeinsame Stufe "
             "von 0,5 TB (NFS/pNFS oder S3) hält die übrigen 188",
+            "% der zurückkehrenden Nutzer laden aus der gemeinsamen Stufe nach.",
         ),
     ],
 )
 def test_the_shared_tier_has_its_own_column_and_its_conversations(
-    client: Client, headers: dict[str, str], column: str, none: str, shared_words: str
+    client: Client,
+    headers: dict[str, str],
+    column: str,
+    none: str,
+    shared_words: str,
+    hits: str,
 ) -> None:
     # Seed workload at demo prices (tests/web/test_recommend.py): the cheapest two are the
     # same 2 × RTX PRO 6000 with 24 × 16 GB and no NVMe, the second with a shared tier
@@ -204,3 +211,5 @@ def test_the_shared_tier_has_its_own_column_and_its_conversations(
     assert first[:3] == second[:3]  # same GPUs, DIMMs and NVMe column
     assert first[3] == none and second[3] in ("0.5 TB", "0,5 TB")
     assert shared_words in second_why and "NFS/pNFS" not in first_why
+    # The returns it serves (its plan's hit share, tests/web/test_recommend.py).
+    assert re.search(r"\b\d+ " + re.escape(hits), second_why) and hits not in first_why
