@@ -101,3 +101,15 @@ def test_a_file_just_over_1_mb_in_a_body_under_the_body_limit_is_refused_the_sam
     response = client.post("/estimate/", big_config(1_000_001), headers={"Accept-Language": "en"})
     assert response.status_code == 400  # read whole: an ordinary field error
     assert MESSAGES["en"] in field_error(response.content.decode(), "config_file")
+
+
+def test_with_csrf_checks_the_form_post_read_first_by_the_middleware_gets_the_same() -> None:
+    # Django's CSRF check reads a form post's body for its token before the view runs.
+    client = Client(enforce_csrf_checks=True)
+    token = client.get("/").cookies["csrftoken"].value
+    for path in ("/estimate/", "/quote/"):
+        form = {**big_config(), **CONTACT, "csrfmiddlewaretoken": token}
+        response = client.post(path, form, headers={"Accept-Language": "en"})
+        assert response.status_code == 413
+        assert MESSAGES["en"] in field_error(response.content.decode(), "config_file")
+    assert not Inquiry.objects.exists()
