@@ -37,8 +37,28 @@ def figure(html: str, key: str) -> str:
 @pytest.mark.parametrize(
     ("language", "words"),
     [
-        ("en", ("nodes ×", "per node", "KV-aware router", "in total")),
-        ("de", ("Knoten ×", "je Knoten", "KV-bewusster Router", "insgesamt")),
+        # The router's step is a whole sentence: it keeps a conversation's turns on the
+        # instance holding its KV cache (sizing/cluster.py).
+        (
+            "en",
+            (
+                "nodes ×",
+                "per node",
+                "a KV-aware router in front of the instances sends every turn of a "
+                "conversation to the instance that holds its KV cache",
+                "in total",
+            ),
+        ),
+        (
+            "de",
+            (
+                "Knoten ×",
+                "je Knoten",
+                "ein KV-bewusster Router vor den Instanzen leitet jede Runde eines "
+                "Gesprächs an die Instanz, die seinen KV-Cache hält",
+                "insgesamt",
+            ),
+        ),
     ],
 )
 def test_page_shows_nodes_router_shared_tier_and_nvme_per_node(

@@ -320,7 +320,10 @@ def nodes_figure(plan: Plan, w: Words) -> Figure | None:
         },
         detail=tier,
         steps=(
-            _("a KV-aware router in front of the instances sends each conversation's turns"),
+            _(
+                "a KV-aware router in front of the instances sends every turn of a "
+                "conversation to the instance that holds its KV cache"
+            ),
             _("host memory and NVMe drives are per node; the BOM counts them for every node"),
             tier,
         ),
