@@ -268,7 +268,7 @@ def bill_of_materials(plan: Plan) -> Bom:
         f"{_de_int(round(host.need_gb - host.buffer_gb))} GB Reserve; "
         f"{host.dimms_per_channel} DIMM je Kanal auf {host.dimm_count} Kanälen"
         if host.buffer_gb > 0
-        else f"kein CPU-Tier: doppelter GPU-Speicher, {_de_int(round(host.baseline_gb))} GB"
+        else f"keine CPU-Stufe: doppelter GPU-Speicher, {_de_int(round(host.baseline_gb))} GB"
     )
     add(dimm_sku(host.dimm_gb), "dimm", host.dimm_count, buffer_note_en, buffer_note_de)
     tp = plan.parallelism.tensor_parallel_size

@@ -60,7 +60,7 @@ class StorageRequirement:
     def why_en(self) -> str:
         """The line's reason in English: nodes, TB, GB/s per node and the hashing rule."""
         return (
-            f"shared KV tier (NFS/pNFS or S3) for {self.nodes} nodes: "
+            f"shared KV tier (NFS/pNFS or S3) for {self.nodes} node{'s' if self.nodes != 1 else ''}: "
             f"{self.capacity_tb:,.1f} TB, {self.gbps_per_node:,.2f} GB/s per node "
             f"({self.gbps_total:,.1f} GB/s in all); every instance on the same "
             f"PYTHONHASHSEED and hash algorithm ({HASH_ALGORITHM})"
@@ -69,7 +69,7 @@ class StorageRequirement:
     def why_de(self) -> str:
         """The same reason in German."""
         return (
-            f"gemeinsamer KV-Tier (NFS/pNFS oder S3) für {self.nodes} Knoten: "
+            f"gemeinsame KV-Stufe (NFS/pNFS oder S3) für {self.nodes} Knoten: "
             f"{_de(self.capacity_tb, 1)} TB, {_de(self.gbps_per_node, 2)} GB/s je Knoten "
             f"({_de(self.gbps_total, 1)} GB/s insgesamt); jede Instanz mit demselben "
             f"PYTHONHASHSEED und Hash-Algorithmus ({HASH_ALGORITHM})"

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from sizing.bom import bill_of_materials, psu_count
 from sizing.chassis import BASEBOARD_CHASSIS, PCIE_CHASSIS, ChassisLimitError, check_chassis
 from sizing.model import from_catalog
 from sizing.plan import make_plan
+from sizing.shared_storage import StorageRequirement
 from sizing.summary import plan_summary
 from tests.factories import plan_request
 
@@ -239,3 +242,21 @@ def test_each_node_of_a_cluster_buys_drives_for_its_own_share_of_the_day() -> No
     summary = plan_summary(plan)  # type: ignore[arg-type]
     assert summary["nvme_writes_tb_per_day"] == round(nvme.total_writes_tb_per_day, 3)
     assert summary["nvme_writes_tb_per_day_per_node"] == round(nvme.writes_tb_per_day, 3)
+
+
+def test_a_shared_tier_for_one_node_is_worded_in_the_singular_and_in_german() -> None:
+    # A one-node plan can take a shared tier when its CPU tier is capped (the review's
+    # 0.5 TB NFS/S3 tier on one node); figures here are the line's own inputs.
+    one = StorageRequirement(
+        nodes=1,
+        capacity_tb=0.5,
+        gbps_per_node=1.25,
+        read_gbps_per_node=1.25,
+        write_gbps_per_node=0.5,
+        gbps_total=1.25,
+    )
+    assert "shared KV tier (NFS/pNFS or S3) for 1 node: 0.5 TB" in one.why_en()
+    assert "gemeinsame KV-Stufe (NFS/pNFS oder S3) für 1 Knoten: 0,5 TB" in one.why_de()
+    assert "Tier" not in one.why_de()
+    two = replace(one, nodes=2)
+    assert "for 2 nodes: 0.5 TB" in two.why_en()

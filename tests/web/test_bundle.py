@@ -383,3 +383,27 @@ def test_a_plan_that_needs_a_shared_tier_says_so_when_none_is_given() -> None:
     assert "required, not configured" not in configured["README.md"]
     single = unzip(bundle_build(plan=PLANS["seed"](), engine="vllm", tiers=TierOptions()))
     assert json.loads(single["bundle.json"])["tiers"]["shared"] == "none"
+
+
+def test_one_node_with_a_shared_tier_reads_in_the_singular() -> None:
+    """The seed's 500 users on one node of 2 RTX PRO 6000 with at most 384 GB of host
+    memory (twice the GPUs' 192 GB, the least allowed) keep 0.54 TB in a shared tier:
+    the README speaks of 1 node, not "1 nodes"."""
+    plan = make_plan(
+        plan_request(
+            model=from_catalog("Qwen/Qwen3-32B-FP8"),
+            context_tokens=8192,
+            users=500,
+            gpus_per_node=2,
+            max_host_memory_gb=384,
+        )
+    )
+    summary = plan_summary(plan)
+    assert summary["nodes"] == 1 and summary["shared_tier_tb"] > 0
+    readme = " ".join(
+        unzip(bundle_build(plan=plan, engine="vllm", tiers=TierOptions()))["README.md"].split()
+    )
+    assert "1 nodes" not in readme and "node(s)" not in readme
+    assert "The plan's 1 node needs a > shared" in readme  # a quoted Markdown block
+    assert f"{summary['shared_tier_tb']:.1f} TB for 1 node," in readme
+    assert "- 1 node, 2 engine instances:" in readme

@@ -77,7 +77,9 @@ def test_german_pdf_names_the_nodes_and_the_storage_line() -> None:
     nodes = s["nodes"]
     gbps = f"{s['shared_tier_gbps']:.2f}".replace(".", ",")
     assert f"{nodes} identische Knoten" in text
-    assert f"Gemeinsamer Tier (NFS/pNFS oder S3): 53,7 TB, {gbps} GB/s je Knoten" in text
+    # German calls a tier "Stufe" throughout (locale/de), never the English "Tier".
+    assert f"Gemeinsame Stufe (NFS/pNFS oder S3): 53,7 TB, {gbps} GB/s je Knoten" in text
+    assert "gemeinsame KV-Stufe (NFS/pNFS oder S3)" in text and "Tier " not in text
     assert f"für {nodes} Knoten: 53,7 TB, {gbps} GB/s je Knoten" in text
     assert "Gemeinsamer KV-Speicher, 1 TB nutzbar" in text
     assert "Shared tier" not in text and "per node" not in text
@@ -125,7 +127,7 @@ def test_bundle_readme_states_the_storage_requirement() -> None:
     data = bundle_build(plan=plan, engine="vllm", tiers=tiers)
     readme = zipfile.ZipFile(io.BytesIO(data)).read("README.md").decode()
     flat = _flat(readme)
-    assert f"{s['nodes']} node(s)" in flat
+    assert f"{s['nodes']} nodes, " in flat  # more than one node: the plural
     assert f"53.7 TB for {s['nodes']} nodes, {s['shared_tier_gbps']} GB/s network per node" in flat
     assert "PYTHONHASHSEED=7 and the same prefix hash algorithm" in flat
 
