@@ -60,7 +60,7 @@ class StorageRequirement:
     def why_en(self) -> str:
         """The line's reason in English: nodes, TB, GB/s per node and the hashing rule."""
         return (
-            f"shared KV tier (NFS/pNFS or S3) for {self.nodes} node{'s' if self.nodes != 1 else ''}: "
+            f"shared KV tier (NFS/pNFS or S3) for {self.nodes} {_nodes_en(self.nodes)}: "
             f"{self.capacity_tb:,.1f} TB, {self.gbps_per_node:,.2f} GB/s per node "
             f"({self.gbps_total:,.1f} GB/s in all); every instance on the same "
             f"PYTHONHASHSEED and hash algorithm ({HASH_ALGORITHM})"
@@ -74,6 +74,11 @@ class StorageRequirement:
             f"({_de(self.gbps_total, 1)} GB/s insgesamt); jede Instanz mit demselben "
             f"PYTHONHASHSEED und Hash-Algorithmus ({HASH_ALGORITHM})"
         )
+
+
+def _nodes_en(count: int) -> str:
+    """ "node" or "nodes" for ``count``."""
+    return "node" if count == 1 else "nodes"
 
 
 def _de(value: float, digits: int) -> str:
