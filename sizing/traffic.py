@@ -300,7 +300,7 @@ def validate_targets(traffic: Traffic) -> None:
                 "got %(got)s"
             ),
             code="busy_share_range",
-            values={"got": repr(share)},
+            values={"got": _given(share)},
         )
     for field, name, value in (
         ("ttft_p95_ms", "TTFT p95", traffic.ttft_p95_ms),

@@ -39,6 +39,7 @@ from sizing.errors import FIX_ENGLISH, Fix, SizingError, english
 from sizing.model import catalog_entry, from_catalog
 from sizing.plan import make_plan
 from sizing.summary import plan_summary
+from sizing.traffic import Traffic, validate_targets
 from sizing.workload import Workload
 from tests.factories import plan_request
 from tests.hubserver.polling import post_until_answered
@@ -648,3 +649,31 @@ def test_a_complete_config_assumes_nothing(client: Client) -> None:
     # The config.json notice is absent; the traffic defaults' notice (its own class) may show.
     assert 'id="figure-gpus"' in html and 'class="notice assumptions"' not in html
     assert 'class="notice assumptions traffic-assumptions"' in html
+
+
+@pytest.mark.parametrize(
+    ("headers", "share", "quoted"),
+    [(DE, "0", "eingegeben: 0."), (EN, "0", "got 0.")],
+)
+def test_a_refused_busy_hour_share_is_quoted_as_a_number_of_the_language(
+    client: Client, headers: dict[str, str], share: str, quoted: str
+) -> None:
+    # sizing/traffic.py: the share must be above 0 and at most 1; the error quotes what
+    # was entered as a number of the reader's language (German: decimal comma).
+    html = client.post(
+        "/estimate/", workload(busy_hour_active_share=share), headers={**HTMX, **headers}
+    ).content.decode()
+    error = re.search(r'id="id_busy_hour_active_share_error"[^>]*>(.*?)</p>', html, re.S)
+    assert error, "no error at the busy-hour share"
+    assert quoted in error.group(1) and "0.0" not in error.group(1), error.group(1)
+
+
+def test_a_busy_hour_share_above_one_is_quoted_with_a_decimal_comma_in_german() -> None:
+    # The form stops 1.5 itself; the engine's own error (sizing/traffic.py) quotes the
+    # number for the language, as the CLI and API print it in English.
+    with pytest.raises(SizingError) as caught:
+        validate_targets(Traffic(busy_hour_active_share=1.5))
+    with translation.override("de"):
+        assert error_text(caught.value).endswith("eingegeben: 1,5.")
+    with translation.override("en"):
+        assert error_text(caught.value).endswith("got 1.5.")
