@@ -26,7 +26,7 @@ from sizing.host_memory import CpuTier, HostMemory, cpu_tier, host_memory, host_
 from sizing.kept import kept
 from sizing.model import ModelSpec
 from sizing.nvme import NvmeTier, nvme_tier
-from sizing.performance import NoMeasuredBasis
+from sizing.performance import NEW_TOKENS_PER_TURN, NoMeasuredBasis
 from sizing.placement import Placement, placement
 from sizing.rank_bytes import RankBytes, stage_bytes
 from sizing.serving import Serving, serve
@@ -289,10 +289,22 @@ def make_plan(request: PlanRequest) -> Plan:
         buffer_gb=tier.total_gib * GIB / GB / par.nodes,
         kv_cache_is_fp8=kv_dtype == "fp8",
     )
+    # A hit prefills what the serving model prefills on a return: the previous answer and
+    # the new prompt of the plan's traffic (sizing.load).
+    turn = serving.shape if serving is not None else None
+    new_tokens = turn.new_prompt_tokens + turn.output_tokens if turn else NEW_TOKENS_PER_TURN
     transfer = kept(
         _TRANSFER,
         model,
-        (id(model), kv_dtype, gpu.slug, par.tensor_parallel_size, ctx, work.shared_prompt_tokens),
+        (
+            id(model),
+            kv_dtype,
+            gpu.slug,
+            par.tensor_parallel_size,
+            ctx,
+            work.shared_prompt_tokens,
+            new_tokens,
+        ),
         lambda: estimate(
             model=model,
             kv_dtype=kv_dtype,
@@ -300,6 +312,7 @@ def make_plan(request: PlanRequest) -> Plan:
             tp=par.tensor_parallel_size,
             context_tokens=ctx,
             shared_prompt_tokens=work.shared_prompt_tokens,
+            new_tokens=new_tokens,
         ),
     )
     verdict = decide(

@@ -24,6 +24,7 @@ from typing import Any
 
 from sizing.model import ModelSpec
 from sizing.performance import (
+    NEW_TOKENS_PER_TURN,
     Basis,
     ModelShape,
     NoMeasuredBasis,
@@ -69,6 +70,7 @@ class TransferEstimate:
     gpu_slug: str = ""
     tp: int = 1
     max_context_tokens: int = 0
+    new_tokens: int = NEW_TOKENS_PER_TURN
 
     @cached_property
     def _curve(self) -> tuple[dict[str, Any], ...]:
@@ -97,7 +99,12 @@ class TransferEstimate:
         out = []
         for n in sorted(points):
             r = returning_user(
-                self.shape, engine=PLAN_ENGINE, gpu=self.gpu_slug, tp=self.tp, context_tokens=n
+                self.shape,
+                engine=PLAN_ENGINE,
+                gpu=self.gpu_slug,
+                tp=self.tp,
+                context_tokens=n,
+                new_tokens=self.new_tokens,
             )
             hits = {h.tier: None if h.ttft_ms is None else round(h.ttft_ms, 1) for h in r.hits}
             out.append({"context_tokens": n, "miss_ms": round(r.miss_ms, 1), "hit_ms": hits})
@@ -140,6 +147,7 @@ def estimate(
     tp: int,
     context_tokens: int,
     shared_prompt_tokens: int = 0,
+    new_tokens: int = NEW_TOKENS_PER_TURN,
 ) -> TransferEstimate:
     """The plan's reload, recompute and TTFT figures.
 
@@ -150,6 +158,10 @@ def estimate(
         tp: the instance's tensor parallel size.
         context_tokens: tokens of a full conversation.
         shared_prompt_tokens: the system prompt every conversation shares (on the GPU).
+        new_tokens: tokens a returning turn prefills on a hit: the previous answer and
+            the new prompt of the plan's traffic (``sizing.traffic``: output + new prompt
+            tokens per turn, as the serving model prefills them, ``sizing.load``);
+            :data:`~sizing.performance.ttft.NEW_TOKENS_PER_TURN` without traffic.
 
     Never raises for a card or path without a measurement: the estimate then carries
     ``no_basis`` and no figures.
@@ -162,7 +174,12 @@ def estimate(
             shape, gpu=gpu_slug, tp=tp, new_tokens=own, cached_tokens=shared_prompt_tokens
         )
         returning = returning_user(
-            shape, engine=PLAN_ENGINE, gpu=gpu_slug, tp=tp, context_tokens=context_tokens
+            shape,
+            engine=PLAN_ENGINE,
+            gpu=gpu_slug,
+            tp=tp,
+            context_tokens=context_tokens,
+            new_tokens=new_tokens,
         )
     except NoMeasuredBasis as exc:
         return TransferEstimate(None, None, 0.0, None, None, exc.message)
@@ -180,4 +197,5 @@ def estimate(
         gpu_slug=gpu_slug,
         tp=tp,
         max_context_tokens=model.architecture.max_context_tokens,
+        new_tokens=new_tokens,
     )

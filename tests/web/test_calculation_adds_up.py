@@ -94,6 +94,37 @@ def test_each_ttft_line_sums_to_its_total(client: Client, language: str) -> None
     assert "−3" in cpu_line
 
 
+@pytest.mark.parametrize(
+    ("language", "traffic", "prefill"),
+    [
+        (
+            "en",
+            "681 new prompt tokens and 343 output tokens per turn",
+            "prefill of the 1,024 new tokens of the turn (the last answer and the new prompt)",
+        ),
+        (
+            "de",
+            "681 neue Prompt-Token und 343 Ausgabe-Token je Runde",
+            "Prefill der 1.024 neuen Token der Runde (die letzte Antwort und der neue Prompt)",
+        ),
+    ],
+)
+def test_a_hit_prefills_the_turn_the_traffic_assumes(
+    client: Client, language: str, traffic: str, prefill: str
+) -> None:
+    # The seed's default traffic (sizing/traffic.py): 8,192 tokens over 8 turns, 343
+    # output and 1,024 − 343 = 681 new prompt tokens per turn. A returning turn prefills
+    # the last answer and the new prompt, 343 + 681 = 1,024 tokens, as the serving model
+    # does (sizing/load.py); "What a hit is worth" prefills the same turn.
+    html = client.post(
+        "/estimate/", seed_form(), headers={**HTMX, "Accept-Language": language}
+    ).content.decode()
+    assert traffic in re.sub(r"\s+", " ", html)
+    lines = steps(client, seed_form(), language, "transfer")
+    hits = [s for s in lines if s.startswith(HIT_LINES[language][1:])]
+    assert len(hits) == 2 and all(prefill in line for line in hits), hits
+
+
 @pytest.mark.parametrize("language", ["en", "de"])
 def test_a_large_workload_states_the_plans_replicas_and_nodes(
     client: Client, language: str

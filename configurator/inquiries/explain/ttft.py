@@ -104,7 +104,10 @@ def _hit_terms(hit: HitTime, new_tokens: int, w: Words, reload_term: str = "") -
             % {"ms": _signed(hit.correction_ms, w)}
         )
     terms.append(
-        _("prefill of the %(new)s new tokens (%(ms)s ms)")
+        _(
+            "prefill of the %(new)s new tokens of the turn (the last answer and the new "
+            "prompt) (%(ms)s ms)"
+        )
         % {"new": num(new_tokens), "ms": num(hit.prefill.total_ms, 1)}
     )
     terms.append(_("tokenization (%(ms)s ms)") % {"ms": num(hit.frontend_ms, 1)})
