@@ -2,7 +2,8 @@
 
 It composes the concept modules in order: KV geometry (``architecture``), weights
 (``model``/``checkpoint``), GPU budget and parallelism (``gpu``), CPU tier and host
-memory (``host_memory``), NVMe tier (``nvme``), reload versus recompute (``transfer``),
+memory (``host_memory``), NVMe tier (``nvme``), the traffic and each node's NVMe share
+(``plan_traffic``), reload versus recompute (``transfer``),
 the verdict (``verdict``) and the vLLM buffer (``vllm_buffer``). It imports no
 engine module: the engines' files are written from a plan (``sizing.engines``), and its
 JSON summary is :func:`sizing.summary.summary`. Every rule's source
@@ -26,14 +27,15 @@ from sizing.host_memory import CpuTier, HostMemory, cpu_tier, host_memory, host_
 from sizing.kept import kept
 from sizing.model import ModelSpec
 from sizing.nvme import NvmeTier, nvme_tier
-from sizing.performance import NEW_TOKENS_PER_TURN, NoMeasuredBasis
+from sizing.performance import NEW_TOKENS_PER_TURN
 from sizing.placement import Placement, placement
+from sizing.plan_traffic import nvme_per_node, serve_plan
 from sizing.rank_bytes import RankBytes, stage_bytes
-from sizing.serving import Serving, serve
+from sizing.serving import Serving
 from sizing.serving_model import Replica
 from sizing.traffic import Traffic
 from sizing.transfer import TransferEstimate, estimate
-from sizing.units import GB, GIB, TB
+from sizing.units import GB, GIB
 from sizing.verdict import Note, Verdict, decide, restated
 from sizing.vllm_buffer import VllmOffload, offload
 from sizing.workload import Workload
@@ -253,10 +255,10 @@ def make_plan(request: PlanRequest) -> Plan:
         kv_bytes_per_token=max(1, round(engine_conv / unique_tokens)),
         gpu_memory_gb_per_node=node_gpu_gb,
     )
-    serving, serving_note = _serve(request, replica, buffer_cap_gb, nvme)
+    serving, serving_note = serve_plan(model, work, replica, buffer_cap_gb, nvme)
     if serving is not None:
-        serving, nvme = _nvme_per_node(
-            request, replica, buffer_cap_gb, nvme, serving, platform.nvme_bays
+        serving, nvme = nvme_per_node(
+            model, work, replica, buffer_cap_gb, nvme, serving, platform.nvme_bays
         )
         par = replace(par, nodes=serving.cluster.nodes)
     resting = max(0, work.users - par.conversations_on_gpus)
@@ -344,7 +346,7 @@ def make_plan(request: PlanRequest) -> Plan:
         # Sell no memory the customer does not need: no tier, no buffer, no NVMe; the
         # GPUs are those the targets need without a tier.
         if serving is not None:
-            plain, _ = _serve(request, replica, buffer_cap_gb, nvme, tiers=False)
+            plain, _ = serve_plan(model, work, replica, buffer_cap_gb, nvme, tiers=False)
             if plain is not None:
                 serving = replace(plain, benefit=serving.benefit)
                 par = replace(par, nodes=serving.cluster.nodes)
@@ -379,76 +381,3 @@ def make_plan(request: PlanRequest) -> Plan:
         serving=serving,
         serving_note=serving_note,
     )
-
-
-NVME_NODE_PASSES = 3
-"""Times the NVMe tier is resized to the plan's node count and the traffic re-served."""
-
-
-def _nvme_per_node(
-    request: PlanRequest,
-    replica: Replica,
-    buffer_cap_gb: float,
-    nvme: NvmeTier,
-    serving: Serving,
-    max_drives: int,
-) -> tuple[Serving, NvmeTier]:
-    """The serving and the NVMe tier once each node holds its own share of the day.
-
-    The node count follows from the traffic, and the traffic's NVMe hits from each
-    node's tier (:mod:`sizing.nvme`: a node writes only its own conversations), so the
-    tier is resized to the nodes and the traffic served again until both agree, at most
-    :data:`NVME_NODE_PASSES` times; if they still differ, the tier is kept for the fewer
-    nodes, which gives every node at least its share.
-    """
-
-    def sized(nodes: int) -> NvmeTier:
-        return nvme_tier(
-            new_conversations_per_day=request.workload.new_conversations_per_day,
-            conversation_bytes=nvme.conversation_bytes,
-            max_drives=max_drives,
-            nodes=nodes,
-        )
-
-    if nvme.drive is None:
-        return serving, nvme
-    for _ in range(NVME_NODE_PASSES):
-        if serving.cluster.nodes == nvme.nodes:
-            return serving, nvme
-        resized = sized(serving.cluster.nodes)
-        again, _note = _serve(request, replica, buffer_cap_gb, resized)
-        if again is None:
-            break
-        serving, nvme = again, resized
-    if serving.cluster.nodes < nvme.nodes:
-        nvme = sized(serving.cluster.nodes)
-    return serving, nvme
-
-
-def _serve(
-    request: PlanRequest,
-    replica: Replica,
-    buffer_cap_gb: float,
-    nvme: NvmeTier,
-    *,
-    tiers: bool = True,
-) -> tuple[Serving | None, str]:
-    """The plan under traffic, or ``None`` and why when the GPU has no measured basis."""
-    try:
-        serving = serve(
-            model=request.model,
-            kv_dtype=request.workload.kv_dtype,
-            replica=replica,
-            traffic=request.traffic,
-            users=request.workload.users,
-            context_tokens=request.workload.context_tokens,
-            shared_prefix_tokens=request.workload.shared_prompt_tokens,
-            nvme_bytes_per_node=nvme.capacity_tb * TB,
-            nvme_read_gbs_per_node=nvme.read_gbs,
-            max_buffer_gb_per_node=buffer_cap_gb,
-            tiers=tiers,
-            with_shared_tier=not request.workload.without_shared_tier,
-        )
-    except NoMeasuredBasis as exc:
-        return None, exc.message
-    return serving, ""
