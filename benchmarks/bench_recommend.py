@@ -210,9 +210,8 @@ def _page() -> list[Result]:
         ),
         Result(
             "customer page",
-            f"recommended configurations: server CPU per request (load average "
-            f"{busy:.1f} on the machine when the measured round began)",
-            f"{cpu_ms:.0f} ms",
+            "recommended configurations: server CPU per request",
+            f"{cpu_ms:.0f} ms (load average {busy:.1f} when the measured round began)",
             "-",
             True,
         ),
