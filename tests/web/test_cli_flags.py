@@ -1,5 +1,6 @@
 """Command-line flags that say what they take: ``recommend --gpus`` needs a slug or
-``all``, ``bundle --out`` keeps an existing file unless ``--force``, and ``--help`` lists
+``all``, ``bundle --out`` and ``quote_pdf --out`` keep an existing file unless ``--force``,
+and ``--help`` lists
 only real choices (docs/cli.md)."""
 
 from __future__ import annotations
@@ -55,6 +56,20 @@ def test_bundle_force_replaces_the_file(tmp_path: Path) -> None:
     out.write_text("old")
     bundle(out, "--force")
     assert zipfile.is_zipfile(out)
+
+
+@pytest.mark.django_db
+def test_quote_pdf_keeps_an_existing_file_unless_forced(tmp_path: Path) -> None:
+    out = tmp_path / "quote.pdf"
+    out.write_text("keep me")
+    args = ["quote_pdf", *SEED, "--customer", "ACME", "--out", str(out)]
+    with pytest.raises(CommandError) as err:
+        call_command(*args)
+    assert err.value.returncode == 2
+    assert str(err.value) == f"--out: {out} exists; give --force to replace it"
+    assert out.read_text() == "keep me"
+    call_command(*args, "--force")
+    assert out.read_bytes().startswith(b"%PDF")
 
 
 @pytest.mark.parametrize("command", ["size", "recommend", "bundle", "quote_pdf", "verify"])

@@ -29,13 +29,14 @@ class Command(SizingCommand):
         super().add_arguments(parser)
         parser.add_argument("--customer", required=True, help="customer name on the quote")
         parser.add_argument("--language", choices=("de", "en"), default="de")
-        parser.add_argument("--out", required=True, help="PDF file to write")
+        parser.add_argument("--out", required=True, help="PDF file to write (kept if it exists)")
+        parser.add_argument("--force", action="store_true", help="replace an existing --out file")
 
     def handle(self, *args: Any, **options: Any) -> None:
         customer = options["customer"].strip()
         if not customer:
             raise CommandError("--customer: must not be empty", returncode=2)
-        out = output_path(options["out"])
+        out = output_path(options["out"], replace=options["force"])
         plan = self.plan_from_options(options)
         today = timezone.localdate()
         prices = prices_on(today) or prices_from_demo_file()
@@ -58,5 +59,5 @@ class Command(SizingCommand):
             alternatives=[(label, inputs, dict(summary), lines)],
             today=today,
         )
-        write_output(out, quote_pdf_render(doc))
+        write_output(out, quote_pdf_render(doc), replace=options["force"])
         self.stdout.write(f"DRAFT quote for {customer} written to {out}")
