@@ -2,7 +2,8 @@
 
 Restates :mod:`sizing.plan` results: conversations resident on the GPUs
 (``sizing.gpu``), resting in the CPU tier (``sizing.host_memory``), on the NVMe tier
-(``sizing.nvme``); the rules and sources are in those modules.
+(``sizing.nvme``), in the shared tier of all nodes beyond a cut CPU tier
+(``sizing.placement``); the rules and sources are in those modules.
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ class Chart:
     cpu: int
     nvme: int
     recompute: int
+    shared: int = 0
 
     @property
     def total(self) -> int:
         """Conversations shown in the chart."""
-        return self.gpu + self.cpu + self.nvme + self.recompute
+        return self.gpu + self.cpu + self.nvme + self.shared + self.recompute
 
     def share(self, part: int) -> float:
         """``part`` as a percentage of the bar (0 to 100)."""
@@ -34,12 +36,14 @@ class Chart:
 
     @property
     def segments(self) -> list[tuple[str, int, float, float]]:
-        """``(kind, count, x_percent, width_percent)`` for every non-empty segment."""
+        """``(kind, count, x_percent, width_percent)`` for every non-empty segment, in the
+        quote PDF's tier order (GPU, CPU, NVMe, shared), then the recomputed ones."""
         out, x = [], 0.0
         for kind, count in (
             ("gpu", self.gpu),
             ("cpu", self.cpu),
             ("nvme", self.nvme),
+            ("shared", self.shared),
             ("recompute", self.recompute),
         ):
             if count:
@@ -54,7 +58,11 @@ def chart(plan: Plan) -> Chart:
     (:func:`sizing.placement.placement`), so the PDF and the e-mail show the same."""
     where = plan.placement
     return Chart(
-        gpu=where.on_gpus, cpu=where.in_cpu_tier, nvme=where.on_nvme, recompute=where.recomputed
+        gpu=where.on_gpus,
+        cpu=where.in_cpu_tier,
+        nvme=where.on_nvme,
+        recompute=where.recomputed,
+        shared=where.in_shared_tier,
     )
 
 
@@ -64,6 +72,7 @@ def counts_text(shown: Chart) -> dict[str, str]:
         "gpu": num(shown.gpu),
         "cpu": num(shown.cpu),
         "nvme": num(shown.nvme),
+        "shared": num(shown.shared),
         "recompute": num(shown.recompute),
     }
 

@@ -17,6 +17,9 @@ from django.core.cache import cache
 from django.test import Client
 from pytest_django.asserts import assertTemplateUsed
 
+from configurator.planning.services import plan_stored
+from sizing.summary import plan_summary
+from tests.quote_factories import SEED_INPUTS
 from tests.seed_form import seed_form
 
 pytestmark = pytest.mark.django_db
@@ -118,6 +121,39 @@ def test_chart_shows_where_conversations_live_with_unlocalised_svg_numbers(
     # Seed: 204 of 500 on the GPUs (40.8 %), 296 resting in CPU memory (59.2 %).
     assert re.search(r'class="seg seg-gpu" x="0(\.0)?" y="0" width="40.8"', html)
     assert re.search(r'class="seg seg-cpu" x="40.8" y="0" width="59.2"', html)
+
+
+@pytest.mark.parametrize(
+    ("language", "words", "count"),
+    # configurator/locale/de django.po; 220 conversations: the plan summary's
+    # conversations_in_shared_tier (manage.py size ... --format json), checked below.
+    [("en", "in the shared tier of all nodes", "220"), ("de", "in der gemeinsamen Stufe", "220")],
+)
+def test_chart_draws_the_shared_tier_beyond_a_capped_cpu_tier(
+    client: Client, language: str, words: str, count: str
+) -> None:
+    # Two GPUs and at most 384 GB of host memory cut the seed's CPU tier; the resting
+    # conversations it leaves out rest in the shared tier, as the quote PDF's tier chart
+    # shows (templates/pdf/_tiers.svg).
+    form = seed(gpus_per_node=2, max_host_memory_gb=384)
+    s = plan_summary(plan_stored({**SEED_INPUTS, "gpus_per_node": 2, "max_host_memory_gb": 384}))
+    assert s["conversations_in_shared_tier"] == int(count)
+    total = sum(
+        s[k]
+        for k in (
+            "conversations_resident",
+            "conversations_in_cpu_tier",
+            "conversations_on_nvme",
+            "conversations_in_shared_tier",
+            "conversations_recomputed",
+        )
+    )
+    html = client.post(
+        "/estimate/", form, headers={**HTMX, "Accept-Language": language}
+    ).content.decode()
+    drawn = re.search(r'class="seg seg-shared" x="[\d.]+" y="0" width="([\d.]+)"', html)
+    assert drawn and float(drawn.group(1)) == pytest.approx(100 * int(count) / total, abs=0.01)
+    assert re.search(rf'class="key seg-shared"></span>{words}[^:]*: {count}</li>', html)
 
 
 def test_everything_fits_on_the_gpus_with_150_users(client: Client) -> None:
