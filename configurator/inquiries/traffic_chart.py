@@ -5,8 +5,9 @@ the number of users, with and without a tier.
 The points come from :mod:`sizing.traffic_curves` (the plan's own evaluator at its
 replica count); :func:`curves` computes them once per plan with few points, so the live
 estimate stays cheap, and the quote stores them with its plan summary. :func:`charts`
-turns them into the geometry both surfaces draw. Coordinates and tick labels are plain
-strings: SVG numbers are never localized.
+turns them into the geometry both surfaces draw. Coordinates are plain SVG numbers,
+never localized; tick labels are numbers in the active language, the x-axis ones
+thinned so they do not overlap (:mod:`configurator.inquiries.chart_ticks`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from configurator.inquiries import chart_ticks
 from sizing.plan import Plan
 from sizing.traffic_curves import hit_rate_curve, ttft_curve
 
@@ -74,10 +76,6 @@ def curves(plan: Plan) -> dict[str, Any] | None:
     }
 
 
-def _num(value: float) -> str:
-    return f"{value:g}"
-
-
 def _frame() -> dict[str, Any]:
     return {
         "width": WIDTH,
@@ -118,7 +116,9 @@ def hit_chart(points: Sequence[Mapping[str, Any]], plan_gib: float = 0.0) -> dic
     return {
         **_frame(),
         "lines": lines,
-        "x_ticks": [{"pos": f"{_x(s, lo, hi):.1f}", "label": _num(round(s))} for s in sizes],
+        "x_ticks": chart_ticks.thinned(
+            [{"pos": f"{_x(s, lo, hi):.1f}", "label": chart_ticks.label(round(s))} for s in sizes]
+        ),
         "y_ticks": [{"pos": f"{y(q / 4):.1f}", "label": f"{q * 25} %"} for q in range(5)],
         "marker": marker,
     }
@@ -163,11 +163,15 @@ def users_chart(points: Sequence[Mapping[str, Any]], plan_users: int = 0) -> dic
     return {
         **_frame(),
         "lines": lines,
-        "x_ticks": [{"pos": f"{_x(n, lo, hi):.1f}", "label": str(n)} for n in counts],
+        "x_ticks": chart_ticks.thinned(
+            [{"pos": f"{_x(n, lo, hi):.1f}", "label": chart_ticks.label(n)} for n in counts]
+        ),
         "y_ticks": [
             {
                 "pos": f"{y(10.0**e):.1f}",
-                "label": f"{10.0**e / 1000:g} s" if e >= 3 else f"{10.0**e:g} ms",
+                "label": f"{chart_ticks.label(10.0**e / 1000)} s"
+                if e >= 3
+                else f"{chart_ticks.label(10.0**e)} ms",
             }
             for e in range(lo_exp, hi_exp + 1)
         ],

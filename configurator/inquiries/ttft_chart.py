@@ -3,8 +3,9 @@
 Restates the plan's ``ttft_curve`` (:meth:`sizing.transfer.TransferEstimate.curve`):
 a returning user's time to first token for a miss and a hit from each tier with a
 measured path, at contexts from 1,024 tokens to twice the plan's. Both axes are
-logarithmic (contexts double, times span decades). Coordinates and tick labels are
-plain strings: SVG numbers are never localized.
+logarithmic (contexts double, times span decades). Coordinates are plain SVG numbers,
+never localized; tick labels are numbers in the active language, the x-axis ones
+thinned so they do not overlap (:mod:`configurator.inquiries.chart_ticks`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from configurator.inquiries import chart_ticks
 
 WIDTH, HEIGHT = 540, 244
 LEFT, RIGHT, TOP, BOTTOM = 56, 520, 14, 186
@@ -26,12 +29,8 @@ COLOURS = {
 """One colour per line; GPU, CPU and NVMe as in the memory-tier chart."""
 
 
-def _tokens_label(tokens: int) -> str:
-    return str(tokens)
-
-
 def _ms_label(ms: float) -> str:
-    return f"{ms / 1000:g} s" if ms >= 1000 else f"{ms:g} ms"
+    return f"{chart_ticks.label(ms / 1000)} s" if ms >= 1000 else f"{chart_ticks.label(ms)} ms"
 
 
 def chart(curve: Sequence[Mapping[str, Any]], plan_context_tokens: int = 0) -> dict[str, Any]:
@@ -83,7 +82,9 @@ def chart(curve: Sequence[Mapping[str, Any]], plan_context_tokens: int = 0) -> d
         "height": HEIGHT,
         "plot": {"left": LEFT, "right": RIGHT, "top": TOP, "bottom": BOTTOM},
         "lines": lines,
-        "x_ticks": [{"pos": f"{x(n):.1f}", "label": _tokens_label(n)} for n in tokens],
+        "x_ticks": chart_ticks.thinned(
+            [{"pos": f"{x(n):.1f}", "label": chart_ticks.label(n)} for n in tokens]
+        ),
         "y_ticks": [
             {"pos": f"{y(10.0**e):.1f}", "label": _ms_label(10.0**e)}
             for e in range(lo_exp, hi_exp + 1)

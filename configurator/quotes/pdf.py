@@ -61,9 +61,9 @@ is a node WeasyPrint parses and boxes."""
 def quote_html(document: QuoteDocument) -> str:
     """The PDF's HTML for ``document`` (from :mod:`configurator.quotes.document`), without
     the whitespace the templates' indentation leaves between block-level tags."""
-    doc = as_decimal_document(document)
     seller = getattr(settings, "QUOTE_SELLER", SELLER)
-    with translation.override(doc["language"]):
+    with translation.override(document["language"]):
+        doc = as_decimal_document(document)  # the charts' tick labels in its language
         html = render_to_string("pdf/quote.html", {"doc": doc, "seller": seller})
     return _BEFORE_BLOCK_TAG.sub("><", html)
 

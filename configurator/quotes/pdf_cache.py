@@ -41,6 +41,8 @@ RENDERER_FILES = (
     "configurator/inquiries/templatetags/*.py",
     "configurator/inquiries/ttft_chart.py",
     "configurator/inquiries/traffic_chart.py",
+    "configurator/inquiries/chart_ticks.py",
+    "configurator/numbers.py",
     "configurator/**/locale/*/LC_MESSAGES/*.mo",
     "sizing/**/*.py",
 )

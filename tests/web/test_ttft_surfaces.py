@@ -70,6 +70,29 @@ def test_svg_numbers_are_not_localized(client: Client) -> None:
     assert "Zeit bis zum ersten Token eines wiederkehrenden Nutzers" in page
 
 
+@pytest.mark.parametrize(
+    ("language", "contexts"),
+    # The seed's curve runs from 1,024 tokens to twice its 8,192 (ttft_chart), doubling;
+    # separators as the page's other numbers (Django's de and en locale formats).
+    [("de", ["1.024", "2.048", "4.096", "8.192", "16.384"]),
+     ("en", ["1,024", "2,048", "4,096", "8,192", "16,384"])],
+)  # fmt: skip
+def test_tick_labels_follow_the_language(
+    client: Client, language: str, contexts: list[str]
+) -> None:
+    page = _estimate(client, language)
+    svg = re.search(r'aria-label="[^"]*"[^>]*>(.*?)</svg>', page.split("ttft-chart", 1)[1], re.S)
+    assert svg is not None
+    x_labels = re.findall(r'<text x="[\d.]+" y="198" font-size="9" text-anchor="middle">'
+                          r"([^<]+)</text>", svg.group(1))  # fmt: skip
+    assert x_labels == contexts
+    comma = "," if language == "de" else "."
+    # Times on a log scale: whole decades, none with a stray separator of the other
+    # language.
+    y_labels = re.findall(r'text-anchor="end" dominant-baseline="middle">([^<]+)<', svg.group(1))
+    assert y_labels and all(re.fullmatch(rf"[\d{re.escape(comma)}]+ m?s", t) for t in y_labels)
+
+
 def test_a_gpu_without_a_measurement_says_so(client: Client) -> None:
     english = _estimate(client, "en", gpu="l40s", gpus_per_node=8)
     assert "no measured basis for prefill on NVIDIA L40S" in english
