@@ -10,20 +10,28 @@ plan carries its traffic evaluator; the geometry is
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+from functools import cache as memoized
 from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.core.cache import cache
 from django.test import Client
+from django.utils import translation
+from fontTools.ttLib import TTFont
 
 from configurator.inquiries import traffic_chart
 from configurator.planning.services import plan_create
 from configurator.quotes.document import document_from_quote
-from configurator.quotes.pdf import quote_html
+from configurator.quotes.pdf import quote_html, quote_pdf_render
 from configurator.quotes.services import quote_create_from_inquiry
 from sizing.traffic_curves import hit_rate_curve, ttft_curve
 from sizing.workload import SEED_WORKLOAD
+from tests.conftest import ci_requires
 from tests.quote_factories import make_inquiry, make_presales
 from tests.seed_form import seed_form
 
@@ -134,3 +142,89 @@ def test_no_traffic_charts_without_a_measured_basis(client: Client) -> None:
     assert response.status_code == 200
     assert 'class="hit-' not in response.content.decode()
     assert traffic_chart.charts(None) == {}
+
+
+@memoized
+def _font() -> tuple[dict[str, float], float]:
+    """The PDF's font (static/fonts/DejaVuSans.ttf): advance widths in em by character,
+    and the line height pdftotext gives a word, in em (hhea ascent + descent)."""
+    font = TTFont(Path(settings.BASE_DIR) / "static/fonts/DejaVuSans.ttf")
+    upm = font["head"].unitsPerEm
+    widths = {chr(c): font["hmtx"][g][0] / upm for c, g in font.getBestCmap().items()}
+    return widths, (font["hhea"].ascent - font["hhea"].descent) / upm
+
+
+def _overlaps(ticks: list[dict[str, str]], font_size: float = 9.0) -> list[tuple[str, str]]:
+    """Neighbouring centred x-axis labels whose boxes (the font's advance widths) touch."""
+    widths, _ = _font()
+
+    def edges(t: dict[str, str]) -> tuple[float, float]:
+        half = font_size * sum(widths[ch] for ch in t["label"]) / 2
+        return float(t["pos"]) - half, float(t["pos"]) + half
+
+    return [(a["label"], b["label"]) for a, b in pairwise(ticks) if edges(a)[1] >= edges(b)[0]]
+
+
+@pytest.mark.parametrize("language", ["de", "en"])
+def test_user_tick_labels_never_overlap(language: str) -> None:
+    # 200,000 users: the counts drawn are 50,000 to 800,000 (USER_SHARES), six or seven
+    # characters each a quarter of the plan's users apart, 31 SVG units.
+    points = [
+        {"users": round(200_000 * share), "with_ms": 100.0 * (i + 1), "without_ms": None}
+        for i, share in enumerate(traffic_chart.USER_SHARES)
+    ]
+    with translation.override(language):
+        ticks = traffic_chart.users_chart(points, 200_000)["x_ticks"]
+    assert ticks[0]["label"] == ("50.000" if language == "de" else "50,000")
+    assert ticks[-1]["label"] == ("800.000" if language == "de" else "800,000")
+    assert not _overlaps(ticks)
+
+
+def _printed_rows(data: bytes, tmp_path: Path) -> list[list[tuple[float, float, float, str]]]:
+    """Each printed line of each page as (xMin, xMax, height, word) in points, left to
+    right, from ``pdftotext -bbox``."""
+    if not shutil.which("pdftotext"):
+        ci_requires("pdftotext (poppler-utils)")
+    path = tmp_path / "quote.pdf"
+    path.write_bytes(data)
+    out = subprocess.run(
+        ["pdftotext", "-bbox", str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    pattern = r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<'
+    rows: list[list[tuple[float, float, float, str]]] = []
+    for page in out.split("<page ")[1:]:
+        lines: dict[str, list[tuple[float, float, float, str]]] = {}
+        for x0, y0, x1, y1, word in re.findall(pattern, page):
+            box = (float(x0), float(x1), float(y1) - float(y0), word)
+            lines.setdefault(y0, []).append(box)
+        rows.extend(sorted(line) for line in lines.values())
+    return rows
+
+
+def _printed_row(
+    rows: list[list[tuple[float, float, float, str]]], labels: list[str]
+) -> list[tuple[float, float, float, str]]:
+    """The first printed line whose words, left to right, are ``labels`` (other words on
+    it, such as the watermark's letters, left out)."""
+    for row in rows:
+        found = [w for w in row if w[3] in labels]
+        if [w[3] for w in found] == labels:
+            return found
+    raise AssertionError(f"tick labels {labels} not printed on one line")
+
+
+def test_the_quote_pdf_prints_traffic_tick_labels_readable_and_apart(tmp_path: Path) -> None:
+    make_presales()
+    quote = quote_create_from_inquiry(inquiry=make_inquiry(language="en"), user=None)
+    document = document_from_quote(quote)
+    rows = _printed_rows(quote_pdf_render(document), tmp_path)
+    _widths, line_em = _font()
+    with translation.override("en"):
+        drawn = traffic_chart.charts(document["alternatives"][0]["summary"]["traffic_curves"])
+    for which in ("hit", "users"):
+        row = _printed_row(rows, [t["label"] for t in drawn[which]["x_ticks"]])
+        # Print size: the word's height over the font's line height (7 pt: the smallest
+        # size the quote prints text at is 7.5 pt, print.css).
+        sizes = [height / line_em for _x0, _x1, height, _w in row]
+        assert min(sizes) >= 7.0, (which, sizes)
+        assert all(a[1] < b[0] for a, b in pairwise(row)), which
