@@ -12,7 +12,7 @@ own rule already covers is tried again:
   and off, with the plan's own rules for the rest: the smallest TP that holds one
   request (:mod:`sizing.gpu`), a CPU tier that keeps every user warm where the slots
   allow (:mod:`sizing.host_memory`), and a shared tier where the plan has more than one
-  node (:mod:`sizing.cluster`).
+  node or more users than its CPU tiers hold (:attr:`sizing.cluster.Cluster.needs_shared_tier`).
 - **Variants** (:func:`variants`) of a sized configuration, each fixing one more
   choice, in this order (each variant has one parent, so none is generated twice):
   every larger TP that divides the node (fewer, faster replicas; vLLM's divisibility

@@ -162,3 +162,34 @@ def test_a_config_over_1_mb_shows_its_limit_at_the_upload_field(
         "Die Datei ist größer als 1 MB", timeout=15_000
     )
     expect(page.locator("#id_users")).to_have_value("321")
+
+
+def test_changing_an_input_clears_the_configurations_found_for_the_old_one(
+    page: Any, live_server: Any
+) -> None:
+    from playwright.sync_api import expect
+
+    from configurator.catalog.services import pricelist_load_demo
+
+    pricelist_load_demo()
+    # The seed example (DESIGN §3): 500 users, 2,000 new conversations per day.
+    page.goto(
+        f"{live_server.url}/?model=Qwen/Qwen3-32B-FP8&context_tokens=8192&users=500"
+        "&new_conversations_per_day=2000"
+    )
+    expect(page.locator("#figure-resident .value")).to_have_text("204")  # seed: 204
+    find = page.get_by_role("button", name="Günstigste Konfigurationen finden")
+    find.click()
+    links = page.locator("#recommendations a", has_text="Diese Konfiguration übernehmen")
+    expect(links.first).to_have_attribute("href", re.compile(r"users=500"), timeout=30_000)
+
+    page.locator("#id_users").fill("")
+    page.locator("#id_users").press_sequentially("5000")
+    expect(page).to_have_url(re.compile(r"users=5000"), timeout=15_000)
+    # The 500-user configurations are gone, a note says why, the button is there again.
+    expect(page.locator("#recommendations table.recommended")).to_have_count(0)
+    expect(links).to_have_count(0)
+    expect(page.locator("#recommendations .stale")).to_contain_text("Die Eingaben haben sich")
+    find.click()
+    expect(links.first).to_have_attribute("href", re.compile(r"users=5000"), timeout=30_000)
+    expect(page.locator("#recommendations .stale")).to_have_count(0)

@@ -97,6 +97,28 @@ def test_german_page_keeps_svg_numbers_plain(client: Client) -> None:
     assert re.fullmatch(r"\d+\.\d,\d+\.\d( \d+\.\d,\d+\.\d)*", points)
 
 
+def test_an_estimate_after_recommendations_clears_them_and_offers_the_search_again(
+    client: Client,
+) -> None:
+    shown = client.post("/recommendations/", SEED, headers={**HTMX, **EN}).content.decode()
+    marker = '<input type="hidden" name="recommendations_shown" value="1">'
+    assert marker in shown
+    # The live estimate for a changed input, posted with the shown section's marker: the
+    # section is swapped out of band without its table or links, the button stays.
+    changed = {**SEED, "users": 5000, "recommendations_shown": "1"}
+    html = client.post("/estimate/", changed, headers={**HTMX, **EN}).content.decode()
+    section = re.search(r'<section id="recommendations".*?</section>', html, re.S)
+    assert section, "the estimate does not replace the recommendations"
+    oob = section.group(0)
+    assert 'hx-swap-oob="true"' in oob and "Find the cheapest configurations" in oob
+    assert "The inputs changed" in oob
+    assert "Use this configuration" not in oob
+    assert '<table class="recommended">' not in oob and marker not in oob
+    # Before any recommendation is shown, the estimate leaves the section alone.
+    quiet = client.post("/estimate/", {**SEED, "users": 5000}, headers={**HTMX, **EN})
+    assert '<section id="recommendations"' not in quiet.content.decode()
+
+
 def test_nothing_fits_names_the_binding_target_not_a_500(client: Client) -> None:
     # 5,000 users all active at once: no node on the price list holds them on its GPUs.
     data = seed_form(users=5000, active_share=100)
