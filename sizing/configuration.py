@@ -95,14 +95,15 @@ class Configuration(Generic[P]):
 
     @property
     def key(self) -> tuple[str, int, int, str, int]:
-        """Identity: GPU, GPUs per node, nodes, KV dtype, new conversations per day."""
+        """Identity: GPU, GPUs per node, nodes, KV dtype, new conversations per day the
+        NVMe tier is sized for (0: none)."""
         r = self.plan.request
         return (
             r.workload.gpu,
             r.workload.gpus_per_node,
             self.plan.parallelism.nodes,
             r.workload.kv_dtype,
-            r.workload.new_conversations_per_day,
+            r.workload.nvme_conversations_per_day,
         )
 
     @property
@@ -138,7 +139,8 @@ class Rejection:
     """A configuration that breaks a hard constraint.
 
     Attributes:
-        gpu_slug, gpus_per_node, kv_dtype, new_conversations_per_day: what was tried.
+        gpu_slug, gpus_per_node, kv_dtype, new_conversations_per_day: what was tried
+            (the new conversations a day the NVMe tier was sized for, 0: none).
         binding: the constraint that breaks (``InfeasibleError.binding`` or a verdict name).
         message: the engine's sentence.
         floor_ms: for a latency target below what one request takes without any load,

@@ -124,7 +124,7 @@ class Plan:
             conversations_on_gpus=self.parallelism.conversations_on_gpus,
             cpu_tier_gib=self.cpu_tier.total_gib,
             nvme_sized=self.nvme.drive is not None,
-            new_conversations_per_day=self.request.workload.new_conversations_per_day,
+            new_conversations_per_day=self.request.workload.nvme_conversations_per_day,
             cpu_tier_conversations=(
                 self.cpu_tier.conversations_per_instance * self.parallelism.total_replicas
             ),
@@ -238,7 +238,7 @@ def make_plan(request: PlanRequest) -> Plan:
         platform, node_gpu_gb, host_memory_cap_gb(work.max_host_memory_gb, platform, node_gpu_gb)
     )
     nvme = nvme_tier(
-        new_conversations_per_day=work.new_conversations_per_day,
+        new_conversations_per_day=work.nvme_conversations_per_day,
         conversation_bytes=ranks.stored_conversation_bytes,
         max_drives=platform.nvme_bays,
     )

@@ -50,7 +50,7 @@ def nvme_per_node(
 
     def sized(nodes: int) -> NvmeTier:
         return nvme_tier(
-            new_conversations_per_day=workload.new_conversations_per_day,
+            new_conversations_per_day=workload.nvme_conversations_per_day,
             conversation_bytes=nvme.conversation_bytes,
             max_drives=max_drives,
             nodes=nodes,

@@ -85,7 +85,7 @@ def rejection(request: PlanRequest, binding: str, message: str, floor_ms: Any = 
         w.gpu,
         w.gpus_per_node,
         w.kv_dtype,
-        w.new_conversations_per_day,
+        w.nvme_conversations_per_day,
         binding,
         message,
         None if floor_ms is None else float(floor_ms),

@@ -19,7 +19,7 @@ def sells_asked_nvme(config: Configuration[Any]) -> bool:
     """False for a plan asked for an NVMe tier that sells none: it is its twin without
     one (the NVMe-off configuration), counted once."""
     work = config.plan.request.workload
-    return config.plan.nvme.drive is not None or not work.new_conversations_per_day
+    return config.plan.nvme.drive is not None or not work.nvme_conversations_per_day
 
 
 def rank(config: Configuration[P]) -> tuple[P, int, int]:

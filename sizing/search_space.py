@@ -2,7 +2,7 @@
 it bounds it with.
 
 A configuration is a :class:`~sizing.plan.PlanRequest` whose workload fixes the GPU
-type, the GPUs per node, the KV dtype, the NVMe tier (new conversations per day or 0),
+type, the GPUs per node, the KV dtype, the NVMe tier (on, or off by ``without_nvme_tier``),
 the tensor parallel size, the host memory per node and the shared tier. The space is
 built in two stages, so that no configuration is sized twice and none that the plan's
 own rule already covers is tried again:
@@ -50,9 +50,11 @@ LAYOUT_FIELDS = (
     "tensor_parallel_size",
     "max_host_memory_gb",
     "without_shared_tier",
+    "without_nvme_tier",
 )
 """The :class:`~sizing.workload.Workload` fields a configuration of the space fixes (the
-others are the customer's): what a recommended configuration hands to a quote or a form."""
+others are the customer's, ``new_conversations_per_day`` kept as given): what a
+recommended configuration hands to a quote or a form."""
 
 GPUS_PER_NODE = (2, 3, 4, 5, 6, 7, 8)
 """GPU counts per node the builder sells (DESIGN §1: 2 to 8 GPUs per node)."""
@@ -93,28 +95,30 @@ def candidates(
     """The base configurations of the module docstring, in a stable order.
 
     Args:
-        request: the customer's workload; its GPU, count, TP, host memory and shared
-            tier are replaced (the plan's rules), its other inputs kept.
+        request: the customer's workload; its GPU, count, TP, host memory, shared tier
+            and NVMe tier are replaced (the plan's rules; the NVMe tier tried on and off
+            by ``without_nvme_tier`` where it asks for one), its other inputs kept, the
+            new conversations per day among them.
         gpu_slugs: GPU types to search.
         gpus_per_node: GPU counts per node to search.
 
     Raises:
         SizingError: for an unknown GPU slug (field ``gpu``).
     """
-    per_day = request.workload.new_conversations_per_day
-    nvme_options = (per_day, 0) if per_day else (0,)
+    work = request.workload
+    nvme_options = (False, True) if work.nvme_conversations_per_day else (work.without_nvme_tier,)
     out = []
     for slug in dict.fromkeys(gpu_slugs):
         for dtype in kv_dtypes_for(request, slug):
             for count in gpu_counts(slug, gpus_per_node):
-                for each_day in nvme_options:
+                for without_nvme in nvme_options:
                     out.append(
                         _with(
                             request,
                             gpu=slug,
                             gpus_per_node=count,
                             kv_dtype=dtype,
-                            new_conversations_per_day=each_day,
+                            without_nvme_tier=without_nvme,
                             tensor_parallel_size=None,
                             max_host_memory_gb=None,
                             without_shared_tier=False,

@@ -241,8 +241,8 @@ def _wants_nvme(config: Configuration[Any], rec: Recommendation[Any]) -> bool:
     """True when the workload asked for an NVMe tier (the reference plan has new
     conversations per day) but this configuration has none."""
     ref = rec.reference
-    asked = ref.plan.request.workload.new_conversations_per_day if ref else 0
-    return bool(asked) and config.plan.request.workload.new_conversations_per_day == 0
+    asked = ref.plan.request.workload.nvme_conversations_per_day if ref else 0
+    return bool(asked) and config.plan.request.workload.nvme_conversations_per_day == 0
 
 
 def _against(config: Configuration[Any], cheapest: Configuration[Any]) -> list[Reason]:

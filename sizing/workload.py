@@ -74,6 +74,8 @@ class Workload(Traffic):
         without_shared_tier: plan no shared NFS/S3 tier, which the plan otherwise adds
             where it has more than one node or users beyond the nodes' CPU tiers
             (:mod:`sizing.cluster`); returns whose KV only it would hold are recomputed.
+        without_nvme_tier: plan no NVMe tier, whatever ``new_conversations_per_day`` says;
+            the customer's figure is kept as given (:attr:`nvme_conversations_per_day`).
         serving_engine: the engine the CPU tier and the DIMMs are sized for, one of
             :data:`SERVING_ENGINES`; engines store an MLA latent differently
             (:meth:`sizing.rank_bytes.RankBytes.engine_bytes`). ``""``: not decided, the
@@ -125,6 +127,10 @@ class Workload(Traffic):
         False,
         help="plan no shared NFS/S3 tier (returns beyond the nodes' CPU tiers are recomputed)",
     )
+    without_nvme_tier: bool = input_field(
+        False,
+        help="plan no NVMe tier (new conversations per day are kept as given)",
+    )
     serving_engine: str = input_field(
         "",
         help="engine the CPU tier is sized for: vllm, lmcache, sglang or dynamo "
@@ -136,6 +142,13 @@ class Workload(Traffic):
     def traffic(self) -> Traffic:
         """The traffic inputs alone, as :class:`sizing.traffic.Traffic`."""
         return Traffic(**{name: getattr(self, name) for name in traffic_inputs.FIELDS})
+
+    @property
+    def nvme_conversations_per_day(self) -> int:
+        """The new conversations a day the NVMe tier is sized for: 0 when
+        :attr:`without_nvme_tier` is set (no tier, :func:`sizing.nvme.nvme_tier`), else
+        :attr:`new_conversations_per_day`."""
+        return 0 if self.without_nvme_tier else self.new_conversations_per_day
 
     @property
     def active_users(self) -> int | None:

@@ -418,6 +418,7 @@ class ConfigurationOut(Schema):
         None, description="host memory limit searched, GB (null: the plan's own rule)"
     )
     without_shared_tier: bool = Field(False, description="searched without a shared tier")
+    without_nvme_tier: bool = Field(False, description="searched without an NVMe tier")
     ttft_p95_ms: float | None
     tpot_ms: float | None
     cpu_hit_rate: float | None

@@ -236,6 +236,14 @@ class WorkloadForm(TrafficFields):
             "whose conversation is not in their node's tiers are recomputed"
         ),
     )
+    without_nvme_tier = forms.BooleanField(
+        label=_("No NVMe tier"),
+        required=False,
+        help_text=_(
+            "Plans no NVMe tier whatever the new conversations per day; returning users "
+            "whose conversation is not in the other tiers are recomputed"
+        ),
+    )
     serving_engine = FixedChoiceField(
         label=_("Serving engine"), choices=ENGINE_CHOICES, required=False
     )

@@ -83,6 +83,7 @@ class Recommended:
             "shared_tier_tb": round(c.shared_tier_tb, 2),
             "max_host_memory_gb": plan.request.workload.max_host_memory_gb,
             "without_shared_tier": plan.request.workload.without_shared_tier,
+            "without_nvme_tier": plan.request.workload.without_nvme_tier,
             "ttft_p95_ms": None if c.ttft_p95_ms is None else round(c.ttft_p95_ms, 1),
             "tpot_ms": None if c.tpot_ms is None else round(c.tpot_ms, 1),
             "cpu_hit_rate": None if c.cpu_hit_rate is None else round(c.cpu_hit_rate, 4),

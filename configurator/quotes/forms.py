@@ -133,6 +133,7 @@ class RecommendedChoiceForm(forms.Form):
         required=False,
     )
     without_shared_tier = forms.BooleanField(label=_("No shared NFS/S3 tier"), required=False)
+    without_nvme_tier = forms.BooleanField(label=_("No NVMe tier"), required=False)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -1,6 +1,6 @@
 """The inquiry's inputs beyond model, context, users and GPU, as presales read them.
 
-The customer may cap the host memory, turn off the shared tier and describe the
+The customer may cap the host memory, turn off the shared or the NVMe tier and describe the
 traffic and its targets (``Inquiry``'s fields of the same names); the quote and the
 recommendations are sized on them, so the inquiry page lists each one that bears on
 the sizing, labelled with the model field's own (translated) name.
@@ -20,7 +20,7 @@ GAP_PROFILES = {"chat": "Chat", "agent": "Agent", "document_qa": "Document Q&A"}
 
 def _text(inquiry: Inquiry, name: str) -> str:
     value = getattr(inquiry, name)
-    if name == "without_shared_tier":
+    if name in ("without_shared_tier", "without_nvme_tier"):
         return _("yes") if value else ""
     if name == "gap_profile":
         return _(GAP_PROFILES.get(value, value))
@@ -35,6 +35,7 @@ def _text(inquiry: Inquiry, name: str) -> str:
 FACT_FIELDS = (
     "max_host_memory_gb",
     "without_shared_tier",
+    "without_nvme_tier",
     "turns",
     "gap_profile",
     "gap_median_s",
@@ -52,7 +53,7 @@ def inquiry_facts(inquiry: Inquiry) -> list[tuple[str, str]]:
     """``(label, value)`` for each field of :data:`FACT_FIELDS` the inquiry gives.
 
     Labels are the model fields' verbose names in the active language; numbers are
-    grouped for that language; a field left empty (``None``, or the shared tier left
+    grouped for that language; a field left empty (``None``, or a tier left
     on) is left out.
     """
     rows = []

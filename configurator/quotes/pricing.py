@@ -99,7 +99,7 @@ def alternative_label(workload: Workload, nodes: int = 1, shared_tier_tb: float 
     except Exception:  # an unknown slug still gets a label
         gpu_name = str(workload.gpu)
     cache = _("FP8 cache") if workload.kv_dtype == "fp8" else _("16-bit cache")
-    nvme = _("with NVMe tier") if workload.new_conversations_per_day else _("without NVMe tier")
+    nvme = _("with NVMe tier") if workload.nvme_conversations_per_day else _("without NVMe tier")
     gpus = f"{workload.gpus_per_node} × {gpu_name}"
     if nodes > 1:
         gpus = _("%(nodes)s nodes × %(gpus)s (%(total)s GPUs)") % {
@@ -124,6 +124,6 @@ def variant_workloads(base: Workload) -> list[Workload]:
     if other_gpu:
         out.append(base.replace(gpu=other_gpu))
     out.append(base.replace(kv_dtype="auto" if base.kv_dtype == "fp8" else "fp8"))
-    if base.new_conversations_per_day:
-        out.append(base.replace(new_conversations_per_day=0))
+    if base.nvme_conversations_per_day:
+        out.append(base.replace(without_nvme_tier=True))
     return out

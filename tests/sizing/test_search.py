@@ -4,6 +4,7 @@ constraints never broken, and an answer when nothing meets the targets."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -214,6 +215,10 @@ def _violations(config: Configuration[int], request: PlanRequest, slugs: list[st
         out.append("host memory above the layout searched")
     if r.workload.without_shared_tier and config.shared_tier_tb > 0:
         out.append("a shared tier where none was searched")
+    if r.workload.without_nvme_tier and config.nvme_tb > 0:
+        out.append("an NVMe tier where none was searched")
+    if r.workload.new_conversations_per_day != request.workload.new_conversations_per_day:
+        out.append("new conversations per day other than the customer's")
     tp = r.workload.tensor_parallel_size
     if tp is not None and plan.parallelism.tensor_parallel_size != tp:
         out.append("TP other than the one searched")
@@ -399,3 +404,14 @@ def test_each_tier_is_credited_with_the_conversations_it_holds() -> None:
                 assert code not in figures
         seen.add((bool(config.shared_tier_tb), config.plan.nvme.drive is not None))
     assert seen == {(False, False), (True, False), (False, True), (True, True)}
+
+
+def test_nvme_off_configurations_keep_the_customers_new_conversations() -> None:
+    # The seed's 2,000 new conversations a day (DESIGN §3): every layout is tried with the
+    # NVMe tier and without it, by the switch, never by another traffic figure.
+    tried = candidates(SEED, ["rtx-pro-6000-se"])
+    assert {c.workload.new_conversations_per_day for c in tried} == {2000}
+    assert [c.workload.without_nvme_tier for c in tried[:2]] == [False, True]
+    # A customer who turns the tier off gets no NVMe-on layout back.
+    off = replace(SEED, workload=SEED.workload.replace(without_nvme_tier=True))
+    assert {c.workload.without_nvme_tier for c in candidates(off, ["rtx-pro-6000-se"])} == {True}

@@ -44,10 +44,24 @@ def test_every_field_has_a_description() -> None:
 
 def test_json_round_trip_keeps_every_field() -> None:
     every = SEED_WORKLOAD.replace(
-        active_share=0.25, shared_prompt_tokens=1024, tensor_parallel_size=2, expert_parallel=True
+        active_share=0.25,
+        shared_prompt_tokens=1024,
+        tensor_parallel_size=2,
+        expert_parallel=True,
+        without_nvme_tier=True,
     )
     assert Workload.from_json(every.to_json()) == every
     assert set(every.to_json()) == set(FIELDS)
+
+
+def test_a_row_stored_before_the_nvme_switch_keeps_its_nvme_tier() -> None:
+    # A stored workload of the seed (2,000 new conversations a day) without the
+    # without_nvme_tier key: its NVMe tier is sized for all 2,000.
+    stored = {k: v for k, v in SEED_WORKLOAD.to_json().items() if k != "without_nvme_tier"}
+    workload = Workload.from_json(stored)
+    assert workload.without_nvme_tier is False
+    assert workload.nvme_conversations_per_day == 2000
+    assert workload.replace(without_nvme_tier=True).nvme_conversations_per_day == 0
 
 
 @pytest.mark.parametrize(

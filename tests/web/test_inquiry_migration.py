@@ -59,6 +59,8 @@ def test_rows_written_the_old_way_load_as_workloads() -> None:
     executor.migrate(executor.loader.graph.leaf_nodes())
     from configurator.inquiries.models import Inquiry
 
+    # Rows from before the NVMe switch keep their NVMe tier (0009: default False).
+    assert Inquiry.objects.get(pk=shared.pk).without_nvme_tier is False
     assert Inquiry.objects.get(pk=shared.pk).workload == Workload(
         model="Qwen/Qwen3-32B-FP8",
         context_tokens=8192,

@@ -101,7 +101,11 @@ def test_draft_from_inquiry_has_priced_alternatives_side_by_side(presales: Clien
         "rtx-pro-6000-se",
     ]
     assert [a.inputs["kv_dtype"] for a in alts] == ["fp8", "fp8", "auto", "fp8"]
-    assert alts[3].inputs["new_conversations_per_day"] == 0
+    # The customer's 2,000 new conversations a day are kept; the tier alone is off.
+    assert (alts[3].inputs["new_conversations_per_day"], alts[3].inputs["without_nvme_tier"]) == (
+        2000,
+        True,
+    )
     # Seed: FP8 → 24 × 48 GB; 16-bit → 24 × 64 GB; prices from demo_prices.csv.
     dimm = alts[0].lines.get(category="dimm")
     assert (dimm.quantity, dimm.unit_price_eur) == (24, Decimal("245.00"))

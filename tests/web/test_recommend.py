@@ -31,6 +31,7 @@ KEYS = {
     "shared_tier_tb",
     "max_host_memory_gb",
     "without_shared_tier",
+    "without_nvme_tier",
     "ttft_p95_ms",
     "cpu_hit_rate",
     "price_net_eur",

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from django.core.cache import cache
+from django.http import QueryDict
 from django.test import Client
 
 from configurator.catalog.models import PublicPricing
 from configurator.catalog.services import pricelist_load_demo
+from configurator.inquiries.forms import WorkloadForm
+from configurator.planning.recommend import recommendation_create
+from sizing.summary import plan_summary
+from sizing.workload import Workload
 from tests.seed_form import seed_form
 
 pytestmark = pytest.mark.django_db
@@ -235,3 +241,38 @@ def test_the_shared_tier_has_its_own_column_and_its_conversations(
     assert shared_words in second_why and "NFS/pNFS" not in first_why
     # The returns it serves (its plan's hit share, tests/web/test_recommend.py).
     assert re.search(r"\b\d+ " + re.escape(hits), second_why) and hits not in first_why
+
+
+def test_a_recommendation_without_nvme_keeps_the_customers_new_conversations(
+    client: Client,
+) -> None:
+    # The seed asks for 2,000 new conversations a day (seed_form); the search tries each
+    # layout without the NVMe tier too (sizing/search_space.py), and the seed's cheapest
+    # has none (manage.py recommend on the seed: its nvme_tb is 0).
+    html = client.post("/recommendations/", SEED, headers={**HTMX, **EN}).content.decode()
+    links = [
+        link.replace("&amp;", "&")
+        for link in re.findall(r'href="(/\?[^"]+)">Use this configuration', html)
+    ]
+    off = [link for link in links if "without_nvme_tier=on" in link]
+    assert off, links
+    query = QueryDict(urlsplit(off[0]).query)
+    assert query["new_conversations_per_day"] == "2000"
+    # The filled form keeps the customer's figure and ticks the box.
+    page = client.get(off[0], headers=EN).content.decode()
+    assert re.search(r'name="new_conversations_per_day" value="2000"', page)
+    assert re.search(r'<input type="checkbox" name="without_nvme_tier"[^>]*checked', page)
+    # Its estimate is the recommended configuration: the same plan, no NVMe drive.
+    form = WorkloadForm.from_query(query)
+    assert form.is_valid(), form.errors
+    assert form.plan is not None and form.plan.nvme.drive is None
+    assert "no NVMe tier asked for" in page
+    seed = WorkloadForm(SEED)
+    assert seed.is_valid(), seed.errors
+    result = recommendation_create(seed.workload(seed.cleaned_data, model=SEED["model"]))
+    recommended = [
+        r.config.plan
+        for r in result.configurations
+        if Workload.from_json(r.inputs) == form.plan.request.workload
+    ]
+    assert [plan_summary(p) for p in recommended] == [plan_summary(form.plan)]

@@ -101,3 +101,24 @@ def test_inquiry_page_shows_the_shared_tier_of_each_recommendation(presales: Cli
     assert [c[3] for c in cells[:2]] == ["–", "0.5 TB"]
     assert cells[0][:3] == cells[1][:3]  # the same GPUs, DIMMs and NVMe
     assert "a shared tier of 0.5 TB (NFS/pNFS or S3) holds the other 188" in cells[1][5]
+
+
+def test_quote_from_a_recommendation_without_nvme_keeps_the_new_conversations(
+    presales: Client,
+) -> None:
+    # The seed inquiry asks for 2,000 new conversations a day (tests/quote_factories.py);
+    # its cheapest recommendation has no NVMe tier (manage.py recommend on the seed).
+    inquiry = make_inquiry()
+    assert inquiry.new_conversations_per_day == 2000
+    html = presales.get(reverse("quotes:inquiry", args=[inquiry.pk])).content.decode()
+    off = [c for c in _choices(html) if c.get("without_nvme_tier") == "on"]
+    assert off and all(c["new_conversations_per_day"] == "2000" for c in off)
+    chosen = off[0]
+    chosen.pop("csrfmiddlewaretoken", None)
+    presales.post(reverse("quotes:create_recommended", args=[inquiry.pk]), chosen)
+    first = Quote.objects.get().alternatives.get(position=0)
+    assert (first.inputs["new_conversations_per_day"], first.inputs["without_nvme_tier"]) == (
+        2000,
+        True,
+    )
+    assert not first.lines.filter(category="nvme").exists()

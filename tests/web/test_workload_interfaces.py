@@ -29,7 +29,7 @@ from configurator.verification.services import plan_checks, verification_run
 from sizing.model import from_catalog
 from sizing.plan import Plan, PlanRequest, make_plan
 from sizing.summary import plan_summary
-from sizing.workload import DEFAULT_GPU, FIELDS, Workload
+from sizing.workload import DEFAULT_GPU, FIELDS, SEED_WORKLOAD, Workload
 from tests.quote_factories import make_presales
 
 EVERY = Workload(
@@ -48,6 +48,9 @@ EVERY = Workload(
     # CPU tier at 816 GB per node, and no shared tier is planned.
     max_host_memory_gb=3072,
     without_shared_tier=True,
+    # No NVMe tier although 1,000 new conversations a day are given: the figure is kept
+    # as given (test_the_nvme_switch_reaches_the_plan shows the switch on a plan with one).
+    without_nvme_tier=True,
     serving_engine="sglang",
     # The traffic, every input away from its default (sizing.traffic): 4 turns of
     # 1,000 + 500 tokens (6,000 ≤ 8,192 − 1,024), the customer's own gaps, half the users
@@ -96,6 +99,7 @@ def form_data() -> dict[str, Any]:
     data["active_share"] = 25  # the form takes the share in percent
     data["expert_parallel"] = "on"
     data["without_shared_tier"] = "on"
+    data["without_nvme_tier"] = "on"
     return data
 
 
@@ -128,6 +132,25 @@ def test_cli_documented_traffic_flags(expected: Plan) -> None:
     out = io.StringIO()
     call_command("size", *args, "--format=json", stdout=out)
     assert json.loads(out.getvalue())["summary"] == plan_summary(expected)
+
+
+@pytest.mark.parametrize("without", [False, True])
+def test_the_nvme_switch_reaches_the_plan(client: Client, without: bool) -> None:
+    # EVERY's plan sells no NVMe tier either way; the seed's does (one 6.4 TB drive for
+    # its 2,000 new conversations a day, DESIGN §3), so the switch shows there.
+    seed = SEED_WORKLOAD.replace(without_nvme_tier=without)
+    direct = make_plan(PlanRequest(model=from_catalog(seed.model), workload=seed))
+    assert (direct.nvme.drive is None) is without
+    defaults = Workload(model=seed.model, context_tokens=1, users=1).to_json()
+    items = [(n, v) for n, v in seed.to_json().items() if n == "model" or v != defaults[n]]
+    args = [f"--{n.replace('_', '-')}" + ("" if v is True else f"={v}") for n, v in items]
+    assert ("--without-nvme-tier" in args) is without
+    out = io.StringIO()
+    call_command("size", *args, "--format=json", stdout=out)
+    assert json.loads(out.getvalue())["summary"] == plan_summary(direct)
+    body = dict(items)
+    response = client.post("/api/plans", body, content_type="application/json")
+    assert response.json()["summary"] == plan_summary(direct)
 
 
 def test_api_bad_traffic_value_names_the_field(client: Client) -> None:

@@ -226,7 +226,10 @@ def nvme_figure(plan: Plan, w: Words) -> Figure:
     _, num = w.gettext, w.num
     tier = plan.nvme
     if tier.drive is None:
-        if plan.request.workload.new_conversations_per_day and not plan.verdict.offload_pays:
+        if plan.request.workload.without_nvme_tier:
+            detail = _("no NVMe tier asked for")
+            step = _("the NVMe tier is turned off, whatever the new conversations per day")
+        elif plan.request.workload.nvme_conversations_per_day and not plan.verdict.offload_pays:
             detail = _("offloading does not pay here, so no NVMe tier is sold")
             step = _("the verdict sells no offload tier, so the NVMe tier is left out too")
         else:
