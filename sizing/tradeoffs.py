@@ -39,6 +39,8 @@ ENGLISH = {
     "S3) holds the other {shared:,}, reloaded instead of recomputed when their users return.",
     "no_tier": "All {users:,} conversations fit on the GPUs ({on_gpus:,} resident): no CPU "
     "tier to buy.",
+    "no_tier_recomputed": "{on_gpus:,} of {users:,} conversations stay on the GPUs; with no "
+    "CPU tier the other {recomputed:,} are recomputed when their users return.",
     "nvme": "An NVMe tier of {nvme_tb:,.2f} TB holds a day of new conversations.",
     "nvme_earlier": "An NVMe tier of {nvme_tb:,.2f} TB holds a day of new conversations: "
     "{earlier:,} from earlier in the day rest only there.",
@@ -49,11 +51,16 @@ ENGLISH = {
     "more_resident": "{more:,} more conversations resident on the GPUs than the cheapest: "
     "fewer returning users wait for a reload.",
     "faster": "TTFT p95 {less_ms:,.0f} ms lower than the cheapest configuration's.",
+    "faster_unmeasured": "TTFT p95 {less_ms:,.0f} ms lower than the cheapest "
+    "configuration's, counting reloads from tiers whose read time has no measured basis "
+    "(below).",
     "misses": "Misses the target '{target}': {value:,.0f} against {limit:,.0f}.",
     "serving": "TTFT p95 {ttft_ms:,.0f} ms at the busiest hour against a target of "
     "{target_ms:,.0f} ms; {hit_pct:.0f} % of returning users hit the CPU tier.",
-    "nvme_hits": "{hit_pct:.0f} % of returning users reload from the NVMe tier.",
-    "shared_hits": "{hit_pct:.0f} % of returning users reload from the shared tier.",
+    "nvme_hits": "{hit_pct:.0f} % of returning users reload from the NVMe tier; no measured "
+    "basis: its read time is timed from the drives' rated read rate.",
+    "shared_hits": "{hit_pct:.0f} % of returning users reload from the shared tier; no "
+    "measured basis: its read time is timed from one 100 GbE port per node.",
     "no_tier_replicas": "Without the CPU tier these GPUs would need {without:,} replicas "
     "instead of {with_tier:,} to keep this configuration's TTFT p95 of {ttft_ms:,} ms.",
     "nodes": "{nodes} nodes behind a KV-aware router carry the load.",
@@ -87,10 +94,11 @@ class Reason:
 def _tier(config: Configuration[Any]) -> Reason:
     plan = config.plan
     if not config.has_cpu_tier:
-        return Reason(
-            "no_tier",
-            (("users", plan.request.workload.users), ("on_gpus", config.resident_conversations)),
-        )
+        users = (("users", plan.request.workload.users), ("on_gpus", plan.placement.on_gpus))
+        recomputed = plan.placement.recomputed
+        if recomputed:
+            return Reason("no_tier_recomputed", (*users, ("recomputed", recomputed)))
+        return Reason("no_tier", users)
     figures: tuple[tuple[str, int | float | str], ...] = (
         ("on_gpus", config.resident_conversations),
         ("tier_gib", whole_gib(tier_gib(config))),
@@ -123,14 +131,15 @@ def _nvme(config: Configuration[Any]) -> Reason:
 
 
 def below_pct(price: Any, reference_price: Any) -> int:
-    """Whole percent by which ``price`` lies below ``reference_price``, rounded down so
-    that the sentence never claims more than the saving; 0 when the reference price is
-    not positive or the prices cannot be divided (a caller's own price type)."""
+    """Whole percent by which ``price`` lies below ``reference_price``, rounded to the
+    nearest (half up: 35.9 % is 36 %, 35.5 % is 36 %), as a reader rounds the two prices'
+    difference; 0 when the reference price is not positive or the prices cannot be
+    divided (a caller's own price type)."""
     try:
         share = (reference_price - price) / reference_price
     except (TypeError, ZeroDivisionError, ArithmeticError):
         return 0
-    return max(0, math.floor(float(share) * 100 + 1e-9))
+    return max(0, math.floor(float(share) * 100 + 0.5 + 1e-9))
 
 
 def _below_reference(config: Configuration[Any], ref: Configuration[Any]) -> Reason:
@@ -209,10 +218,8 @@ def _serving(config: Configuration[Any]) -> list[Reason]:
             ),
         )
     ]
-    hits = serving.hits
-    for code, share in (("nvme_hits", hits.nvme), ("shared_hits", hits.shared)):
-        if round(share * 100) >= 1:  # a tier below 1 % of returns is left unsaid
-            out.append(Reason(code, (("hit_pct", round(share * 100, 1)),)))
+    for code, share in _unmeasured_hits(config):
+        out.append(Reason(code, (("hit_pct", round(share * 100, 1)),)))
     scale = serving.scale
     without, final = scale.no_tier_replicas, scale.final.replicas
     if config.has_cpu_tier and without is not None and without > final:
@@ -227,6 +234,18 @@ def _serving(config: Configuration[Any]) -> list[Reason]:
             )
         )
     return out
+
+
+def _unmeasured_hits(config: Configuration[Any]) -> list[tuple[str, float]]:
+    """The ``nvme_hits`` and ``shared_hits`` codes with the share of returns each tier
+    serves, for the tiers that serve 1 % or more (a smaller share is left unsaid). Their
+    reloads are timed from the tier's read rate with no measured basis
+    (:mod:`sizing.tier_reads`), so a TTFT gain they bring says so."""
+    if config.serving is None:
+        return []
+    hits = config.serving.hits
+    shares = (("nvme_hits", hits.nvme), ("shared_hits", hits.shared))
+    return [(code, share) for code, share in shares if round(share * 100) >= 1]
 
 
 def _ttft_target_ms(config: Configuration[Any]) -> float:
@@ -254,7 +273,8 @@ def _against(config: Configuration[Any], cheapest: Configuration[Any]) -> list[R
         less_ms = round(cheapest.ttft_p95_ms) - round(config.ttft_p95_ms)
         if less_ms < 1:
             return []  # not faster by a whole millisecond
-        return [Reason("faster", (("less_ms", less_ms),))]
+        code = "faster_unmeasured" if _unmeasured_hits(config) else "faster"
+        return [Reason(code, (("less_ms", less_ms),))]
     more = config.resident_conversations - cheapest.resident_conversations
     return [Reason("more_resident", (("more", more),))] if more > 0 else []
 

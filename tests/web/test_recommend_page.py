@@ -57,8 +57,8 @@ def test_three_cheapest_with_relative_cost_and_a_link_each(client: Client) -> No
     slug = re.search(r"gpu=([\w.-]+)", links[0]).group(1)  # type: ignore[union-attr]
     assert re.search(rf'<option value="{re.escape(slug)}" selected>', page)
     # 42,920 against the requested layout's 66,910 EUR (tests/web/test_recommend.py):
-    # (66,910 - 42,920) / 66,910 = 35.9 % → "35 %".
-    assert "35 % below the requested layout (4 × NVIDIA RTX PRO 6000" in html
+    # (66,910 - 42,920) / 66,910 = 35.9 % → "36 %" (nearest whole percent).
+    assert "36 % below the requested layout (4 × NVIDIA RTX PRO 6000" in html
     # The link carries the searched layout: the cheapest caps host memory at 384 GB.
     assert "max_host_memory_gb=384" in links[0]
     assert "Workstation Edition" not in html
@@ -206,7 +206,8 @@ def _table_rows(html: str) -> list[tuple[list[str], str]]:
             "none",
             "keeps 178 more warm, as much as the host memory holds; a shared tier of 0.5 TB "
             "(NFS/pNFS or S3) holds the other 188, reloaded instead of recomputed",
-            "% of returning users reload from the shared tier.",
+            "% of returning users reload from the shared tier; no measured basis: its read "
+            "time is timed from one 100 GbE port per node.",
         ),
         (
             DE,
@@ -214,7 +215,8 @@ def _table_rows(html: str) -> list[tuple[list[str], str]]:
             "keine",
             "hält 178 weitere warm, so viele der Hauptspeicher fasst; eine gemeinsame Stufe "
             "von 0,5 TB (NFS/pNFS oder S3) hält die übrigen 188",
-            "% der zurückkehrenden Nutzer laden aus der gemeinsamen Stufe nach.",
+            "% der zurückkehrenden Nutzer laden aus der gemeinsamen Stufe nach; keine gemessene "
+            "Grundlage: ihre Lesezeit ist aus einem 100-GbE-Port je Knoten berechnet.",
         ),
     ],
 )
