@@ -133,6 +133,18 @@ def test_the_quote_pdf_draws_both_traffic_charts() -> None:
     assert "GiB of CPU tier per replica" in html and "without a tier" in html
 
 
+def test_the_german_quote_pdf_labels_ticks_in_german() -> None:
+    # The draft's language, whatever the request's: 1.000 to 2.000 users at the seed's
+    # 500 (USER_SHARES 2 to 4), German separators (Django's de locale formats).
+    make_presales()
+    quote = quote_create_from_inquiry(inquiry=make_inquiry(language="de"), user=None)
+    with translation.override("en"):
+        html = quote_html(document_from_quote(quote))
+    users = re.search(r'class="traffic-users".*?</svg>', html, re.S)
+    assert users is not None
+    assert ">2.000</text>" in users.group(0) and ">2,000</text>" not in users.group(0)
+
+
 def test_no_traffic_charts_without_a_measured_basis(client: Client) -> None:
     form = seed_form(gpu="l40s", gpus_per_node=8)
     response = client.post("/estimate/", form, headers={**HTMX})
