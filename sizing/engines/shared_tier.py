@@ -89,7 +89,9 @@ class TierOptions:
     """
 
     nvme_mount: str = _option("/mnt/nvme", help="mount point of the local NVMe drive(s)")
-    shared: str = _option("none", help="shared tier", choices=SHARED_KINDS)
+    shared: str = _option(
+        "none", help="shared tier: none, an NFS/pNFS export or an S3 bucket", choices=SHARED_KINDS
+    )
     nfs_server: str = _option("nas.example.internal", help="NAS host name", max_length=253)
     nfs_export: str = _option("/export/kvcache", help="exported path on the NAS")
     nfs_mount: str = _option("/mnt/kvshared", help="mount point of the NFS tier on every node")

@@ -188,3 +188,19 @@ def test_one_month_of_nvme_endurance_is_singular(
     ).content.decode()
     text = re.sub(r"\s+", " ", html)
     assert singular in text and plural not in text
+
+
+@pytest.mark.parametrize(("language", "words"), [("en", "at TP 2"), ("de", "bei TP 2")])
+def test_tp_communication_names_the_tp_size_without_a_bare_gpu_count(
+    client: Client, language: str, words: str
+) -> None:
+    # The seed with TP 2 on its four GPUs (vLLM's divisibility rule, sizing/gpu.py): the
+    # miss line's TP communication is that of a 2-GPU group, worded as its TP size.
+    inputs = seed_form(tensor_parallel_size=2)
+    (miss,) = [
+        s
+        for s in steps(client, inputs, language, "transfer")
+        if s.startswith(HIT_LINES[language][0])
+    ]
+    assert words in miss
+    assert not re.search(r"\b2 GPU\b", miss)

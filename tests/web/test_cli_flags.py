@@ -5,6 +5,7 @@ only real choices (docs/cli.md)."""
 
 from __future__ import annotations
 
+import re
 import zipfile
 from pathlib import Path
 
@@ -82,3 +83,20 @@ def test_help_lists_no_empty_choice_and_says_the_default_in_words(
     assert "--serving-engine {vllm,lmcache,sglang,dynamo}" in text
     assert "{," not in text and ",}" not in text and "(default: )" not in text
     assert "(not given: the largest allocation of any)" in " ".join(text.split())
+
+
+def test_every_bundle_option_says_what_it_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse prints an option without help text as its name (and metavar) alone; each of
+    # bundle's own options carries a description (docs/cli.md), the tier options the one
+    # sizing/engines/shared_tier.py gives TierOptions.
+    with pytest.raises(SystemExit):
+        call_command("bundle", "--help")
+    text = capsys.readouterr().out
+    options = text.split("options:", 1)[1]
+    entries = re.split(r"\n(?=  -)", options)
+    bare = [e.strip() for e in entries if len(e.split()) <= 2 and e.strip().startswith("--")]
+    assert bare == []
+    flat = " ".join(options.split())
+    assert "--shared {none,nfs,s3} shared tier: none, an NFS/pNFS export or an S3 bucket" in flat
+    assert "--nfs-server NFS_SERVER NAS host name (default: nas.example.internal)" in flat
+    assert "--engine {vllm,lmcache,lmcache-server,sglang,dynamo,llm-d,all} engine" in flat

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from decimal import Decimal
 
 import pytest
@@ -261,6 +262,21 @@ def test_editor_shows_the_quote_language_not_the_drafts(presales: Client) -> Non
     assert "FP8 cache, with NVMe tier" in page and "4U GPU server" in page
     assert "mit NVMe-Stufe" not in page and "4HE-GPU-Server" not in page
     assert "one per socket" in page and "eine je Sockel" not in page  # sizing/bom.py reasons
+
+
+def test_each_alternatives_title_and_summary_line_share_the_quote_language(
+    presales: Client,
+) -> None:
+    # A German quote seen by presales with an English interface: the alternative's title
+    # (label_in) and its summary line below it are both German (configurator/locale/de).
+    quote = quote_create_from_inquiry(inquiry=make_inquiry(language="de"), user=None)
+    page = presales.get(
+        reverse("quotes:detail", args=[quote.pk]), headers={"Accept-Language": "en"}
+    ).content.decode()
+    line = re.search(r'<p class="plan-figures">(.*?)</p>', page, re.S)
+    assert line, "no summary line"
+    assert "Gespräche auf den GPUs" in line.group(1) and "CPU-Speicherstufe" in line.group(1)
+    assert "conversations on the GPUs" not in line.group(1)
 
 
 @pytest.mark.parametrize(

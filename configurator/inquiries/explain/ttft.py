@@ -76,7 +76,7 @@ def _miss_line(plan: Plan, w: Words) -> str:
             _(
                 "miss: tokenize %(tokens)s tokens (%(fe)s ms) + prefill: fixed %(fixed)s ms + "
                 "weight multiplies %(linear)s ms + attention %(attn)s ms + TP communication "
-                "%(comm)s ms on %(tp)s GPU = %(ms)s ms"
+                "%(comm)s ms at TP %(tp)s = %(ms)s ms"
             )
             % values
         )
@@ -84,7 +84,7 @@ def _miss_line(plan: Plan, w: Words) -> str:
         _(
             "miss: tokenize %(tokens)s tokens (%(fe)s ms) + prefill: fixed %(fixed)s ms + "
             "reading the weights %(read)s ms (longer than the multiplies and attention) + "
-            "TP communication %(comm)s ms on %(tp)s GPU = %(ms)s ms"
+            "TP communication %(comm)s ms at TP %(tp)s = %(ms)s ms"
         )
         % values
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
@@ -10,7 +11,7 @@ from configurator.deployments.services import bundle_build
 from configurator.planning.cli import SizingCommand, output_path, positive_int, write_output
 from sizing.engines.bundle import ENGINES
 from sizing.engines.flags import EngineVersions, versions
-from sizing.engines.shared_tier import NFS_MOUNT_KINDS, SHARED_KINDS, TierOptions
+from sizing.engines.shared_tier import TierOptions
 from sizing.errors import SizingError
 
 OPTION_FOR_FIELD = {
@@ -34,36 +35,35 @@ class Command(SizingCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         super().add_arguments(parser)
-        parser.add_argument("--engine", choices=(*ENGINES, "all"), default="all")
+        parser.add_argument(
+            "--engine",
+            choices=(*ENGINES, "all"),
+            default="all",
+            help="engine whose configuration to write (default: all of them)",
+        )
         parser.add_argument(
             "--out", required=True, help="file to write the ZIP to (any name; kept if it exists)"
         )
         parser.add_argument("--force", action="store_true", help="replace an existing --out file")
-        parser.add_argument("--shared", choices=SHARED_KINDS, default="none")
-        parser.add_argument("--nvme-mount", default=TierOptions.nvme_mount)
-        parser.add_argument("--nfs-server", default=TierOptions.nfs_server)
-        parser.add_argument("--nfs-export", default=TierOptions.nfs_export)
-        parser.add_argument("--nfs-mount", default=TierOptions.nfs_mount)
-        parser.add_argument("--s3-bucket", default=TierOptions.s3_bucket)
-        parser.add_argument("--s3-region", default=TierOptions.s3_region)
-        parser.add_argument(
-            "--s3-endpoint",
-            default=TierOptions.s3_endpoint,
-            help="host, host:port, or http(s)://host:port (TLS unless http://)",
-        )
-        parser.add_argument(
-            "--nfs-mount-kind", choices=NFS_MOUNT_KINDS, default=TierOptions.nfs_mount_kind
-        )
-        parser.add_argument(
-            "--offload-decode",
-            action="store_true",
-            help="offload decode blocks too (offload_prompt_only: false)",
-        )
-        parser.add_argument("--python-hash-seed", type=positive_int, default=0)
+        for tier in fields(TierOptions):
+            # Each tier option with TierOptions' own description, default and choices.
+            option = OPTION_FOR_FIELD[tier.name]
+            helptext = f"{tier.metadata['help']} (default: %(default)s)"
+            if tier.default is False:
+                parser.add_argument(option, action="store_true", help=tier.metadata["help"])
+            elif isinstance(tier.default, int):
+                parser.add_argument(option, type=positive_int, default=tier.default, help=helptext)
+            else:
+                choices = tier.metadata.get("choices")
+                parser.add_argument(option, choices=choices, default=tier.default, help=helptext)
         defaults = EngineVersions()
-        parser.add_argument("--vllm-version", choices=versions("vllm"), default=defaults.vllm)
-        parser.add_argument("--sglang-version", choices=versions("sglang"), default=defaults.sglang)
-        parser.add_argument("--dynamo-version", choices=versions("dynamo"), default=defaults.dynamo)
+        for engine in ("vllm", "sglang", "dynamo"):
+            parser.add_argument(
+                f"--{engine}-version",
+                choices=versions(engine),
+                default=getattr(defaults, engine),
+                help=f"{engine} release the flags are written for (default: %(default)s)",
+            )
 
     def handle(self, *args: Any, **options: Any) -> None:
         out = output_path(options["out"], replace=options["force"])
