@@ -59,6 +59,7 @@ ALLOWED = {
     # German words spelled like English ones
     "in", "so", "name", "optional", "parameter", "plus", "warm",
     "an", "agent", "chat", "median", "server", "rack", "desktop", "consumer",
+    "last",  # German "Last" (load: "die Ihre Last bedienen"), English "the last answer"
 }
 # fmt: on
 
