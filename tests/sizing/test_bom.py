@@ -244,19 +244,37 @@ def test_each_node_of_a_cluster_buys_drives_for_its_own_share_of_the_day() -> No
     assert summary["nvme_writes_tb_per_day_per_node"] == round(nvme.writes_tb_per_day, 3)
 
 
+ONE_NODE_TIER = StorageRequirement(
+    nodes=1,
+    capacity_tb=0.5,
+    gbps_per_node=1.25,
+    read_gbps_per_node=1.25,
+    write_gbps_per_node=0.5,
+    gbps_total=1.25,
+)
+"""The review's 0.5 TB NFS/S3 tier on one node with a capped CPU tier (the line's inputs)."""
+
+
 def test_a_shared_tier_for_one_node_is_worded_in_the_singular_and_in_german() -> None:
     # A one-node plan can take a shared tier when its CPU tier is capped (the review's
     # 0.5 TB NFS/S3 tier on one node); figures here are the line's own inputs.
-    one = StorageRequirement(
-        nodes=1,
-        capacity_tb=0.5,
-        gbps_per_node=1.25,
-        read_gbps_per_node=1.25,
-        write_gbps_per_node=0.5,
-        gbps_total=1.25,
-    )
+    one = ONE_NODE_TIER
     assert "shared KV tier (NFS/pNFS or S3) for 1 node: 0.5 TB" in one.why_en()
     assert "gemeinsame KV-Stufe (NFS/pNFS oder S3) für 1 Knoten: 0,5 TB" in one.why_de()
     assert "Tier" not in one.why_de()
     two = replace(one, nodes=2)
     assert "for 2 nodes: 0.5 TB" in two.why_en()
+
+
+def test_a_shared_tier_that_serves_no_reload_says_what_it_is_for() -> None:
+    # 50,000 users of the seed model: 24 nodes whose CPU tiers hold every resting
+    # conversation (tests/sizing/test_scale.py), so no return reloads from the shared tier.
+    plan = _plan(users=50_000, new_conversations_per_day=20_000)
+    line = bill_of_materials(plan).line("storage")  # type: ignore[arg-type]
+    assert plan.serving.shared.read_gbps_per_node == 0  # type: ignore[attr-defined]
+    assert line is not None
+    assert "serves no reload in this estimate" in line.why_en
+    assert "may be left out" in line.why_en
+    assert "kann entfallen" in line.why_de
+    # A tier that reloads conversations (the one-node case above) does not say so.
+    assert "may be left out" not in ONE_NODE_TIER.why_en()
