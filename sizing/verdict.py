@@ -79,8 +79,9 @@ ENGLISH = {
     "tier_hits_overloaded": "{cpu_pct:g} % of returns hit the CPU tier ({gpu_pct:g} % the "
     "GPU, {nvme_pct:g} % NVMe, {shared_pct:g} % the shared tier, {miss_pct:g} % miss); "
     "TTFT p95 {ttft_s:g} s, where the same GPUs without the tier could not keep up.",
-    "target_relaxed": "One request takes {floor_ms:,} ms at this context without any load, "
-    "more than the default {target} target of {default_ms:,} ms: the plan is sized for "
+    "target_relaxed": "Even without any load the {target} at this context is {floor_ms:,} ms "
+    "(hits and full prefills as the plan expects them), more than the default {target} "
+    "target of {default_ms:,} ms: the plan is sized for "
     "{used_ms:,} ms instead. Name your own target to size for it.",
     "traffic_unmeasured": "{what}: the GPUs are sized for memory only, without TTFT, TPOT "
     "or hit rates under load.",
