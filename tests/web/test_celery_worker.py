@@ -12,10 +12,12 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from configurator.planning.services import plan_stored
 from configurator.quotes.models import Quote
@@ -150,7 +152,13 @@ def test_killed_worker_the_next_worker_runs_the_job_at_start(worker_env):
     quote = make_quote(INPUTS)
     benchmarks_load_initial()
     kill_worker_mid_job(env, quote)
+    # The next worker counts a report as stale once it has run 1 s; a worker that starts
+    # sooner than that after the kill would rightly leave it alone, so wait until then.
+    started = VerificationReport.objects.get(quote=quote).started_at
+    assert started is not None
+    time.sleep(max(0.0, (started + timedelta(seconds=1.5) - timezone.now()).total_seconds()))
     done = next_worker_verifies(env, quote, VERIFICATION_STALE_SECONDS="1")
-    assert done, "the stale job was not run again when the next worker started"
+    status = VerificationReport.objects.get(quote=quote).status
+    assert done, f"the stale job was not run again when the next worker started ({status})"
     report = VerificationReport.objects.get(quote=quote)
     assert report.runs == 1
