@@ -250,8 +250,9 @@ def run() -> list[Result]:
         Result(
             "customer page",
             f"live estimate, {CLIENTS} concurrent clients while presales download a quote PDF "
-            f"in a loop ({downloads[0]} downloads) (median / p95)",
-            f"{statistics.median(with_pdf):.1f} ms / {_p95(with_pdf):.1f} ms",
+            "in a loop (median / p95)",
+            f"{statistics.median(with_pdf):.1f} ms / {_p95(with_pdf):.1f} ms "
+            f"({downloads[0]} downloads)",
             "p95 <= 50 ms",
             _p95(with_pdf) <= 50,
         ),
