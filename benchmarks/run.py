@@ -63,19 +63,11 @@ def _row(r: Result) -> str:
     return f"| {r.area} | {r.figure} | {r.value} | {r.target} | {'yes' if r.met else 'no'} |"
 
 
-def _merged_rows(path: Path, results: list[Result]) -> list[str]:
-    """The table rows of ``path`` with those of ``results`` put in place: a row of the
-    same area and figure is replaced, a new one added after the last row of its area
-    (or at the end), every other row kept as measured before."""
-    old = (
-        [
-            line
-            for line in (path.read_text(encoding="utf-8").split("\n## ")[0].splitlines())
-            if line.startswith("| ") and not line.startswith("| area |")
-        ]
-        if path.exists()
-        else []
-    )
+def _merged_rows(table: list[str], results: list[Result]) -> list[str]:
+    """The rows of ``table`` (its lines, header included) with those of ``results`` put
+    in place: a row of the same area and figure is replaced, a new one added after the
+    last row of its area (or at the end), every other row kept as measured before."""
+    old = [line for line in table if line.startswith("| ") and not line.startswith("| area |")]
     rows = list(old)
     for r in results:
         key = f"| {r.area} | {r.figure} |"
@@ -100,7 +92,7 @@ def _rewrite_rows(path: Path, results: list[Result], only: list[str], load_befor
     text = path.read_text(encoding="utf-8")
     head, sep, rest = text.partition("\n## ")
     table = [line for line in head.splitlines() if line.startswith("|")]
-    rows = _merged_rows(path, results)
+    rows = _merged_rows(table, results)
     first = head.index(table[0]) if table else len(head)
     last = head.index(table[-1]) + len(table[-1]) if table else len(head)
     head = head[:first] + "\n".join([*TABLE_HEADER, *rows]) + head[last:]

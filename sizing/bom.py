@@ -31,12 +31,12 @@ import math
 from dataclasses import dataclass
 
 from sizing.chassis import (
-    BASEBOARD_GPUS,
     Chassis,
     chassis_for,
     check_baseboard,
     check_chassis,
     check_gpu_cooling,
+    on_baseboard,
 )
 from sizing.nvme import WARRANTY_YEARS
 from sizing.plan import Plan
@@ -222,7 +222,7 @@ def bill_of_materials(plan: Plan) -> Bom:
     req = plan.request
     nodes = plan.parallelism.nodes
     gpus = req.workload.gpus_per_node
-    on_baseboard = plan.gpu.slug in BASEBOARD_GPUS
+    modules = on_baseboard(plan.gpu.slug)
     chassis = check_node(plan)
     lines: list[BomLine] = []
 
@@ -230,7 +230,7 @@ def bill_of_materials(plan: Plan) -> Bom:
         if per_node > 0:
             lines.append(BomLine(sku, category, per_node, per_node * nodes, en, de))
 
-    if on_baseboard:
+    if modules:
         add(
             chassis.sku,
             "chassis",

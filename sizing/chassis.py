@@ -30,22 +30,21 @@ from sizing import catalog
 from sizing.catalog import Gpu
 from sizing.errors import Fix, InfeasibleError, gettext_noop
 
-BASEBOARD_GPUS = frozenset(
-    {
-        "h200-sxm",
-        "h100-sxm",
-        "h20",
-        "a100-sxm-40gb",
-        "a100-sxm-80gb",
-        "b200",
-        "b300",
-        "gb300",
-        "mi300x",
-        "mi325x",
-        "mi355x",
-    }
-)
-"""GPUs sold as SXM/OAM modules on a baseboard (``form_factor`` in hardware.json)."""
+MODULE_COOLING = "module"
+"""The ``cooling`` of a GPU sold as an SXM/OAM module on a baseboard (hardware.json)."""
+
+
+def on_baseboard(slug: str) -> bool:
+    """Whether GPU ``slug`` is an SXM/OAM module on a baseboard (its ``cooling`` in
+    hardware.json is ``module``); ``False`` for a slug the catalog does not know."""
+    gpu = catalog.gpus().get(slug)
+    return gpu is not None and gpu.cooling == MODULE_COOLING
+
+
+def baseboard_takes(gpu: Gpu, gpus: int) -> bool:
+    """Whether ``gpus`` modules of ``gpu`` come on one of its baseboards (always for a
+    PCIe card, whose ``baseboard_gpus`` is empty; module docstring)."""
+    return not gpu.baseboard_gpus or gpus in gpu.baseboard_gpus
 
 
 @dataclass(frozen=True)
@@ -94,8 +93,8 @@ BASEBOARD_CHASSIS = Chassis(
 
 def chassis_for(slug: str) -> Chassis:
     """The chassis a node of GPU ``slug`` is built in: the baseboard one for SXM/OAM
-    modules (:data:`BASEBOARD_GPUS`), the 4U PCIe server otherwise."""
-    return BASEBOARD_CHASSIS if slug in BASEBOARD_GPUS else PCIE_CHASSIS
+    modules (:func:`on_baseboard`), the 4U PCIe server otherwise."""
+    return BASEBOARD_CHASSIS if on_baseboard(slug) else PCIE_CHASSIS
 
 
 def server_gpu(gpu: Gpu) -> bool:
@@ -159,9 +158,9 @@ def check_baseboard(gpu: Gpu, gpus: int) -> None:
         ChassisLimitError: field ``gpus_per_node``, binding ``"GPUs per baseboard"``,
             naming the counts the baseboard comes with (module docstring).
     """
-    board = gpu.baseboard_gpus
-    if not board or gpus in board:
+    if baseboard_takes(gpu, gpus):
         return
+    board = gpu.baseboard_gpus
     counts = ", ".join(str(n) for n in board)
     fixes = []
     if gpus < max(board):

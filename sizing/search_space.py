@@ -36,7 +36,7 @@ from typing import Any
 from sizing import catalog
 from sizing.architecture import conversation_bytes, kv_bytes_per_token
 from sizing.bom import CPU_SKU, Bom, BomLine, dimm_sku, gpu_sku
-from sizing.chassis import chassis_for
+from sizing.chassis import baseboard_takes, chassis_for
 from sizing.gpu import MAX_PIPELINE_NODES, valid_tp_sizes
 from sizing.host_memory import layout_totals_gb
 from sizing.plan import Plan, PlanRequest
@@ -82,9 +82,9 @@ def gpu_counts(gpu_slug: str, gpus_per_node: Sequence[int]) -> tuple[int, ...]:
     Raises:
         SizingError: for an unknown GPU slug (field ``gpu``).
     """
-    board = catalog.gpu(gpu_slug).baseboard_gpus
+    gpu = catalog.gpu(gpu_slug)
     slots = chassis_for(gpu_slug).gpu_slots
-    return tuple(n for n in gpus_per_node if n <= slots and (not board or n in board))
+    return tuple(n for n in gpus_per_node if n <= slots and baseboard_takes(gpu, n))
 
 
 def candidates(

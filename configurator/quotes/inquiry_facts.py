@@ -12,10 +12,11 @@ from django.db.models import Field
 from django.utils.translation import gettext as _
 
 from configurator.inquiries.models import Inquiry
+from configurator.inquiries.traffic_fields import GAP_PROFILE_CHOICES
 from configurator.numbers import num
 
-GAP_PROFILES = {"chat": "Chat", "agent": "Agent", "document_qa": "Document Q&A"}
-"""The time-between-turns profiles, by stored value (labels as the configurator's)."""
+GAP_PROFILES = dict(GAP_PROFILE_CHOICES)
+"""The time-between-turns profiles' labels, by stored value (the configurator's)."""
 
 
 def _text(inquiry: Inquiry, name: str) -> str:
@@ -23,7 +24,7 @@ def _text(inquiry: Inquiry, name: str) -> str:
     if name in ("without_shared_tier", "without_nvme_tier"):
         return _("yes") if value else ""
     if name == "gap_profile":
-        return _(GAP_PROFILES.get(value, value))
+        return str(GAP_PROFILES.get(value, value))
     if name == "busy_hour_active_share":
         return f"{num(value * 100)} %"
     if value is None:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from sizing import catalog
 from sizing.bom import Bom, bill_of_materials
-from sizing.chassis import BASEBOARD_CHASSIS, BASEBOARD_GPUS, PCIE_CHASSIS
+from sizing.chassis import BASEBOARD_CHASSIS, PCIE_CHASSIS, on_baseboard
 from sizing.configuration import Configuration
 from sizing.errors import SizingError
 from sizing.model import from_catalog
@@ -185,7 +185,7 @@ def _violations(config: Configuration[int], request: PlanRequest, slugs: list[st
     r = config.plan.request
     plan = make_plan(r)  # raises if the request does not fit
     bill_of_materials(plan)  # raises if the parts exceed the chassis
-    chassis = BASEBOARD_CHASSIS if r.workload.gpu in BASEBOARD_GPUS else PCIE_CHASSIS
+    chassis = BASEBOARD_CHASSIS if on_baseboard(r.workload.gpu) else PCIE_CHASSIS
     out = []
     if r.workload.gpu not in slugs:
         out.append("GPU not searched")
