@@ -43,7 +43,8 @@ def nvme_per_node(
 
     The node count follows from the traffic, and the traffic's NVMe hits from each
     node's tier (:mod:`sizing.nvme`: a node writes only its own conversations), so the
-    tier is resized to the nodes and the traffic served again until both agree, at most
+    tier is resized to the nodes and the traffic served again (unless the resized tier has
+    the same bytes and read rate, all the traffic sees of it) until both agree, at most
     :data:`NVME_NODE_PASSES` times; if they still differ, the tier is kept for the fewer
     nodes, which gives every node at least its share.
     """
@@ -62,6 +63,9 @@ def nvme_per_node(
         if serving.cluster.nodes == nvme.nodes:
             return serving, nvme
         resized = sized(serving.cluster.nodes)
+        if (resized.capacity_tb, resized.read_gbs) == (nvme.capacity_tb, nvme.read_gbs):
+            # The traffic sees only the tier's bytes and read rate: the same serving.
+            return serving, resized
         again, _note = serve_plan(model, workload, replica, buffer_cap_gb, resized)
         if again is None:
             break
