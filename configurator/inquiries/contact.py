@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from configurator.inquiries.field_copies import FieldTemplates
+
 
 def describe_fields(fields: Mapping[str, forms.Field]) -> None:
     """Point every input at its help text and its error slot (``aria-describedby``).
@@ -72,3 +74,4 @@ class ContactForm(forms.Form):
 
 
 describe_fields(ContactForm.base_fields)
+ContactForm.base_fields = FieldTemplates(ContactForm.base_fields)

@@ -22,6 +22,7 @@ from django.utils.translation import gettext_lazy as _
 from configurator.inquiries import problems
 from configurator.inquiries.choices import FixedChoiceField
 from configurator.inquiries.contact import ContactForm, describe_fields
+from configurator.inquiries.field_copies import FieldTemplates
 from configurator.inquiries.notices import fallback_notice
 from configurator.inquiries.traffic_fields import TRAFFIC_FIELDS, TrafficFields
 from configurator.inquiries.workload_fields import limits
@@ -266,7 +267,6 @@ class WorkloadForm(TrafficFields):
         self.private_config: dict[str, Any] | None = None
         self.private_config_text = ""
         self.fields["model"].widget.attrs.update(autocomplete_attrs())
-        self.order_fields([name for name in self.fields if name not in TRAFFIC_FIELDS])
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -484,5 +484,10 @@ class WorkloadForm(TrafficFields):
 
 
 describe_fields(WorkloadForm.base_fields)
+# The workload fields first, then the advanced traffic fields; copied per form without
+# the generic deep copy (configurator.inquiries.field_copies).
+WorkloadForm.base_fields = FieldTemplates(
+    sorted(WorkloadForm.base_fields.items(), key=lambda item: item[0] in TRAFFIC_FIELDS)
+)
 
 __all__ = ["ContactForm", "WorkloadForm", "describe_fields"]

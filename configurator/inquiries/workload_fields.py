@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from django import forms
 
+from configurator.inquiries.choices import FixedChoiceField
 from sizing.workload import FIELDS, Workload
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def optional_field(
         given = {value for value, _label in choices}
         if given != {"", *f.metadata["choices"]}:
             raise ValueError(f"{name}: labels for {sorted(given)}, choices are {f.metadata}")
-        return forms.ChoiceField(
+        return FixedChoiceField(
             label=label, help_text=help_text, choices=list(choices), required=False
         )
     kind = _kinds()[name]
