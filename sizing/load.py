@@ -161,6 +161,33 @@ class ServiceTable:
                 hi = mid
         return hi
 
+    def gpu_share_for_p95(self, ms: float) -> float | None:
+        """The smallest share of returns that must hit the GPU, the rest missing (no
+        offload tier), for the 95th percentile of the service time (as :meth:`moments`
+        gives it) to be at most ``ms``; ``None`` when no share reaches it.
+
+        The outcomes up to ``ms`` hold ``A + B h`` of the requests at a GPU share ``h``
+        (first turns and misses ``A``; each GPU hit adds and each miss takes away its
+        turn's weight: ``B``), and the percentile is at most ``ms`` once they hold 95 %.
+        """
+        fixed = per_hit = 0.0
+        for t, weight, outcome in self.outcomes:
+            if t > ms:
+                break
+            if outcome == 0:
+                per_hit += weight
+            elif outcome == 4:
+                fixed += weight
+                per_hit -= weight
+            elif outcome == 5:
+                fixed += weight
+        need = 0.95 - 1e-12 - fixed
+        if need <= 0:
+            return 0.0
+        if per_hit <= 0 or need > per_hit:
+            return None
+        return need / per_hit
+
     def mixture(self, hits: TierHits) -> list[tuple[float, float]]:
         """(probability, ms) of every outcome of a request under ``hits``."""
         shares = (hits.gpu, hits.cpu, hits.nvme, hits.shared, hits.miss, 1.0)

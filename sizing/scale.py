@@ -16,7 +16,11 @@ Procedure (sources of each rule in the modules it calls):
 3. **Nodes.** ``max(memory, compute)`` replicas on whole nodes (:mod:`sizing.cluster`);
    the plan is evaluated again at that count for its TTFT p95 and TPOT.
 4. **Without a tier.** The same search with only the GPU prefix cache, for the
-   replicas that reach the tiered plan's TTFT p95: the GPUs the tier saves.
+   replicas that reach the tiered plan's TTFT p95: the GPUs the tier saves. It tries
+   whole nodes only (the answer is rounded up to them) and starts from a floor: the
+   fewest replicas whose whole pools keep the share of returns on the GPU without
+   which the service time's 95th percentile alone exceeds that TTFT
+   (:meth:`Evaluator.no_tier_floor`).
 
 Hit rates per replica come from :mod:`sizing.hit_rate`: the GPU cache is the pool less
 the decode batch, the CPU tier is the plan's tier split over the replicas (capped by
@@ -31,7 +35,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from sizing.cluster import MAX_NODES
-from sizing.hit_rate import ReferenceStream, TierHits, hit_rates, window_s
+from sizing.hit_rate import (
+    ReferenceStream,
+    TierHits,
+    hit_rates,
+    tier_tokens_for_hit_rate,
+    window_s,
+)
 from sizing.load import ReplicaLoad, ServiceTable, replica_load
 
 
@@ -195,22 +205,25 @@ class Evaluator:
         low: int,
         high: int,
         start: int | None = None,
+        multiple: int = 1,
         tiers: bool = True,
         memory: bool = True,
     ) -> int | None:
         """The smallest replica count in ``[low, high]`` whose evaluation is ``ok``
-        (monotone in the count), or ``None``; ``start`` is a first guess."""
+        (monotone in the count), or ``None``; ``start`` is a first guess, and only
+        multiples of ``multiple`` past ``low`` are tried (``high − low`` is one)."""
 
-        def check(replicas: int) -> bool:
-            return ok(self(replicas, tiers=tiers, memory=memory))
+        def check(step: int) -> bool:
+            return ok(self(low + step * multiple, tiers=tiers, memory=memory))
 
-        probe = min(high, max(low, start or low))
-        bad = low - 1  # below the range: taken as not ok
+        top = (high - low) // multiple
+        probe = min(top, max(0, -(-((start or low) - low) // multiple)))
+        bad = -1  # below the range: taken as not ok
         step = 1
         while not check(probe):
-            if probe == high:
+            if probe == top:
                 return None
-            bad, probe = probe, min(high, probe + step)
+            bad, probe = probe, min(top, probe + step)
             step *= 2
         good = probe
         while good - bad > 1:
@@ -219,7 +232,26 @@ class Evaluator:
                 good = mid
             else:
                 bad = mid
-        return good
+        return low + good * multiple
+
+    def no_tier_floor(self, ttft_p95_ms: float) -> int | None:
+        """Fewest replicas that can reach ``ttft_p95_ms`` with only the GPU prefix cache,
+        ``None`` when no count can.
+
+        The TTFT p95 is at least the service time's 95th percentile plus one decode step
+        (:mod:`sizing.load`), so the GPU cache must serve the share of returns
+        :meth:`~sizing.load.ServiceTable.gpu_share_for_p95` names for that time less the
+        step of one request; a replica's GPU cache is at most its whole pool, which keeps
+        that share of its conversations' returns once ``R`` replicas split the stream so
+        that the pool holds its window (:func:`~sizing.hit_rate.tier_tokens_for_hit_rate`
+        of the whole stream, divided by ``R``). The search's first guess."""
+        share = self.table.gpu_share_for_p95(ttft_p95_ms - self.tpot_ms(1.0))
+        if share is None or share >= 1:
+            return None
+        if share <= 0:
+            return 1
+        tokens = tier_tokens_for_hit_rate(self.stream, share)
+        return max(1, math.ceil(tokens / self.cap.pool_tokens_per_replica))
 
 
 def replicas_for_memory(capacities: Capacities, total_batch: float, mean_tokens: float) -> int:
@@ -280,16 +312,17 @@ def scale(
         binding = "tpot" if below.load.tpot_ms > tpot_ms else "ttft_p95"
     same = evaluate(final.replicas, tiers=False)
     target = max(final.load.ttft_p95_ms, 1.0) * (1 + 1e-9)
+    floor = evaluate.no_tier_floor(target)
     no_tier = evaluate.smallest(
         lambda e: (
             e.load.ttft_p95_ms <= target and e.load.tpot_ms <= max(tpot_ms, final.load.tpot_ms)
         ),
         low=max(low, final.replicas),
         high=high,
+        start=high if floor is None else floor,
+        multiple=replicas_per_node,
         tiers=False,
     )
-    if no_tier is not None:
-        no_tier = math.ceil(no_tier / replicas_per_node) * replicas_per_node
     return Scale(
         replicas_for_memory=memory,
         replicas_for_compute=compute,

@@ -153,3 +153,53 @@ def test_short_prompts_do_not_pay() -> None:
     )
     assert not b.offload_pays
     assert "recompute_cheap" in [n.code for n in b.notes]
+
+
+@pytest.mark.parametrize("ms", [300.0, 600.0, 900.0])
+def test_gpu_share_for_p95_is_the_share_where_the_percentile_reaches_the_time(ms: float) -> None:
+    # The 95th percentile of the service time (ServiceTable.moments) at a GPU share of
+    # returns h, the rest missing: at most ``ms`` from the share named on, above below it.
+    from sizing.hit_rate import TierHits
+
+    table = _evaluator(500).table
+
+    def p95(h: float) -> float:
+        return table.moments(TierHits(h, 0.0, 0.0, 0.0, (0.0,) * 4, 0.5))[2]
+
+    share = table.gpu_share_for_p95(ms)
+    assert share is not None and 0 < share < 1
+    assert p95(share + 1e-9) <= ms
+    assert p95(share - 1e-6) > ms
+
+
+def test_gpu_share_for_p95_below_every_hit_is_unreachable() -> None:
+    # A first turn prefills 681 tokens in 113.5 ms (6,000 tokens per s): a p95 below
+    # that time is out of reach whatever the GPU serves.
+    assert _evaluator(500).table.gpu_share_for_p95(100.0) is None
+
+
+@pytest.mark.parametrize("users", [5_000, 50_000])
+def test_no_tier_floor_is_never_above_the_replicas_that_reach_the_target(users: int) -> None:
+    ev = _evaluator(users)
+    s = scale(ev, ttft_p95_ms=2000, tpot_ms=200, replicas_per_node=4)
+    target = s.final.load.ttft_p95_ms
+    floor = ev.no_tier_floor(target)
+    assert floor is not None
+    # Every count below the floor misses the target without a tier (checked one by one).
+    assert all(ev(r, tiers=False).load.ttft_p95_ms > target for r in range(1, floor))
+    assert s.no_tier_replicas is not None and floor <= s.no_tier_replicas
+
+
+def test_no_tier_search_gives_the_smallest_whole_nodes() -> None:
+    # The search tries whole nodes from its floor; the answer is the first node count
+    # whose replicas reach the tiered TTFT p95 (every count checked one by one).
+    ev = _evaluator(50_000)
+    s = scale(ev, ttft_p95_ms=2000, tpot_ms=200, replicas_per_node=4)
+    target = max(s.final.load.ttft_p95_ms, 1.0) * (1 + 1e-9)
+    first = next(
+        r
+        for r in range(s.final.replicas, 2048)
+        if ev(r, tiers=False).load.ttft_p95_ms <= target
+        and ev(r, tiers=False).load.tpot_ms <= max(200, s.final.load.tpot_ms)
+    )
+    assert s.no_tier_replicas == -(-first // 4) * 4
