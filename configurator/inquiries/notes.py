@@ -1,9 +1,10 @@
 """The verdict's reasons and warnings, ready to be worded in the reader's language.
 
 :mod:`sizing.verdict` gives each reason and warning as a :class:`~sizing.verdict.Note`:
-a code with its numbers. The sentences themselves are in the template
-``inquiries/_note.html`` (``blocktranslate``, German and English in
-``configurator/locale``), which formats the numbers for the active language. An
+a code with its numbers. The sentences themselves are in
+:mod:`configurator.inquiries.templatetags.note_sentences` (``{% note_sentence note %}``,
+which ``inquiries/_note.html`` prints; German and English in ``configurator/locale``),
+which formats the numbers for the active language. An
 inquiry keeps the notes in its plan snapshot (:func:`snapshot`) so that its emails can
 word them later in the customer's language.
 """
