@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
+from html import escape
 from typing import Any
 
 from django import template
@@ -22,9 +24,11 @@ from django.template.base import render_value_in_context
 from django.template.context import Context
 from django.template.defaultfilters import default, floatformat
 from django.utils import translation
+from django.utils.formats import get_format
 from django.utils.safestring import SafeData, SafeString, mark_safe
 
 from configurator.inquiries.notes import NoteView
+from configurator.numbers import grouped, separators
 
 register = template.Library()
 
@@ -249,10 +253,28 @@ SENTENCES: dict[str, Sentence] = {
 """The sentence of each note code (a key of :data:`sizing.verdict.ENGLISH`)."""
 
 
-def _value(values: Mapping[str, Any], key: str, filters: tuple[Filter, ...], invalid: str) -> Any:
+@cache
+def _by_three(language: str) -> tuple[str, str] | None:
+    """The decimal and thousands separators of ``language`` when its numbers group by
+    three (German, English), so that ``intcomma`` of an integer is Python's grouping
+    with them; ``None`` for a language that groups otherwise."""
+    with translation.override(language):
+        if get_format("NUMBER_GROUPING") != 3:
+            return None
+    return separators(language)
+
+
+def _value(
+    values: Mapping[str, Any],
+    key: str,
+    filters: tuple[Filter, ...],
+    invalid: str,
+    by_three: tuple[str, str] | None,
+) -> Any:
     """``values[key]`` through ``filters``, as the template variable ``v.key|filters``
     resolves: a missing key is the engine's ``string_if_invalid`` (an empty one still
-    passes the filters); a filter marked ``is_safe`` keeps a safe input safe."""
+    passes the filters); a filter marked ``is_safe`` keeps a safe input safe. An
+    integer's ``intcomma`` is grouped directly where the language groups ``by_three``."""
     if key not in values:
         if invalid:
             return invalid % key if "%s" in invalid else invalid
@@ -260,9 +282,20 @@ def _value(values: Mapping[str, Any], key: str, filters: tuple[Filter, ...], inv
     else:
         value = values[key]
     for func, args in filters:
+        if func is intcomma and by_three is not None and type(value) is int:
+            value = grouped(value, 0, *by_three)
+            continue
         filtered = func(value, *args)
         value = mark_safe(filtered) if func.is_safe and isinstance(value, SafeData) else filtered  # type: ignore[attr-defined]
     return value
+
+
+def _shown(value: Any, context: Context) -> Any:
+    """``value`` as ``blocktranslate`` prints it (localized, escaped where ``context``
+    escapes); a text directly, as localizing leaves it as it is."""
+    if type(value) is str:
+        return escape(value) if context.autoescape else value
+    return render_value_in_context(value, context)
 
 
 def _worded(sentence: Sentence, data: dict[str, Any], count: Any) -> str:
@@ -281,15 +314,17 @@ def note_sentence(context: Context, note: NoteView) -> SafeString:
     if sentence is None:
         return SafeString("")
     invalid = context.template.engine.string_if_invalid if context.template else ""
+    language = translation.get_language()
+    by_three = _by_three(language) if language else None
     values = note.values
     data = {
-        name: render_value_in_context(_value(values, key, filters, invalid), context)
+        name: _shown(_value(values, key, filters, invalid, by_three), context)
         for name, (key, filters) in sentence.values.items()
     }
     count = None
     name, key = sentence.count
     if name:
-        count = _value(values, key, (), invalid)
+        count = _value(values, key, (), invalid, by_three)
         if not isinstance(count, int | float) and not hasattr(count, "as_tuple"):
             raise template.TemplateSyntaxError(f"{name!r} argument to a note must be a number.")
         data[name] = render_value_in_context(count, context)
