@@ -163,19 +163,34 @@ def window_s(stream: ReferenceStream, capacity_tokens: float) -> float:
         return 0.0
     if stream.new_tokens_per_s <= 0:
         return math.inf
-    returning = stream.conversations_per_s * stream.shape.cacheable_tokens_total
+    shape, gaps, rate = stream.shape, stream.gaps, stream.conversations_per_s
+    history = shape.cacheable_tokens_total
+    final = shape.prompt_tokens(shape.turns)
+    returning = rate * history
     last = stream.new_tokens_per_s
     lo, hi = 0.0, capacity_tokens / last  # B(T) ≥ λ s_K T, so T ≤ hi
     t = hi
+    # B(T) and B'(T) as touched_tokens and the CDF give them, inlined (one z per step).
+    mu, sigma, mean_s = gaps.mu, gaps.sigma, gaps.mean_s
+    log, erfc, root2 = math.log, math.erfc, math.sqrt(2.0)
+    tolerance = 1e-9 * capacity_tokens
     for _ in range(100):  # Newton on B(T) − C, kept inside the bracket [lo, hi]
-        excess = touched_tokens(stream, t) - capacity_tokens
-        if abs(excess) <= 1e-9 * capacity_tokens:
+        if t <= 0 or math.isinf(t):  # outside the closed forms: the functions themselves
+            touched = touched_tokens(stream, t)
+            below = gaps.cdf(t)
+        else:
+            z = (log(t) - mu) / sigma
+            below = 0.5 * erfc(-z / root2)  # P(gap < t)
+            truncated = mean_s * (0.5 * erfc(-(z - sigma) / root2)) + t * (1.0 - below)
+            touched = rate * (history * truncated + final * t)
+        excess = touched - capacity_tokens
+        if abs(excess) <= tolerance:
             return t
         if excess > 0:
             hi = t
         else:
             lo = t
-        slope = returning * (1.0 - stream.gaps.cdf(t)) + last  # B'(T)
+        slope = returning * (1.0 - below) + last  # B'(T)
         t = t - excess / slope
         if not lo < t < hi:
             t = (lo + hi) / 2
@@ -256,11 +271,20 @@ def hit_rates(
     if shared_instances < 1:
         raise ValueError(f"shared_instances must be ≥ 1, got {shared_instances}")
     gaps = stream.gaps
+    # A tier without capacity has a window of 0 (window_s), which leaves the one before.
     t_gpu = window(stream, gpu_tokens)
-    t_cpu = max(t_gpu, window(stream, cpu_tokens))
-    t_nvme = max(t_cpu, window(stream, nvme_tokens))
-    t_shared = max(t_nvme, window(stream.scaled(shared_instances), shared_tokens))
-    p_gpu, p_cpu, p_nvme, p_shared = (gaps.cdf(t) for t in (t_gpu, t_cpu, t_nvme, t_shared))
+    t_cpu = max(t_gpu, window(stream, cpu_tokens)) if cpu_tokens else t_gpu
+    t_nvme = max(t_cpu, window(stream, nvme_tokens)) if nvme_tokens else t_cpu
+    t_shared = (
+        max(t_nvme, window(stream.scaled(shared_instances), shared_tokens))
+        if shared_tokens
+        else t_nvme
+    )
+    cdf = gaps.cdf
+    p_gpu = cdf(t_gpu)
+    p_cpu = p_gpu if t_cpu == t_gpu else cdf(t_cpu)
+    p_nvme = p_cpu if t_nvme == t_cpu else cdf(t_nvme)
+    p_shared = p_nvme if t_shared == t_nvme else cdf(t_shared)
     return TierHits(
         gpu=p_gpu,
         cpu=p_cpu - p_gpu,

@@ -33,6 +33,7 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from sizing.hit_rate import ConversationShape, TierHits
 
@@ -86,6 +87,11 @@ class ServiceTable:
         default_factory=list, compare=False, repr=False
     )
 
+    @cached_property
+    def _timed(self) -> tuple[tuple[float, float, float, int], ...]:
+        """:attr:`outcomes` with each time also in seconds."""
+        return tuple((ms, ms / 1e3, weight, outcome) for ms, weight, outcome in self.outcomes)
+
     def _mix(self, hits: TierHits) -> tuple[list[float], list[float], tuple[float, float, float]]:
         """The times (ms) and probabilities of the outcomes ``hits`` gives a share, in
         time order, and their :meth:`moments`; the last ``hits`` asked for is kept
@@ -98,13 +104,12 @@ class ServiceTable:
         probs: list[float] = []
         mean = second = acc = 0.0
         p95 = 0.0
-        for ms, weight, outcome in self.outcomes:
+        for ms, seconds, weight, outcome in self._timed:
             p = weight * shares[outcome]
             if p <= 0:
                 continue
             times.append(ms)
             probs.append(p)
-            seconds = ms / 1e3
             mean += p * seconds
             second += p * seconds * seconds
             if acc < 0.95 - 1e-12:
@@ -140,9 +145,11 @@ class ServiceTable:
         exp = math.exp
         below = [0.0]  # Σ_{i<k} pᵢ e^{(sᵢ − top) rate}
         acc = 0.0
-        for ms, p in zip(times, probs, strict=True):
-            if ms < top:
-                acc += p * exp((ms - top) * rate)
+        for i, ms in enumerate(times):
+            if ms >= top:  # the rest are as long or longer: the sum stays
+                below.extend([acc] * (len(times) - i))
+                break
+            acc += probs[i] * exp((ms - top) * rate)
             below.append(acc)
         above = list(itertools.accumulate(reversed(probs), initial=0.0))  # Σ_{i≥k} pᵢ
         above.reverse()

@@ -149,6 +149,15 @@ class Bound(NamedTuple):
 
 _BOUND: dict[tuple[Any, ...], tuple[ModelSpec, Bound]] = {}
 
+_TABLES: dict[tuple[Any, ...], tuple[ModelSpec, tuple[ServiceTable, tuple[str, ...]]]] = {}
+"""The service tables, kept without the users: a table depends on the model, KV dtype,
+GPU, TP, conversation shape, shared prompt, read rates and KV bytes per token only, so
+the plans of every number of users share it."""
+
+_TPOTS: dict[tuple[Any, ...], tuple[ModelSpec, Callable[[float], float]]] = {}
+"""TPOT against the decode batch, kept per model, KV dtype, GPU, TP and context (the
+mean tokens of a generating request), whatever the users."""
+
 
 def bound(
     model: ModelSpec,
@@ -166,7 +175,9 @@ def bound(
 
     Kept per model object (module docstring); the hits from tiers timed by their read
     rate depend on ``rates`` (the NVMe drives and the instances per node) and the KV
-    bytes per token, which are part of the key.
+    bytes per token, which are part of the key. The service table and TPOT do not depend
+    on the users or the traffic's rate: they are kept apart and shared by the bounds of
+    every number of users.
 
     Raises:
         NoMeasuredBasis: the GPU has no measured prefill class.
@@ -175,8 +186,22 @@ def bound(
     key += (shape, shared_prefix_tokens, *load, rates, replica.kv_bytes_per_token)
 
     def build() -> Bound:
-        table, unmeasured = _table(model, kv_dtype, replica, shape, shared_prefix_tokens, rates)
-        return Bound(table, unmeasured, _tpot(model, kv_dtype, replica, round(load[2])), {})
+        gpu, tp = replica.gpu, replica.tensor_parallel_size
+        table_key = (id(model), kv_dtype, gpu, tp, shape, shared_prefix_tokens, rates)
+        table, unmeasured = kept(
+            _TABLES,
+            model,
+            (*table_key, replica.kv_bytes_per_token),
+            lambda: _table(model, kv_dtype, replica, shape, shared_prefix_tokens, rates),
+        )
+        context = round(load[2])
+        tpot = kept(
+            _TPOTS,
+            model,
+            (id(model), kv_dtype, gpu, tp, context),
+            lambda: _tpot(model, kv_dtype, replica, context),
+        )
+        return Bound(table, unmeasured, tpot, {})
 
     return kept(_BOUND, model, key, build)
 
@@ -203,26 +228,27 @@ def _tpot(
     mshape = _model_shape(model, kv_dtype)
     cache: dict[int, float] = {}
 
+    gpu, tp = replica.gpu, replica.tensor_parallel_size
+
     def at(batch: int) -> float:
-        if batch not in cache:
-            cache[batch] = performance.tpot_ms(
-                mshape,
-                gpu=replica.gpu,
-                tp=replica.tensor_parallel_size,
-                batch=batch,
-                context_tokens=context_tokens,
+        ms = cache.get(batch)
+        if ms is None:
+            ms = cache[batch] = performance.tpot_ms(
+                mshape, gpu=gpu, tp=tp, batch=batch, context_tokens=context_tokens
             )
-        return cache[batch]
+        return ms
+
+    isfinite, log2 = math.isfinite, math.log2
 
     def tpot_ms(batch: float) -> float:
-        if not math.isfinite(batch):
+        if not isfinite(batch):
             return math.inf
         if batch <= 1:
             return at(1)
-        low = 1 << (math.floor(math.log2(batch)))
+        low = 1 << int(log2(batch))  # the power of two at or below the batch
         if low == batch:
             return at(low)
-        high = 2 * low
-        return at(low) + (batch - low) / (high - low) * (at(high) - at(low))
+        ms = at(low)
+        return ms + (batch - low) / low * (at(2 * low) - ms)
 
     return tpot_ms
