@@ -41,6 +41,37 @@ algorithm": quotes and line breaks in names are percent-encoded, backslashes are
 escaped). A header with a backslash, another parameter or non-ASCII text goes to
 Django's parser, which reads quoted strings by e-mail header rules."""
 _CONTENT_TYPE = re.compile(rb"content-type: [!-~ ]*", re.IGNORECASE)
+_COMMON_PART = re.compile(
+    rb'\r\ncontent-disposition: form-data; name="([ !#-\[\]-~]*)"(?:; filename="")?'
+    rb"(?:\r\ncontent-type: [!-~ ]*)?\r\n\r\n",
+    re.IGNORECASE,
+)
+"""The head of a part as browsers write it for a field or an empty file input (the same
+header lines as :data:`_DISPOSITION` and :data:`_CONTENT_TYPE`, in that order): read with
+one match; any other head is read line by line (:func:`_part`)."""
+
+
+def _part(segment: bytes) -> tuple[bytes, bytes] | None:
+    """The name and content of one part (the bytes between two delimiters), or ``None``
+    when the part is not a field of the plain shape."""
+    common = _COMMON_PART.match(segment)
+    if common is not None:
+        return common.group(1), segment[common.end() :]
+    if not segment.startswith(b"\r\n"):
+        return None
+    head, found, content = segment[2:].partition(b"\r\n\r\n")
+    if not found:
+        return None
+    name: bytes | None = None
+    for line in head.split(b"\r\n"):
+        match = _DISPOSITION.fullmatch(line)
+        if match is not None and name is None:
+            if match.group(2):
+                return None  # a chosen file: Django's handlers store it
+            name = match.group(1)
+        elif _CONTENT_TYPE.fullmatch(line) is None:
+            return None
+    return None if name is None else (name, content)
 
 
 def split_form_data(body: bytes, boundary: bytes, encoding: str) -> QueryDict | None:
@@ -64,28 +95,15 @@ def split_form_data(body: bytes, boundary: bytes, encoding: str) -> QueryDict | 
         return None
     values: dict[str, list[str]] = {}  # every value of each name, in the body's order
     for segment in segments[:-1]:
-        if not segment.startswith(b"\r\n"):
+        part = _part(segment)
+        if part is None:
             return None
-        head, found, content = segment[2:].partition(b"\r\n\r\n")
-        if not found:
-            return None
-        name: bytes | None = None
-        for line in head.split(b"\r\n"):
-            match = _DISPOSITION.fullmatch(line)
-            if match is not None and name is None:
-                if match.group(2):
-                    return None  # a chosen file: Django's handlers store it
-                name = match.group(1)
-            elif _CONTENT_TYPE.fullmatch(line) is None:
-                return None
-        if name is None:
-            return None
-        key = name.strip().decode(encoding, errors="replace")
-        values.setdefault(key, []).append(content.decode(encoding, errors="replace"))
-    fields = QueryDict(mutable=True, encoding=encoding)
-    for key, items in values.items():
-        fields.setlist(key, items)
-    fields._mutable = False
+        key = part[0].strip().decode(encoding, errors="replace")
+        values.setdefault(key, []).append(part[1].decode(encoding, errors="replace"))
+    fields = QueryDict(encoding=encoding)
+    # The lists of text values as QueryDict.setlist stores them (it would only convert
+    # the text to text again), in the same order.
+    dict.update(fields, values)
     return fields
 
 

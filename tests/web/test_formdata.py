@@ -70,6 +70,12 @@ PLAIN = [
         _part(" spaced ", "v"),
         _part("a;b", "w").replace("Content-Disposition", "CONTENT-DISPOSITION"),
     ),
+    # The content type before the disposition (read line by line), then the usual order.
+    _body(
+        f"--{BOUNDARY}\r\nContent-Type: text/plain\r\n"
+        f'Content-Disposition: form-data; name="t"\r\n\r\nv\r\n',
+        _part("u", "w", extra="Content-Type: text/plain\r\n"),
+    ),
     # Undecodable bytes in a value are replaced, as Django does.
     _body(_part("x", "ok")).replace(b"ok", b"o\xffk"),
 ]
