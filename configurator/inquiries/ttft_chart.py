@@ -33,6 +33,12 @@ def _ms_label(ms: float) -> str:
     return f"{chart_ticks.label(ms / 1000)} s" if ms >= 1000 else f"{chart_ticks.label(ms)} ms"
 
 
+def points_key(curve: Sequence[Mapping[str, Any]], plan_context_tokens: int = 0) -> str:
+    """What :func:`chart` draws from, as text: equal for two calls that draw the same
+    chart (in one language), so a page can cache the drawing by it."""
+    return repr((plan_context_tokens, curve))
+
+
 def chart(curve: Sequence[Mapping[str, Any]], plan_context_tokens: int = 0) -> dict[str, Any]:
     """Lines, ticks and the marker of the plan's context for ``curve``.
 

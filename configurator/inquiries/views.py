@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -13,6 +14,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDi
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.datastructures import MultiValueDict
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -64,9 +66,11 @@ def _estimate_context(
         context["figures"] = explain.figures(form.plan)
         context["chart"] = chart.chart(form.plan)
         context["chart_counts"] = chart.counts_text(context["chart"])
-        context["ttft"] = ttft_chart.chart(
-            form.plan.transfer.curve(), form.plan.request.workload.context_tokens
-        )
+        curve = form.plan.transfer.curve()
+        context_tokens = form.plan.request.workload.context_tokens
+        # drawn only when the page's cache of the chart has no entry for its points
+        context["ttft"] = SimpleLazyObject(partial(ttft_chart.chart, curve, context_tokens))
+        context["ttft_points"] = ttft_chart.points_key(curve, context_tokens)
         if traffic:
             context["traffic"] = traffic_chart.charts(traffic_chart.curves(form.plan))
         else:

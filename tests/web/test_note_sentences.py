@@ -1,10 +1,12 @@
 """The verdict's sentences (``{% note_sentence note %}``): one for every note the engine
 gives, translated into German with the same values, each value escaped where the page
-escapes and printed as it is in the plain-text e-mail.
+escapes and printed as it is in the plain-text e-mail, numbers rounded and grouped as
+Django's ``floatformat`` does.
 
-Expected sentences come from ``configurator/locale/de/LC_MESSAGES/django.po`` (the
-``no_measured_basis`` and ``gpus_saved`` entries) and from the English message ids of
-``configurator/inquiries/templatetags/note_sentences.py``.
+Expected values come from ``configurator/locale/de/LC_MESSAGES/django.po`` (the
+``no_measured_basis`` and ``gpus_saved`` entries), from the English message ids of
+``configurator/inquiries/templatetags/note_sentences.py`` and from Django's
+``floatformat`` filter itself.
 """
 
 from __future__ import annotations
@@ -13,10 +15,16 @@ import re
 
 import pytest
 from django.template import engines
+from django.template.defaultfilters import floatformat
 from django.utils import translation
 
 from configurator.inquiries.notes import view
-from configurator.inquiries.templatetags.note_sentences import SENTENCES
+from configurator.inquiries.templatetags.note_sentences import (
+    _GROUPED_PLACES,
+    SENTENCES,
+    _by_three,
+    _floatformat,
+)
 from sizing.verdict import ENGLISH
 
 PAGE = "{% load note_sentences %}{% note_sentence note %}"
@@ -75,3 +83,17 @@ def test_numbers_are_grouped_in_the_language() -> None:
 
 def test_an_unknown_code_says_nothing() -> None:
     assert worded(PAGE, "not_a_note", {}, "en") == ""
+
+
+@pytest.mark.parametrize("language", ["de", "en"])
+@pytest.mark.parametrize(
+    "value", [0.0, -0.0, 0.5, 2.5, -0.4, -1.5, 0.05, 0.045, 2.675, 999.95, 1234.5, 1e-05, 1e14]
+)
+def test_numbers_are_rounded_as_floatformat_rounds(language: str, value: float) -> None:
+    # Django's own filter is the expected value: half up from the shortest decimal.
+    for arg, places in _GROUPED_PLACES.items():
+        with translation.override(language):
+            expected = floatformat(value, arg)
+            by_three = _by_three(language)
+            assert by_three is not None
+            assert _floatformat(value, places, by_three) == expected

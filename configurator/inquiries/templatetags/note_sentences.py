@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Context, Decimal
 from functools import cache
 from html import escape
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 from django import template
 from django.contrib.humanize.templatetags.humanize import intcomma
 from django.template.base import render_value_in_context
-from django.template.context import Context
+from django.template.context import Context as TemplateContext
 from django.template.defaultfilters import default, floatformat
 from django.utils import translation
 from django.utils.formats import get_format
@@ -264,6 +265,25 @@ def _by_three(language: str) -> tuple[str, str] | None:
     return separators(language)
 
 
+_GROUPED_PLACES = {"0g": 0, "1g": 1, "-1g": -1, "-2g": -2}
+"""The ``floatformat`` arguments of :data:`SENTENCES` (grouped, in the active language)
+and the places each asks for (negative: only for a value that is not whole)."""
+_DECIMAL = Context(prec=28)
+
+
+def _floatformat(value: float, places: int, by_three: tuple[str, str]) -> str:
+    """``value|floatformat:"<places>g"`` for a finite float under 10**15: the float's
+    shortest decimal rounded half up, grouped by three (``floatformat``'s own steps
+    without its lookups of the language's formats)."""
+    exact = Decimal(repr(value))
+    if places <= 0 and exact == exact.to_integral_value():
+        return grouped(int(exact), 0, *by_three)
+    rounded = exact.quantize(Decimal(1).scaleb(-abs(places)), ROUND_HALF_UP, _DECIMAL)
+    whole, _, fraction = format(abs(rounded), "f").partition(".")
+    text = grouped(int(whole), 0, *by_three) + (by_three[0] + fraction if places else "")
+    return "-" + text if rounded.is_signed() and rounded else text
+
+
 def _value(
     values: Mapping[str, Any],
     key: str,
@@ -274,7 +294,8 @@ def _value(
     """``values[key]`` through ``filters``, as the template variable ``v.key|filters``
     resolves: a missing key is the engine's ``string_if_invalid`` (an empty one still
     passes the filters); a filter marked ``is_safe`` keeps a safe input safe. An
-    integer's ``intcomma`` is grouped directly where the language groups ``by_three``."""
+    integer's ``intcomma`` and a float's ``floatformat`` are formatted directly where the
+    language groups ``by_three`` (:func:`_floatformat`)."""
     if key not in values:
         if invalid:
             return invalid % key if "%s" in invalid else invalid
@@ -282,15 +303,24 @@ def _value(
     else:
         value = values[key]
     for func, args in filters:
-        if func is intcomma and by_three is not None and type(value) is int:
-            value = grouped(value, 0, *by_three)
-            continue
+        if by_three is not None:
+            if func is intcomma and type(value) is int:
+                value = grouped(value, 0, *by_three)
+                continue
+            if (
+                func is floatformat
+                and type(value) is float
+                and abs(value) < 1e15
+                and args[0] in _GROUPED_PLACES
+            ):
+                value = _floatformat(value, _GROUPED_PLACES[args[0]], by_three)
+                continue
         filtered = func(value, *args)
         value = mark_safe(filtered) if func.is_safe and isinstance(value, SafeData) else filtered  # type: ignore[attr-defined]
     return value
 
 
-def _shown(value: Any, context: Context) -> Any:
+def _shown(value: Any, context: TemplateContext) -> Any:
     """``value`` as ``blocktranslate`` prints it (localized, escaped where ``context``
     escapes); a text directly, as localizing leaves it as it is."""
     if type(value) is str:
@@ -306,7 +336,7 @@ def _worded(sentence: Sentence, data: dict[str, Any], count: Any) -> str:
 
 
 @register.simple_tag(takes_context=True)
-def note_sentence(context: Context, note: NoteView) -> SafeString:
+def note_sentence(context: TemplateContext, note: NoteView) -> SafeString:
     """``note`` worded in the active language, its values escaped where ``context``
     escapes; empty for a code without a sentence. A translation that does not fit its
     values falls back to the English, as ``blocktranslate`` does."""
