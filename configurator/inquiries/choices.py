@@ -24,9 +24,30 @@ class FixedSelect(forms.Select):
 
 class FixedChoiceField(forms.ChoiceField):
     """A choice field whose choices are fixed for the process (see :class:`FixedSelect`);
-    nothing may change ``choices`` on a form instance."""
+    nothing may change ``choices`` on a form instance.
+
+    A value is valid when its text is one of the choices' values (those inside option
+    groups too), as for ``ChoiceField``; the set of those texts is made once and shared
+    by every form's copy of the field.
+    """
 
     widget = FixedSelect
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._valid_texts: list[frozenset[str]] = []  # the same list in every copy
+
+    def valid_value(self, value: Any) -> bool:
+        if not self._valid_texts:
+            texts: set[str] = set()
+            choices: Any = self.choices  # normalised pairs (Django's stubs say less)
+            for key, label in choices:
+                if isinstance(label, list | tuple):
+                    texts.update(str(inner) for inner, _label in label)
+                else:
+                    texts.add(str(key))
+            self._valid_texts.append(frozenset(texts))
+        return str(value) in self._valid_texts[0]
 
     def __deepcopy__(self, memo: dict[int, Any]) -> FixedChoiceField:
         return forms.Field.__deepcopy__(self, memo)
