@@ -7,20 +7,27 @@ Procedure (sources of each rule in the modules it calls):
    ``1/R`` of the busiest hour's requests (a KV-aware router spreads the users evenly and
    keeps each conversation on its replica), meets the TTFT p95 and TPOT targets
    (:mod:`sizing.load`). More replicas lower each one's load and give each the same
-   GPU cache for fewer conversations, so the check is monotone in ``R`` and a binary
-   search finds it.
+   GPU cache for fewer conversations, so the check is monotone in ``R`` and a search
+   finds it (:meth:`Evaluator.smallest`: from a first guess, steps of 1, 2, 4, … up or
+   down until the answer is bracketed, then halving). The guess solves the load model
+   for ``R`` with the hit rates of the most replicas, and again (at most
+   :data:`GUESS_STEPS` times) with those at the guess (:mod:`sizing.scale_guess`).
 2. **Memory.** Each replica's KV pool must hold its decode batch (requests generating
    at once, at their mean length); the weights and one max-length request fix the
-   replica's GPUs (:mod:`sizing.gpu`). The users a customer says are active at the same
-   moment stay a check of the memory plan (:mod:`sizing.verdict`).
+   replica's GPUs (:mod:`sizing.gpu`). The same search, from the compute count up,
+   finds the replicas that meet the targets with it, starting from the count at which
+   Little's law puts a pool's worth of requests in the batch. The users a customer says
+   are active at the same moment stay a check of the memory plan (:mod:`sizing.verdict`).
 3. **Nodes.** ``max(memory, compute)`` replicas on whole nodes (:mod:`sizing.cluster`);
    the plan is evaluated again at that count for its TTFT p95 and TPOT.
 4. **Without a tier.** The same search with only the GPU prefix cache, for the
    replicas that reach the tiered plan's TTFT p95: the GPUs the tier saves. It tries
    whole nodes only (the answer is rounded up to them) and starts from a floor: the
    fewest replicas whose whole pools keep the share of returns on the GPU without
-   which the service time's 95th percentile alone exceeds that TTFT
-   (:meth:`Evaluator.no_tier_floor`).
+   which the service time's 95th percentile alone exceeds that TTFT.
+
+A guess changes only how many counts are evaluated: every answer is a count whose
+evaluation meets the check next to one that does not (or the end of the range).
 
 Hit rates per replica come from :mod:`sizing.hit_rate`: the GPU cache is the pool less
 the decode batch, the CPU tier is the plan's tier split over the replicas (capped by
@@ -34,14 +41,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sizing import scale_guess
 from sizing.cluster import MAX_NODES
-from sizing.hit_rate import (
-    ReferenceStream,
-    TierHits,
-    hit_rates,
-    tier_tokens_for_hit_rate,
-    window_s,
-)
+from sizing.hit_rate import ReferenceStream, TierHits, hit_rates, window_s
 from sizing.load import ReplicaLoad, ServiceTable, replica_load
 
 
@@ -97,6 +99,10 @@ class Scale:
     final: Evaluation
     no_tier_same_gpus: Evaluation
     no_tier_replicas: int | None
+
+
+GUESS_STEPS = 2
+"""Times the compute search's first guess is made again from the hit rates at the guess."""
 
 
 class Evaluator:
@@ -210,8 +216,12 @@ class Evaluator:
         memory: bool = True,
     ) -> int | None:
         """The smallest replica count in ``[low, high]`` whose evaluation is ``ok``
-        (monotone in the count), or ``None``; ``start`` is a first guess, and only
-        multiples of ``multiple`` past ``low`` are tried (``high − low`` is one)."""
+        (monotone in the count), or ``None``; only multiples of ``multiple`` past ``low``
+        are tried (``high − low`` is one).
+
+        The search starts at ``start`` (a first guess; ``low`` without one) and steps 1,
+        2, 4, … multiples from it, up while the count is not ``ok`` and down while it is,
+        until the answer lies between two tried counts; then it halves that interval."""
 
         def check(step: int) -> bool:
             return ok(self(low + step * multiple, tiers=tiers, memory=memory))
@@ -220,12 +230,23 @@ class Evaluator:
         probe = min(top, max(0, -(-((start or low) - low) // multiple)))
         bad = -1  # below the range: taken as not ok
         step = 1
-        while not check(probe):
-            if probe == top:
-                return None
-            bad, probe = probe, min(top, probe + step)
-            step *= 2
-        good = probe
+        if check(probe):
+            good = probe
+            while good - bad > 1:
+                probe = max(bad + 1, good - step)
+                if not check(probe):
+                    bad = probe
+                    break
+                good, step = probe, step * 2
+        else:
+            while True:
+                if probe == top:
+                    return None
+                bad, probe = probe, min(top, probe + step)
+                step *= 2
+                if check(probe):
+                    good = probe
+                    break
         while good - bad > 1:
             mid = (good + bad) // 2
             if check(mid):
@@ -234,24 +255,37 @@ class Evaluator:
                 bad = mid
         return low + good * multiple
 
-    def no_tier_floor(self, ttft_p95_ms: float) -> int | None:
-        """Fewest replicas that can reach ``ttft_p95_ms`` with only the GPU prefix cache,
-        ``None`` when no count can.
-
-        The TTFT p95 is at least the service time's 95th percentile plus one decode step
-        (:mod:`sizing.load`), so the GPU cache must serve the share of returns
-        :meth:`~sizing.load.ServiceTable.gpu_share_for_p95` names for that time less the
-        step of one request; a replica's GPU cache is at most its whole pool, which keeps
-        that share of its conversations' returns once ``R`` replicas split the stream so
-        that the pool holds its window (:func:`~sizing.hit_rate.tier_tokens_for_hit_rate`
-        of the whole stream, divided by ``R``). The search's first guess."""
-        share = self.table.gpu_share_for_p95(ttft_p95_ms - self.tpot_ms(1.0))
-        if share is None or share >= 1:
-            return None
-        if share <= 0:
-            return 1
-        tokens = tier_tokens_for_hit_rate(self.stream, share)
-        return max(1, math.ceil(tokens / self.cap.pool_tokens_per_replica))
+    def guess(self, kind: str, near: Evaluation, *, targets_ms: tuple[float, float]) -> int | None:
+        """A search's first guess from the evaluation ``near``, one of
+        :mod:`sizing.scale_guess`'s: ``compute`` (the replicas that meet ``targets_ms``,
+        TTFT p95 and TPOT), ``pools`` (the pools that hold their decode batch) or
+        ``no_tier`` (the floor for the TTFT p95 ``targets_ms[0]`` without a tier)."""
+        cap = self.cap
+        if kind == "compute":
+            return scale_guess.compute_guess(
+                stream=self.stream,
+                table=self.table,
+                tpot_ms=self.tpot_ms,
+                replicas=near.replicas,
+                hits=near.hits,
+                load=near.load,
+                targets_ms=targets_ms,
+            )
+        if kind == "pools":
+            return scale_guess.pools_guess(
+                stream=self.stream,
+                tpot_ms=self.tpot_ms,
+                pool_batch=cap.pool_tokens_per_replica / self.mean_request_tokens,
+                replicas=near.replicas,
+                load=near.load,
+            )
+        return scale_guess.no_tier_floor(
+            stream=self.stream,
+            table=self.table,
+            tpot_ms=self.tpot_ms,
+            pool_tokens=cap.pool_tokens_per_replica,
+            ttft_p95_ms=targets_ms[0],
+        )
 
 
 def replicas_for_memory(capacities: Capacities, total_batch: float, mean_tokens: float) -> int:
@@ -285,16 +319,29 @@ def scale(
     """
     high = max_nodes * replicas_per_node
     low = min_nodes * replicas_per_node
-    one = evaluate(1, tiers=tiers, memory=False)
-    guess = max(1, math.ceil(one.load.prefill_utilization / 0.6))  # about 60 % busy each
+    targets = (ttft_p95_ms, tpot_ms)
 
     def meets(e: Evaluation) -> bool:
         return e.meets(ttft_p95_ms, tpot_ms)
 
-    compute = evaluate.smallest(meets, low=1, high=high, start=guess, tiers=tiers, memory=False)
+    # From the most replicas (the best hit rates): None means no load meets the targets.
+    guess = evaluate.guess("compute", evaluate(high, tiers=tiers), targets_ms=targets)
+    steps = 0
+    while guess is not None and steps < GUESS_STEPS:  # again from the guess's hit rates
+        steps += 1
+        again = evaluate(guess, tiers=tiers, memory=False)
+        better = evaluate.guess("compute", again, targets_ms=targets)
+        if better is None or better == guess:
+            break
+        guess = better
+    compute = evaluate.smallest(
+        meets, low=1, high=high, start=high if guess is None else guess, tiers=tiers, memory=False
+    )
     needed = None
     if compute is not None:
-        needed = evaluate.smallest(meets, low=compute, high=high, tiers=tiers)
+        near = evaluate(compute, tiers=tiers, memory=False)
+        start = evaluate.guess("pools", near, targets_ms=targets)
+        needed = evaluate.smallest(meets, low=compute, high=high, start=start, tiers=tiers)
     nodes = max(min_nodes, math.ceil((needed or high) / replicas_per_node))
     final = evaluate(nodes * replicas_per_node, tiers=tiers)
     memory = replicas_for_memory(
@@ -308,11 +355,11 @@ def scale(
         binding = "memory"
         memory = max(memory, needed)
     else:
-        below = evaluate(compute - 1, tiers=tiers, memory=False) if compute > 1 else one
+        below = evaluate(max(1, compute - 1), tiers=tiers, memory=False)
         binding = "tpot" if below.load.tpot_ms > tpot_ms else "ttft_p95"
     same = evaluate(final.replicas, tiers=False)
     target = max(final.load.ttft_p95_ms, 1.0) * (1 + 1e-9)
-    floor = evaluate.no_tier_floor(target)
+    floor = evaluate.guess("no_tier", same, targets_ms=(target, tpot_ms))
     no_tier = evaluate.smallest(
         lambda e: (
             e.load.ttft_p95_ms <= target and e.load.tpot_ms <= max(tpot_ms, final.load.tpot_ms)

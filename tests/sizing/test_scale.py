@@ -11,7 +11,7 @@ import pytest
 from sizing.hit_rate import ConversationShape, ReferenceStream
 from sizing.load import service_table
 from sizing.return_gaps import PROFILES
-from sizing.scale import Capacities, Evaluator, scale
+from sizing.scale import Capacities, Evaluation, Evaluator, scale
 
 SHAPE = ConversationShape(8, 681, 343)  # 8 turns filling 8,192 tokens
 
@@ -183,7 +183,7 @@ def test_no_tier_floor_is_never_above_the_replicas_that_reach_the_target(users: 
     ev = _evaluator(users)
     s = scale(ev, ttft_p95_ms=2000, tpot_ms=200, replicas_per_node=4)
     target = s.final.load.ttft_p95_ms
-    floor = ev.no_tier_floor(target)
+    floor = ev.guess("no_tier", s.no_tier_same_gpus, targets_ms=(target, 200.0))
     assert floor is not None
     # Every count below the floor misses the target without a tier (checked one by one).
     assert all(ev(r, tiers=False).load.ttft_p95_ms > target for r in range(1, floor))
@@ -203,3 +203,57 @@ def test_no_tier_search_gives_the_smallest_whole_nodes() -> None:
         and ev(r, tiers=False).load.tpot_ms <= max(200, s.final.load.tpot_ms)
     )
     assert s.no_tier_replicas == -(-first // 4) * 4
+
+
+def test_smallest_gives_the_same_count_from_every_first_guess() -> None:
+    # The guess only sets where the search starts: from below, at, above the answer or
+    # at the top of the range, it ends at the count that meets the targets next to one
+    # that does not.
+    ev = _evaluator(50_000)
+
+    def ok(e: Evaluation) -> bool:
+        return e.meets(2000, 200)
+
+    found = {
+        start: ev.smallest(ok, low=1, high=2048, start=start, memory=False)
+        for start in (None, 1, 40, 75, 76, 77, 120, 2048)
+    }
+    r = found[None]
+    assert r is not None and set(found.values()) == {r}
+    assert ok(ev(r, memory=False)) and not ok(ev(r - 1, memory=False))
+
+
+def test_smallest_over_whole_nodes_is_the_first_node_that_meets() -> None:
+    ev = _evaluator(50_000)
+
+    def ok(e: Evaluation) -> bool:
+        return e.meets(2000, 200)
+
+    single = ev.smallest(ok, low=4, high=2048, memory=False)
+    assert single is not None
+    for start in (None, 4, 60, 80, 2048):
+        nodes = ev.smallest(ok, low=4, high=2048, start=start, multiple=4, memory=False)
+        assert nodes == -(-single // 4) * 4
+
+
+@pytest.mark.parametrize("users", [5_000, 50_000])
+def test_guesses_from_the_answers_own_hit_rates_land_on_it(users: int) -> None:
+    # With the stand-ins' linear TPOT and the hit rates at the answer held fixed, the
+    # load model solved for the count (sizing.scale_guess) gives the answer back, to a
+    # replica: the compute count, and from it the count whose pools hold the batch.
+    ev = _evaluator(users)
+    s = scale(ev, ttft_p95_ms=2000, tpot_ms=200, replicas_per_node=4)
+    r = s.replicas_for_compute
+    assert r is not None
+    near = ev(r, memory=False)
+    compute = ev.guess("compute", near, targets_ms=(2000, 200))
+    pools = ev.guess("pools", near, targets_ms=(2000, 200))
+    assert compute is not None and abs(compute - r) <= 1
+    assert s.binding == "memory"
+    assert pools is not None and abs(pools - s.replicas_for_memory) <= 1
+
+
+def test_compute_guess_is_none_below_an_unloaded_request() -> None:
+    # A 10 ms TTFT p95 is below a single 681-token prefill (113 ms) at any hit rate.
+    ev = _evaluator(500)
+    assert ev.guess("compute", ev(2048), targets_ms=(10, 200)) is None
