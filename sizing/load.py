@@ -104,12 +104,13 @@ class ServiceTable:
         probs: list[float] = []
         mean = second = acc = 0.0
         p95 = 0.0
+        add_time, add_prob = times.append, probs.append
         for ms, seconds, weight, outcome in self._timed:
             p = weight * shares[outcome]
             if p <= 0:
                 continue
-            times.append(ms)
-            probs.append(p)
+            add_time(ms)
+            add_prob(p)
             mean += p * seconds
             second += p * seconds * seconds
             if acc < 0.95 - 1e-12:
@@ -154,15 +155,13 @@ class ServiceTable:
         above = list(itertools.accumulate(reversed(probs), initial=0.0))  # Σ_{i≥k} pᵢ
         above.reverse()
 
-        def tail(t: float) -> float:
-            k = bisect.bisect_left(times, t)
-            return above[k] + rho * math.exp((top - t) * rate) * below[k]
-
+        where = bisect.bisect_left
         for _ in range(12):
             if hi - lo <= 0.5:  # half a millisecond is as exact as the inputs
                 break
             mid = (lo + hi) / 2
-            if tail(mid) > 0.05:
+            k = where(times, mid)
+            if above[k] + rho * exp((top - mid) * rate) * below[k] > 0.05:  # P(W + S > mid)
                 lo = mid
             else:
                 hi = mid
@@ -320,13 +319,17 @@ def replica_load(
         return ReplicaLoad(requests_per_s, rho, inf, inf, inf, inf)
     wait_mean = requests_per_s * second_s2 / (2 * (1 - rho)) * 1e3
     wait_p95 = wait_mean / rho * math.log(rho / 0.05) if rho > 0.05 else 0.0
-    batch, step = 1.0, tpot_ms(1.0) / (1 - rho)
+    idle = 1 - rho
+    batch, step = 1.0, tpot_ms(1.0) / idle
     limit = min(max_batch, MAX_DECODE_BATCH)
+    tokens_per_s = requests_per_s * output_tokens
     for _ in range(100):
-        new_batch = max(1.0, requests_per_s * output_tokens * step / 1e3)
+        new_batch = tokens_per_s * step / 1e3
+        if not new_batch > 1.0:
+            new_batch = 1.0
         if new_batch > limit:
             return ReplicaLoad(requests_per_s, rho, inf, inf, inf, new_batch)
-        new_step = tpot_ms(new_batch) / (1 - rho)
+        new_step = tpot_ms(new_batch) / idle
         settled = abs(new_batch - batch) <= 1e-3 * batch
         batch, step = new_batch, new_step
         if settled:

@@ -19,8 +19,9 @@ the whole plan, ``o`` the output tokens of a request and ``c = ρ R`` the prefil
   time's 95th percentile plus one decode step, so the GPU prefix cache must serve the
   share of returns :meth:`~sizing.load.ServiceTable.gpu_share_for_p95` names; a pool
   keeps that share once ``R`` replicas split the stream so that it holds the window of
-  that share (:func:`~sizing.hit_rate.tier_tokens_for_hit_rate` of the whole stream,
-  divided by ``R``). No smaller count can reach the target: the search starts there.
+  that share (the log-normal gap's quantile; :func:`~sizing.hit_rate.touched_tokens` of
+  the whole stream, divided by ``R``). No smaller count can reach the target: the search
+  starts there.
 
 TPOT is in ms, ``λ`` per s (hence the factors 10³ in the code).
 """
@@ -29,9 +30,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from statistics import NormalDist
 
-from sizing.hit_rate import ReferenceStream, TierHits, tier_tokens_for_hit_rate
+from sizing.hit_rate import ReferenceStream, TierHits, touched_tokens
 from sizing.load import MAX_DECODE_BATCH, MAX_PREFILL_UTILIZATION, ReplicaLoad, ServiceTable
+
+_STANDARD_NORMAL = NormalDist()
 
 
 def _tpot_replicas(
@@ -51,16 +55,17 @@ def _tpot_replicas(
 
     if excess(1.0) >= 0:  # the batch stays at one request: the step alone binds
         return work / (1 - first / target_ms)
-    lo, hi = 0.0, math.log(MAX_DECODE_BATCH)
-    if excess(MAX_DECODE_BATCH) < 0:
-        lo = hi
-    for _ in range(12):  # on ln B: 1 ‰ of the batch, as precise as a count needs
-        mid = (lo + hi) / 2
-        if excess(math.exp(mid)) < 0:
-            lo = mid
-        else:
-            hi = mid
-    return rate_tokens * target_ms / 1e3 / math.exp(lo)
+    # TPOT is linear between powers of two (sizing.serving_model), so is the excess: find
+    # the first power of two past the root, then the root on that line.
+    low, low_excess = 1.0, excess(1.0)
+    while low < MAX_DECODE_BATCH:
+        high = 2 * low
+        high_excess = excess(high)
+        if high_excess >= 0:
+            batch = low + -low_excess / (high_excess - low_excess) * (high - low)
+            return rate_tokens * target_ms / 1e3 / batch
+        low, low_excess = high, high_excess
+    return rate_tokens * target_ms / 1e3 / MAX_DECODE_BATCH
 
 
 def _ttft_utilization(
@@ -80,7 +85,7 @@ def _ttft_utilization(
     lo, hi = 0.0, MAX_PREFILL_UTILIZATION
     if ttft(hi) <= target_ms:
         return hi
-    for _ in range(14):
+    for _ in range(10):  # to 0.1 % of the utilisation limit
         mid = (lo + hi) / 2
         if ttft(mid) <= target_ms:
             lo = mid
@@ -144,4 +149,6 @@ def no_tier_floor(
         return None
     if share <= 0:
         return 1
-    return max(1, math.ceil(tier_tokens_for_hit_rate(stream, share) / pool_tokens))
+    gaps = stream.gaps
+    window_s = math.exp(gaps.mu + gaps.sigma * _STANDARD_NORMAL.inv_cdf(share))
+    return max(1, math.ceil(touched_tokens(stream, window_s) / pool_tokens))
