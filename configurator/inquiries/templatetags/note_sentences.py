@@ -20,6 +20,7 @@ from html import escape
 from typing import Any
 
 from django import template
+from django.conf import settings
 from django.contrib.humanize.templatetags.humanize import intcomma
 from django.template.base import render_value_in_context
 from django.template.context import Context as TemplateContext
@@ -320,19 +321,29 @@ def _value(
     return value
 
 
-def _shown(value: Any, context: TemplateContext) -> Any:
+def _shown(value: Any, context: TemplateContext, decimal: str | None) -> Any:
     """``value`` as ``blocktranslate`` prints it (localized, escaped where ``context``
-    escapes); a text directly, as localizing leaves it as it is."""
-    if type(value) is str:
+    escapes). A text is printed as it is; without ``USE_THOUSAND_SEPARATOR``, a whole
+    number as Python writes it and a float in plain notation with the language's
+    ``decimal`` separator, as localizing gives them."""
+    kind = type(value)
+    if kind is str:
         return escape(value) if context.autoescape else value
+    if decimal is not None and not settings.USE_THOUSAND_SEPARATOR:
+        if kind is int:
+            return str(value)
+        if kind is float:
+            text = str(value)
+            if "e" not in text:
+                return text.replace(".", decimal)
     return render_value_in_context(value, context)
 
 
-def _worded(sentence: Sentence, data: dict[str, Any], count: Any) -> str:
-    """The translated ``sentence`` filled with ``data``."""
+def _translated(sentence: Sentence, count: Any) -> str:
+    """``sentence`` in the active language (its plural form for ``count``)."""
     if sentence.plural:
-        return translation.ngettext(sentence.singular, sentence.plural, count) % data
-    return translation.gettext(sentence.singular) % data
+        return translation.ngettext(sentence.singular, sentence.plural, count)
+    return translation.gettext(sentence.singular)
 
 
 @register.simple_tag(takes_context=True)
@@ -346,9 +357,10 @@ def note_sentence(context: TemplateContext, note: NoteView) -> SafeString:
     invalid = context.template.engine.string_if_invalid if context.template else ""
     language = translation.get_language()
     by_three = _by_three(language) if language else None
+    decimal = separators(language)[0] if language else None
     values = note.values
     data = {
-        name: _shown(_value(values, key, filters, invalid, by_three), context)
+        name: _shown(_value(values, key, filters, invalid, by_three), context, decimal)
         for name, (key, filters) in sentence.values.items()
     }
     count = None
@@ -357,10 +369,16 @@ def note_sentence(context: TemplateContext, note: NoteView) -> SafeString:
         count = _value(values, key, (), invalid, by_three)
         if not isinstance(count, int | float) and not hasattr(count, "as_tuple"):
             raise template.TemplateSyntaxError(f"{name!r} argument to a note must be a number.")
-        data[name] = render_value_in_context(count, context)
+        data[name] = _shown(count, context, decimal)
+    text = _translated(sentence, count)
     try:
-        text = _worded(sentence, data, count)
+        text %= data
     except (KeyError, ValueError):
         with translation.override(None):
-            text = _worded(sentence, data, count)
+            try:
+                text = _translated(sentence, count) % data
+            except (KeyError, ValueError) as exc:
+                raise template.TemplateSyntaxError(
+                    f"the note {note.code!r} cannot be filled with {data!r}"
+                ) from exc
     return mark_safe(text)
