@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 from django.conf import settings
@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import InMemoryUploadedFile
 from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.datastructures import MultiValueDict
 from django.utils.functional import SimpleLazyObject
 from django.utils.translation import get_language
@@ -40,6 +40,18 @@ SESSION_REFERENCE = "inquiries:last_reference"
 SESSION_DUPLICATE = "inquiries:last_was_duplicate"
 
 
+@cache
+def _reversed(name: str, script_prefix: str, urlconf: str | None) -> str:
+    """:func:`~django.urls.reverse` of ``name`` under ``script_prefix`` and ``urlconf``
+    (what it reads from the request's thread), once per process for each of them."""
+    return reverse(name, urlconf=urlconf)
+
+
+def _path(name: str) -> str:
+    """The path of the view ``name`` (no arguments) for the current request."""
+    return _reversed(name, get_script_prefix(), get_urlconf())
+
+
 def _estimate_context(
     request: HttpRequest, form: WorkloadForm, *, traffic: bool = True
 ) -> dict[str, Any]:
@@ -50,7 +62,7 @@ def _estimate_context(
     (:func:`estimate_traffic`) once they scroll into view.
     """
     query = form.share_query()
-    share_url = reverse("inquiries:configurator") + (f"?{query}" if query else "")
+    share_url = _path("inquiries:configurator") + (f"?{query}" if query else "")
     context: dict[str, Any] = {
         "form": form,
         "plan": form.plan,
@@ -58,6 +70,9 @@ def _estimate_context(
         "share_url_absolute": request.build_absolute_uri(share_url),
         "error_slots": form.error_slots,
     }
+    if getattr(request, "htmx", False):
+        # the live estimate clears the configurations shown for the old inputs
+        context["recommendations_shown"] = request.POST.get("recommendations_shown")
     gpu_slug = form.data.get("gpu") if form.is_bound else form.fields["gpu"].initial
     gpu = catalog.gpus().get(str(gpu_slug or ""))
     # no hint for a GPU the catalog does not know (the GPU field shows the error)
@@ -75,6 +90,7 @@ def _estimate_context(
             context["traffic"] = traffic_chart.charts(traffic_chart.curves(form.plan))
         else:
             context["traffic_later"] = traffic_chart.available(form.plan)
+            context["traffic_url"] = _path("inquiries:estimate_traffic")
         context["reasons"] = notes.views(form.plan.verdict.reason_notes)
         context["warnings"] = notes.views(form.plan.verdict.warning_notes)
         context["prompt_gib"] = chart.prompt_gib(form.plan)
