@@ -14,9 +14,9 @@ from html import escape
 
 from django import template
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext as _
+from django.utils.translation import get_language, gettext
 
-from configurator.inquiries.explain import Figure
+from configurator.inquiries.explain import Figure, words
 
 register = template.Library()
 
@@ -53,6 +53,8 @@ def figure_items(figures: Iterable[Figure]) -> SafeString:
     ``<li>`` a step) and the source. The figures' texts are escaped (as
     :func:`~django.utils.html.conditional_escape` escapes); the two fixed phrases, translated
     here, are printed as ``{% translate %}`` prints them."""
+    language = get_language()
+    _ = words(language).gettext if language else gettext
     show, source_label = _("Show the calculation"), _("Source:")
     return mark_safe(
         "".join(

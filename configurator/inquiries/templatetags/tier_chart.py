@@ -3,7 +3,8 @@
 The figure the live estimate shows under its figures (:mod:`configurator.inquiries.chart`):
 a bar of one ``<rect>`` per non-empty segment, titled with every count, and a legend
 of the counts. Built with Python in one step, as it renders on every keystroke: the
-labels are translated into the active language and printed as ``{% translate %}``
+labels are translated into the active language (once per language and label,
+:class:`~configurator.inquiries.explain.words.Words`) and printed as ``{% translate %}``
 prints them, the counts (numbers in the active language) escaped, the bar's
 coordinates plain SVG numbers as ``unlocalize`` writes them.
 """
@@ -16,17 +17,18 @@ from html import escape
 from django import template
 from django.templatetags.l10n import unlocalize
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext as _
+from django.utils.translation import get_language, gettext, gettext_noop
 
 from configurator.inquiries.chart import Chart
+from configurator.inquiries.explain.words import words
 
 register = template.Library()
 
 _LEGEND = (
-    ("cpu", "resting in CPU memory"),
-    ("nvme", "earlier today, on NVMe"),
-    ("shared", "in the shared tier of all nodes"),
-    ("recompute", "recomputed when they return"),
+    ("cpu", gettext_noop("resting in CPU memory")),
+    ("nvme", gettext_noop("earlier today, on NVMe")),
+    ("shared", gettext_noop("in the shared tier of all nodes")),
+    ("recompute", gettext_noop("recomputed when they return")),
 )
 """The legend's entries after the GPU's, each shown when its segment has conversations."""
 
@@ -42,6 +44,8 @@ def _svg_number(value: float) -> str:
 def tier_chart(chart: Chart, counts: Mapping[str, str]) -> SafeString:
     """The ``<figure>`` of ``chart`` with ``counts`` (:func:`~configurator.inquiries.
     chart.counts_text`): the bar with its title, the legend."""
+    language = get_language()
+    _ = words(language).gettext if language else gettext
     count = {kind: escape(counts[kind]) for kind in counts}
     shared = f"{_('shared tier')}: {count['shared']}, " if chart.shared else ""
     title = (
