@@ -270,6 +270,8 @@ class ReplicaLoad:
         ttft_p95_ms: 95th percentile TTFT with queueing, ms (``inf`` when overloaded).
         tpot_ms: time per output token at the decode batch, ms (``inf`` when overloaded).
         decode_batch: requests generating at once.
+        peak_batch: the largest batch the fixed point tried against the limit (0: none
+            tried); a limit at or above it gives the same load.
     """
 
     requests_per_s: float
@@ -278,6 +280,7 @@ class ReplicaLoad:
     ttft_p95_ms: float
     tpot_ms: float
     decode_batch: float
+    peak_batch: float = field(default=0.0, compare=False, repr=False)
 
     @property
     def overloaded(self) -> bool:
@@ -323,19 +326,22 @@ def replica_load(
     batch, step = 1.0, tpot_ms(1.0) / idle
     limit = min(max_batch, MAX_DECODE_BATCH)
     tokens_per_s = requests_per_s * output_tokens
+    peak = 0.0
     for _ in range(100):
         new_batch = tokens_per_s * step / 1e3
         if not new_batch > 1.0:
             new_batch = 1.0
+        if new_batch > peak:
+            peak = new_batch
         if new_batch > limit:
-            return ReplicaLoad(requests_per_s, rho, inf, inf, inf, new_batch)
+            return ReplicaLoad(requests_per_s, rho, inf, inf, inf, new_batch, peak)
         new_step = tpot_ms(new_batch) / idle
         settled = abs(new_batch - batch) <= 1e-3 * batch
         batch, step = new_batch, new_step
         if settled:
             break
     else:
-        return ReplicaLoad(requests_per_s, rho, inf, inf, inf, batch)
+        return ReplicaLoad(requests_per_s, rho, inf, inf, inf, batch, peak)
     mean_ms = mean_s * 1e3 + wait_mean + step
     return ReplicaLoad(
         requests_per_s=requests_per_s,
@@ -344,4 +350,5 @@ def replica_load(
         ttft_p95_ms=table.p95_with_wait(hits, rho, wait_mean, service_p95, wait_p95) + step,
         tpot_ms=step,
         decode_batch=batch,
+        peak_batch=peak,
     )

@@ -38,13 +38,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sizing import scale_guess
 from sizing.cluster import MAX_NODES
 from sizing.hit_rate import ReferenceStream, TierHits, hit_rates, window_s
-from sizing.load import ReplicaLoad, ServiceTable, replica_load
+from sizing.load import MAX_DECODE_BATCH, ReplicaLoad, ServiceTable, replica_load
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,9 @@ class Evaluation:
     replicas: int
     hits: TierHits
     load: ReplicaLoad
+    peak_batch: float = field(default=math.inf, compare=False, repr=False)
+    """The largest decode batch any pass of the evaluation tried against its limit
+    (:attr:`~sizing.load.ReplicaLoad.peak_batch`; ``inf``: not known)."""
 
     def meets(self, ttft_p95_ms: float, tpot_ms: float) -> bool:
         """Both targets met (an overloaded replica meets neither)."""
@@ -136,7 +139,9 @@ class Evaluator:
         pool, its share of the CPU tier, its NVMe tier, the shared tier): a search asks
         for the same count more than once, and evaluators given the same ``memo`` (same
         stream, service table, TPOT and request length) share them, since one replica's
-        hit rates and load depend on nothing else."""
+        hit rates and load depend on nothing else. The two ``memory`` switches differ only
+        in the pool's limit on the decode batch, so an evaluation whose batch never passed
+        that limit (:attr:`Evaluation.peak_batch`) is kept for both."""
         cap = self.cap
         held = (
             (self._cpu_tokens(replicas), cap.nvme_tokens_per_replica, cap.shared_tokens)
@@ -146,7 +151,11 @@ class Evaluator:
         key = (replicas, memory, cap.pool_tokens_per_replica, held)
         hit = self._memo.get(key)
         if hit is None:
-            hit = self._memo[key] = self._evaluate(replicas, tiers=tiers, memory=memory)
+            other = self._memo.get((replicas, not memory, cap.pool_tokens_per_replica, held))
+            limit = min(cap.pool_tokens_per_replica / self.mean_request_tokens, MAX_DECODE_BATCH)
+            if other is None or other.peak_batch > limit:
+                other = self._evaluate(replicas, tiers=tiers, memory=memory)
+            hit = self._memo[key] = other
         return hit
 
     def _window(self, stream: ReferenceStream, capacity_tokens: float) -> float:
@@ -175,6 +184,7 @@ class Evaluator:
         cpu = self._cpu_tokens(replicas)
         free = cap.pool_tokens_per_replica
         load = None
+        peak = 0.0
         for _ in range(2):  # the GPU cache is what the decode batch leaves free
             hits = hit_rates(
                 per,
@@ -193,6 +203,7 @@ class Evaluator:
                 tpot_ms=self.tpot_ms,
                 max_batch=max_batch if memory else math.inf,
             )
+            peak = max(peak, load.peak_batch)
             if load.overloaded:
                 break
             left = max(
@@ -202,7 +213,7 @@ class Evaluator:
                 break  # the batch takes under 1 % of the pool: the GPU cache is as assumed
             free = left
         assert load is not None
-        return Evaluation(replicas, hits, load)
+        return Evaluation(replicas, hits, load, peak)
 
     def smallest(
         self,

@@ -239,6 +239,7 @@ def _tpot(
         return ms
 
     isfinite, log2 = math.isfinite, math.log2
+    lines: dict[int, tuple[float, float]] = {}  # from a power of two: its TPOT, the rise
 
     def tpot_ms(batch: float) -> float:
         if not isfinite(batch):
@@ -248,7 +249,9 @@ def _tpot(
         low = 1 << int(log2(batch))  # the power of two at or below the batch
         if low == batch:
             return at(low)
-        ms = at(low)
-        return ms + (batch - low) / low * (at(2 * low) - ms)
+        line = lines.get(low)
+        if line is None:
+            line = lines[low] = (at(low), at(2 * low) - at(low))
+        return line[0] + (batch - low) / low * line[1]
 
     return tpot_ms

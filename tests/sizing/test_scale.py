@@ -257,3 +257,20 @@ def test_compute_guess_is_none_below_an_unloaded_request() -> None:
     # A 10 ms TTFT p95 is below a single 681-token prefill (113 ms) at any hit rate.
     ev = _evaluator(500)
     assert ev.guess("compute", ev(2048), targets_ms=(10, 200)) is None
+
+
+def test_an_evaluation_within_the_pool_stands_for_both_memory_switches() -> None:
+    # 500 users on 4 replicas: a decode batch of about 5 requests, far below the
+    # 51 × 8,192 / 4,500 = 92.8 the pool holds; the pool's limit never acts: one evaluation.
+    ev = _evaluator(500)
+    light = ev(4, memory=False)
+    assert light.peak_batch < 51 * 8192 / 4500
+    assert ev(4) is light
+    assert _evaluator(500)(4) == light  # evaluated afresh with the limit
+    # 50,000 users on 80 replicas: about 130 requests each without the limit, beyond the
+    # pool, so the limit changes the load (overloaded) and the count is evaluated with it.
+    heavy = _evaluator(50_000)
+    unlimited = heavy(80, memory=False)
+    assert unlimited.peak_batch > 51 * 8192 / 4500 and not unlimited.load.overloaded
+    limited = heavy(80)
+    assert limited.load.overloaded and limited == _evaluator(50_000)(80)
