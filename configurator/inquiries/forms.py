@@ -439,10 +439,7 @@ class WorkloadForm(TrafficFields):
     @classmethod
     def defaults(cls) -> dict[str, str]:
         """Form data of the default workload: each field's initial value, ``""`` where none."""
-        return {
-            name: "" if field.initial is None else str(field.initial)
-            for name, field in cls.base_fields.items()
-        }
+        return dict(_defaults(cls))
 
     @classmethod
     def from_query(cls, query: QueryDict) -> WorkloadForm:
@@ -472,7 +469,7 @@ class WorkloadForm(TrafficFields):
         """
         if not self.is_bound or self.private_config is not None:
             return ""
-        defaults = self.defaults()
+        defaults = _defaults(type(self))
         pairs = []
         for name in self.fields:
             if name in UPLOAD_FIELDS or name in self.errors:
@@ -481,6 +478,15 @@ class WorkloadForm(TrafficFields):
             if name in self.SHARE_ALWAYS or value != defaults[name]:
                 pairs.append((name, value))
         return urlencode(pairs)
+
+
+@cache
+def _defaults(form_class: type[WorkloadForm]) -> dict[str, str]:
+    """:meth:`WorkloadForm.defaults`, made once per class (read only: callers copy it)."""
+    return {
+        name: "" if field.initial is None else str(field.initial)
+        for name, field in form_class.base_fields.items()
+    }
 
 
 describe_fields(WorkloadForm.base_fields)
