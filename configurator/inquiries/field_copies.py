@@ -8,6 +8,10 @@ costs more than the copies themselves, and the configurator's form is built on e
 keystroke. :class:`FieldTemplates` makes the same copies directly for fields and widgets
 whose ``__deepcopy__`` is one of those; any other field or widget is deep-copied by its
 own ``__deepcopy__`` as before.
+
+A copy's lazily translated help text is the text in the language active when the form
+is made (each form lives within one request): read once per language and process, not
+once per field and form (Django's bound field reads it to test whether there is one).
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ import copy
 from typing import Any, TypeVar
 
 from django import forms
+from django.utils.functional import Promise
+from django.utils.translation import get_language
 
 from configurator.inquiries.choices import FixedChoiceField, FixedSelect
 
@@ -57,7 +63,24 @@ def field_copy(field: forms.Field, memo: dict[int, Any]) -> forms.Field:
 
 class FieldTemplates(dict[str, forms.Field]):
     """A form class's ``base_fields`` whose deep copy (a form instance's ``fields``) is a
-    plain dict of :func:`field_copy` copies, in the same order."""
+    plain dict of :func:`field_copy` copies, in the same order, with the lazy help texts
+    in the active language (module docstring)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._help_texts: dict[str | None, dict[str, str]] = {}
 
     def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, forms.Field]:
-        return {name: field_copy(field, memo) for name, field in self.items()}
+        language = get_language()
+        texts = self._help_texts.get(language)
+        if texts is None:
+            texts = {
+                name: str(field.help_text)
+                for name, field in self.items()
+                if isinstance(field.help_text, Promise)
+            }
+            self._help_texts[language] = texts
+        fields = {name: field_copy(field, memo) for name, field in self.items()}
+        for name, text in texts.items():
+            fields[name].help_text = text
+        return fields
