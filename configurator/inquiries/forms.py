@@ -464,20 +464,35 @@ class WorkloadForm(TrafficFields):
         also for a private model, whose file a link cannot carry).
 
         The link names the model, context and users, and every other field whose value
-        differs from :meth:`defaults`; :meth:`from_query` reads it back. Only valid values
-        are echoed: a field with an error is left out (its input may be any size).
+        differs from :meth:`defaults`; :meth:`from_query` reads it back. A field with an
+        error keeps its input only when :func:`_echoable` (the page opened from the link
+        shows the same error); a longer or multi-line input is left out.
         """
         if not self.is_bound or self.private_config is not None:
             return ""
         defaults = _defaults(type(self))
         pairs = []
         for name in self.fields:
-            if name in UPLOAD_FIELDS or name in self.errors:
+            if name in UPLOAD_FIELDS:
                 continue
             value = str(self.data.get(name, "")).strip()
+            if name in self.errors and not _echoable(value):
+                continue
             if name in self.SHARE_ALWAYS or value != defaults[name]:
                 pairs.append((name, value))
         return urlencode(pairs)
+
+
+MAX_ECHOED_INPUT_CHARS = 100
+"""The longest input with an error that a share link still carries (a typo in a model
+id or a number fits; a pasted document does not)."""
+
+
+def _echoable(value: str) -> bool:
+    """Whether a share link may carry ``value``, an input with an error: at most
+    :data:`MAX_ECHOED_INPUT_CHARS` characters, one line, no control or other
+    unprintable characters (``str.isprintable``)."""
+    return len(value) <= MAX_ECHOED_INPUT_CHARS and value.isprintable()
 
 
 @cache

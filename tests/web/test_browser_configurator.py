@@ -131,6 +131,26 @@ def test_language_switch_keeps_the_typed_inputs(page: Any, live_server: Any) -> 
     expect(page.locator(".verdict")).to_contain_text("296 of 500 conversations")
 
 
+def test_language_switch_keeps_an_input_with_its_error(page: Any, live_server: Any) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(f"{live_server.url}/")
+    page.locator("#id_model").fill("Qwen/Qwen3-32B-FP8")
+    page.locator("#id_users").fill("")
+    page.locator("#id_users").press_sequentially("2000000")  # over MAX_USERS (sizing/workload.py)
+    error = page.locator("#id_users_error")
+    expect(error).to_have_text(re.compile(r"\S"), timeout=15_000)
+    german = error.inner_text()
+    expect(page).to_have_url(re.compile(r"users=2000000"))
+    page.locator("#language-select").select_option("en")
+    page.get_by_role("button", name="Wechseln").click()
+    expect(page.locator("h1")).to_contain_text("What does your LLM workload need?")
+    expect(page.locator("#id_users")).to_have_value("2000000")
+    expect(error).to_have_text(re.compile(r"\S"))
+    assert error.inner_text() != german  # the same error, now in English
+    expect(page.locator("#figure-resident")).to_have_count(0)
+
+
 def test_phone_width_shows_the_form_in_one_column(page: Any, live_server: Any) -> None:
     from playwright.sync_api import expect
 
