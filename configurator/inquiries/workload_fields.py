@@ -51,16 +51,21 @@ def optional_field(
 ) -> forms.Field:
     """The form field of workload field ``name`` that may stay empty (then the field's
     default): a choice of ``choices`` (labels of the field's ``choices``, ``""`` for
-    the default), a whole number or a decimal number by the field's type, limited as
-    the field is and showing a non-empty default as its placeholder."""
+    the default; the select lists the default once, as ``""``, and still accepts its
+    own value), a whole number or a decimal number by the field's type, limited as the
+    field is and showing a non-empty default as its placeholder."""
     f = FIELDS[name]
     if "choices" in f.metadata:
         given = {value for value, _label in choices}
         if given != {"", *f.metadata["choices"]}:
             raise ValueError(f"{name}: labels for {sorted(given)}, choices are {f.metadata}")
-        return FixedChoiceField(
+        field = FixedChoiceField(
             label=label, help_text=help_text, choices=list(choices), required=False
         )
+        # "" offers the default; its own value stays valid (a link may name it) but is
+        # not listed a second time
+        field.widget.choices = [(value, text) for value, text in choices if value != f.default]
+        return field
     kind = _kinds()[name]
     number = kind is float
     attrs = {"inputmode": "decimal", "step": "any"} if number else {"inputmode": "numeric"}
