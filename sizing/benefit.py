@@ -19,7 +19,10 @@ The verdict comes from hit rates and TTFT, not from a count of conversations (DE
 
 It pays when returning users would otherwise miss. The answer names the figures: the
 share of returns each tier serves, TTFT p95 with the tier against the same GPUs
-without it, and the GPUs a plan without a tier needs for the same TTFT p95.
+without it, and the GPUs a plan without a tier needs for the same TTFT p95. The two
+TTFTs are quoted in ms to the place at which they differ, with the gain in ms and
+percent (:func:`ttft_comparison`), so that a GPU count bought for a small gain reads as
+such.
 """
 
 from __future__ import annotations
@@ -37,6 +40,10 @@ rule; see the module docstring)."""
 
 MIN_TIER_HITS = 0.05
 """Least share of returns the offload tiers must serve (planning rule)."""
+
+MAX_TTFT_PLACES = 3
+"""Most decimal places of ms a TTFT comparison prints (:func:`ttft_comparison`): a
+microsecond, below which two TTFTs count as the same."""
 
 MIN_POOL_CONVERSATIONS = 2
 """A replica's pool must hold at least this many max-length conversations for a reload
@@ -76,6 +83,44 @@ def whole_percents(shares: tuple[float, ...]) -> tuple[int, ...]:
     for i in order[:missing]:
         whole[i] += 1
     return tuple(whole)
+
+
+def ttft_comparison(tiered_ms: float, no_tier_ms: float) -> tuple[tuple[str, int | float], ...]:
+    """The values of the sentence that sets the TTFT p95 with the tier, ``tiered_ms``,
+    against the same GPUs without it, ``no_tier_ms`` (both ms, finite):
+    ``ttft_ms``, ``ttft_no_tier_ms``, the gain ``gain_ms`` (no-tier less tiered, as the
+    two shown values give it) and ``gain_pct`` (the gain as a percent of the no-tier
+    TTFT, to one place).
+
+    The two times are in ms to the fewest places, from one (the summary's
+    ``ttft_p95_ms``) to :data:`MAX_TTFT_PLACES`, at which they differ, so that two
+    different times never read the same; a whole number of ms is an ``int``, so that
+    it prints without a fraction.
+
+    Raises:
+        ValueError: a time is not finite (:func:`judge` then quotes the tiered TTFT
+            alone).
+    """
+    if not (math.isfinite(tiered_ms) and math.isfinite(no_tier_ms)):
+        raise ValueError("both TTFTs must be finite")
+    places = next(
+        (d for d in range(1, MAX_TTFT_PLACES + 1) if round(tiered_ms, d) != round(no_tier_ms, d)),
+        MAX_TTFT_PLACES,
+    )
+    tiered, no_tier = round(tiered_ms, places), round(no_tier_ms, places)
+    gain = round(no_tier - tiered, places)
+    pct = round(100 * (no_tier_ms - tiered_ms) / no_tier_ms, 1) if no_tier_ms else 0.0
+    return (
+        ("ttft_ms", _whole_as_int(tiered)),
+        ("ttft_no_tier_ms", _whole_as_int(no_tier)),
+        ("gain_ms", _whole_as_int(gain)),
+        ("gain_pct", pct),
+    )
+
+
+def _whole_as_int(value: float) -> int | float:
+    """``value`` as an ``int`` when it is whole, else unchanged."""
+    return int(value) if value == int(value) else value
 
 
 def _mean_return_ms(table: ServiceTable) -> tuple[float, float]:
@@ -154,13 +199,15 @@ def judge(
             ("nvme_pct", nvme_pct),
             ("shared_pct", shared_pct),
             ("miss_pct", miss_pct),
-            ("ttft_s", round(final.load.ttft_p95_ms / 1e3, 2)),
         )
-        if same.load.overloaded:
-            notes.append(Note("tier_hits_overloaded", figures))
+        both = (final.load.ttft_p95_ms, same.load.ttft_p95_ms)
+        if same.load.overloaded or not all(map(math.isfinite, both)):
+            # Without a finite TTFT p95 on either side there is no gain to quote.
+            ttft_s = ("ttft_s", round(final.load.ttft_p95_ms / 1e3, 2))
+            notes.append(Note("tier_hits_overloaded", (*figures, ttft_s)))
         else:
-            no_tier_s = round(same.load.ttft_p95_ms / 1e3, 2)
-            notes.append(Note("tier_hits", (*figures, ("ttft_no_tier_s", no_tier_s))))
+            compared = ttft_comparison(*both)
+            notes.append(Note("tier_hits", (*figures, *compared)))
         if saved is not None:
             notes.append(Note("gpus_saved", (("gpus", saved),)))
         else:

@@ -77,6 +77,14 @@ class NvmeTier:
         return self.drive.capacity_tb * self.drive_count if self.drive else 0.0
 
     @property
+    def conversations_per_node(self) -> int:
+        """Full-length conversations one node's tier holds: its raw capacity in whole
+        bytes over ``conversation_bytes``, rounded down (0 without a drive)."""
+        if self.drive is None or self.conversation_bytes <= 0:
+            return 0
+        return round(self.capacity_tb * TB) // self.conversation_bytes
+
+    @property
     def rated_writes_tb_per_day(self) -> float:
         """Writes per day the drives are rated for (DWPD × capacity), TB."""
         return self.drive.dwpd * self.capacity_tb if self.drive else 0.0

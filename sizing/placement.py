@@ -15,6 +15,10 @@ DESIGN §3.3 and §3.4):
   (it holds every user once, ``sizing.serving``), else they are recomputed.
 - The NVMe tier holds one day of new conversations (``sizing.nvme``); those beyond the
   users kept warm are the day's earlier conversations, which only the NVMe tier holds.
+  A tier capped by the chassis's bays holds the most recent part of the day, as many
+  conversations as its bytes hold (``NvmeTier.conversations_per_node`` × nodes, the
+  bytes the hit rates of ``sizing.hit_rate`` count); the tiers are inclusive, so the
+  users' own conversations are among them and the earlier ones are the rest.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ def placement(
     new_conversations_per_day: int,
     cpu_tier_conversations: int | None = None,
     shared_tier_sized: bool = False,
+    nvme_conversations: int | None = None,
 ) -> Placement:
     """Where ``users`` conversations rest.
 
@@ -63,6 +68,8 @@ def placement(
             instances (``None``: every resting one, the uncut tier).
         shared_tier_sized: whether the plan sells a shared tier (it holds the resting
             conversations a cut CPU tier leaves out).
+        nvme_conversations: full-length conversations the NVMe tier holds over all
+            nodes (``None``: the whole day, an uncapped tier).
 
     Raises:
         ValueError: a count is negative.
@@ -74,7 +81,10 @@ def placement(
     in_cpu = resting if cpu_tier_gib > 0 else 0
     if cpu_tier_conversations is not None:
         in_cpu = min(in_cpu, max(0, cpu_tier_conversations))
-    on_nvme = max(0, new_conversations_per_day - users) if nvme_sized else 0
+    day = new_conversations_per_day
+    if nvme_conversations is not None:
+        day = min(day, max(0, nvme_conversations))
+    on_nvme = max(0, day - users) if nvme_sized else 0
     beyond = resting - in_cpu if in_cpu else 0
     in_shared = beyond if shared_tier_sized else 0
     return Placement(on_gpus, in_cpu, on_nvme, resting - in_cpu - in_shared, in_shared)

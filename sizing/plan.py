@@ -129,6 +129,7 @@ class Plan:
                 self.cpu_tier.conversations_per_instance * self.parallelism.total_replicas
             ),
             shared_tier_sized=self.serving is not None and self.serving.shared is not None,
+            nvme_conversations=self.nvme.conversations_per_node * self.parallelism.nodes,
         )
 
 

@@ -75,7 +75,8 @@ ENGLISH = {
     "({gpu_pct:g} % already hit the GPU): a tier would rarely be read.",
     "tier_hits": "{cpu_pct:g} % of returns hit the CPU tier ({gpu_pct:g} % the GPU, "
     "{nvme_pct:g} % NVMe, {shared_pct:g} % the shared tier, {miss_pct:g} % miss); TTFT p95 "
-    "{ttft_s:g} s instead of {ttft_no_tier_s:g} s on the same GPUs without the tier.",
+    "{ttft_ms:,} ms instead of {ttft_no_tier_ms:,} ms on the same GPUs without the tier, "
+    "{gain_ms:,} ms ({gain_pct:g} %) less.",
     "tier_hits_overloaded": "{cpu_pct:g} % of returns hit the CPU tier ({gpu_pct:g} % the "
     "GPU, {nvme_pct:g} % NVMe, {shared_pct:g} % the shared tier, {miss_pct:g} % miss); "
     "TTFT p95 {ttft_s:g} s, where the same GPUs without the tier could not keep up.",

@@ -19,6 +19,7 @@ from typing import Any
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
+from sizing.benefit import ttft_comparison
 from sizing.verdict import Note, Verdict
 
 FIXES: dict[str, Promise] = {
@@ -44,10 +45,16 @@ class NoteView:
 
 
 def view(code: str, values: Mapping[str, Any]) -> NoteView:
-    """A :class:`NoteView` for ``code`` with ``values``; a known ``fixes`` text translated."""
+    """A :class:`NoteView` for ``code`` with ``values``; a known ``fixes`` text translated,
+    and a ``tier_hits`` note stored with its TTFTs in seconds (``ttft_s``,
+    ``ttft_no_tier_s``) given the values of :func:`sizing.benefit.ttft_comparison`."""
     shown = dict(values)
     if "fixes" in shown:
         shown["fixes"] = FIXES.get(str(shown["fixes"]), shown["fixes"])
+    if code == "tier_hits" and "ttft_ms" not in shown and "ttft_no_tier_s" in shown:
+        # A snapshot stored before the comparison was quoted in ms: its seconds, in ms.
+        ms = (1000 * float(shown["ttft_s"]), 1000 * float(shown["ttft_no_tier_s"]))
+        shown.update(ttft_comparison(*ms))
     if "months" in shown:
         # The plural of "month" follows the whole number the sentence shows.
         shown["months_whole"] = math.floor(float(shown["months"]) + 0.5)

@@ -97,3 +97,32 @@ def test_numbers_are_rounded_as_floatformat_rounds(language: str, value: float) 
             by_three = _by_three(language)
             assert by_three is not None
             assert _floatformat(value, places, by_three) == expected
+
+
+def test_the_ttft_comparison_reads_two_times_in_ms_with_the_gain() -> None:
+    # Grouped: 117.3 against 1,124.8 ms, 1,007.5 ms (1,007.5 / 1,124.8 = 89.6 %) less;
+    # then the H200 NVL case of tests/sizing/test_ttft_comparison.py (124.8 ms, 7.5 ms,
+    # 6.0 %). The German from configurator/locale/de django.po.
+    values = {"cpu_pct": 4, "gpu_pct": 94, "nvme_pct": 2, "shared_pct": 0, "miss_pct": 0}
+    values |= {"ttft_ms": 117.3, "ttft_no_tier_ms": 1124.8, "gain_ms": 1007.5, "gain_pct": 89.6}
+    assert worded(PAGE, "tier_hits", values, "en").endswith(
+        "TTFT p95 117.3 ms instead of 1,124.8 ms on the same GPUs without the tier, "
+        "1,007.5 ms (89.6 %) less."
+    )
+    assert worded(PAGE, "tier_hits", values, "de").endswith(
+        "TTFT p95 117,3 ms statt 1.124,8 ms auf denselben GPUs ohne Speicherstufe, "
+        "1.007,5 ms (89,6 %) weniger."
+    )
+    values |= {"ttft_no_tier_ms": 124.8, "gain_ms": 7.5, "gain_pct": 6.0}
+    assert worded(PAGE, "tier_hits", values, "en").endswith("7.5 ms (6 %) less.")
+
+
+def test_a_comparison_stored_in_seconds_still_reads() -> None:
+    # A snapshot of the former values: 0.58 s against 1.25 s is 580 against 1,250 ms,
+    # 670 ms (670 / 1,250 = 53.6 %) less.
+    values = {"cpu_pct": 91, "gpu_pct": 7, "nvme_pct": 0, "shared_pct": 0, "miss_pct": 2}
+    values |= {"ttft_s": 0.58, "ttft_no_tier_s": 1.25}
+    assert worded(PAGE, "tier_hits", values, "en").endswith(
+        "TTFT p95 580 ms instead of 1,250 ms on the same GPUs without the tier, "
+        "670 ms (53.6 %) less."
+    )

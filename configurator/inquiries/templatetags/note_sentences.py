@@ -195,8 +195,9 @@ SENTENCES: dict[str, Sentence] = {
     "tier_hits": Sentence(
         (
             "%(cpu)s %% of returns hit the CPU tier (%(gpu)s %% the GPU, %(nvme)s %% NVMe, "
-            "%(shared)s %% the shared tier, %(miss)s %% miss); TTFT p95 %(ttft)s s instead of "
-            "%(no_tier)s s on the same GPUs without the tier."
+            "%(shared)s %% the shared tier, %(miss)s %% miss); TTFT p95 %(ttft)s ms instead of "
+            "%(no_tier)s ms on the same GPUs without the tier, %(gain)s ms (%(gain_pct)s %%) "
+            "less."
         ),
         values={
             "cpu": ("cpu_pct", ()),
@@ -204,8 +205,10 @@ SENTENCES: dict[str, Sentence] = {
             "nvme": ("nvme_pct", (_ZERO,)),
             "shared": ("shared_pct", (_ZERO,)),
             "miss": ("miss_pct", ()),
-            "ttft": ("ttft_s", (_TWO_PLACES,)),
-            "no_tier": ("ttft_no_tier_s", (_TWO_PLACES,)),
+            "ttft": ("ttft_ms", (_INTCOMMA,)),
+            "no_tier": ("ttft_no_tier_ms", (_INTCOMMA,)),
+            "gain": ("gain_ms", (_INTCOMMA,)),
+            "gain_pct": ("gain_pct", (_ONE_PLACE,)),
         },
     ),
     "tier_hits_overloaded": Sentence(
