@@ -52,7 +52,7 @@ ALLOWED = {
     # technical terms German writes the same: GPU, KV cache, token, DIMM, prefill, FLOPs
     "gpu", "gpus", "cpu", "kv", "tp", "dimm", "dimms", "dwpd", "nvme", "numa", "llm",
     "prefill", "flops", "tflops", "token", "cache", "offloading", "offload", "engine",
-    "prompt", "system", "tensor", "bit", "byte", "bytes", "block", "blog", "link",
+    "prompt", "system", "tensor", "pipeline", "bit", "byte", "bytes", "block", "blog", "link",
     "ttft", "tpot",  # time to first token, time per output token
     # units
     "gib", "gb", "tb", "mb", "ms", "b", "s", "w",

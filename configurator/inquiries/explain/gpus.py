@@ -16,6 +16,44 @@ def gpu_figure(plan: Plan, w: Words) -> Figure:
     _, num = w.gettext, w.num
     p = plan.parallelism
     rule = plan.request.rule
+    values = {
+        "util": num(rule.utilization, 2),
+        "reported": num(plan.gpu.reported_gib, 2),
+        "overhead": num(rule.overhead_gib, 1),
+        "weights": num(plan.weights_gib, 1),
+        "tp": num(p.tensor_parallel_size),
+        "pp": num(p.pipeline_parallel_size),
+        "budget": num(p.kv_cache_gib_per_gpu, 1),
+        "gpus": num(p.gpus_per_replica),
+    }
+    if p.pipeline_parallel_size == 1:
+        detail = ngettext(
+            "%(gpus)s × %(name)s in %(nodes)s node, tensor parallel %(tp)s",
+            "%(gpus)s × %(name)s in %(nodes)s nodes, tensor parallel %(tp)s",
+            p.nodes,
+        )
+        budget = _(
+            "KV cache per card = %(util)s × %(reported)s GiB − %(overhead)s GiB − "
+            "%(weights)s GiB weights / %(tp)s = %(budget)s GiB"
+        )
+        stages: tuple[str, ...] = ()
+    else:
+        detail = _(
+            "%(gpus)s × %(name)s in %(nodes)s nodes, tensor parallel %(tp)s × pipeline "
+            "parallel %(pp)s"
+        )
+        budget = _(
+            "KV cache per card = %(util)s × %(reported)s GiB − %(overhead)s GiB − "
+            "%(weights)s GiB weights / (%(tp)s × %(pp)s) = %(budget)s GiB"
+        )
+        stages = (
+            _(
+                "pipeline parallel size %(pp)s: the weights fit no single node, so each "
+                "replica spans %(pp)s nodes, one stage of its layers per node; GPUs per "
+                "replica = %(tp)s × %(pp)s = %(gpus)s"
+            )
+            % values,
+        )
     return Figure(
         key="gpus",
         label=_("GPUs, nodes and replicas"),
@@ -23,33 +61,19 @@ def gpu_figure(plan: Plan, w: Words) -> Figure:
         % {
             "replicas": ngettext("%(n)s replica", "%(n)s replicas", p.total_replicas)
             % {"n": num(p.total_replicas)},
-            "gpus": ngettext("%(n)s GPU", "%(n)s GPUs", p.tensor_parallel_size)
-            % {"n": num(p.tensor_parallel_size)},
+            "gpus": ngettext("%(n)s GPU", "%(n)s GPUs", p.gpus_per_replica)
+            % {"n": num(p.gpus_per_replica)},
         },
-        detail=ngettext(
-            "%(gpus)s × %(name)s in %(nodes)s node, tensor parallel %(tp)s",
-            "%(gpus)s × %(name)s in %(nodes)s nodes, tensor parallel %(tp)s",
-            p.nodes,
-        )
+        detail=detail
         % {
             "gpus": num(p.gpus),
             "name": plan.gpu.name,
             "nodes": num(p.nodes),
             "tp": num(p.tensor_parallel_size),
+            "pp": num(p.pipeline_parallel_size),
         },
         steps=(
-            _(
-                "KV cache per card = %(util)s × %(reported)s GiB − %(overhead)s GiB − "
-                "%(weights)s GiB weights / %(tp)s = %(budget)s GiB"
-            )
-            % {
-                "util": num(rule.utilization, 2),
-                "reported": num(plan.gpu.reported_gib, 2),
-                "overhead": num(rule.overhead_gib, 1),
-                "weights": num(plan.weights_gib, 1),
-                "tp": num(p.tensor_parallel_size),
-                "budget": num(p.kv_cache_gib_per_gpu, 1),
-            },
+            budget % values,
             (
                 _(
                     "tensor parallel size: the smallest that holds the weights and one "
@@ -67,6 +91,7 @@ def gpu_figure(plan: Plan, w: Words) -> Figure:
                 "tp": num(p.tensor_parallel_size),
                 "replicas": num(p.replicas),
             },
+            *stages,
             *_scale_steps(plan, w),
         ),
         source=_(

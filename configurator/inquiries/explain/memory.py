@@ -4,6 +4,8 @@ the CPU tier, host memory and DIMMs, the NVMe tier (``sizing.architecture``,
 
 from __future__ import annotations
 
+from django.utils.translation import ngettext
+
 from configurator.inquiries.explain.words import Figure, Words
 from sizing.architecture import GROWING_KINDS, LayerKind
 from sizing.plan import Plan
@@ -74,26 +76,46 @@ def resident_figure(plan: Plan, w: Words) -> Figure:
     """Conversations resident on the GPUs and those resting (``sizing.gpu``)."""
     _, num = w.gettext, w.num
     p = plan.parallelism
-    per_rank_gib = plan.conversation_gib / p.tensor_parallel_size
+    fits = {
+        "budget": num(p.kv_cache_gib_per_gpu, 2),
+        "prefix": num(p.shared_prefix_gib_per_gpu, 4),
+        "card": num(p.conversation_gib_per_gpu, 4),
+        "n": num(p.conversations_per_replica),
+    }
     return Figure(
         key="resident",
         label=_("Conversations on the GPUs"),
         value=num(p.conversations_on_gpus),
         detail=_("%(per_gpu)s per GPU; %(resting)s of %(users)s rest between turns")
         % {
-            "per_gpu": num(p.conversations_per_gpu, 0 if p.tensor_parallel_size == 1 else 1),
+            "per_gpu": num(p.conversations_per_gpu, 0 if p.gpus_per_replica == 1 else 1),
             "resting": num(plan.resting_conversations),
             "users": num(plan.request.workload.users),
         },
         steps=(
-            _("per replica: ⌊%(budget)s GiB × %(tp)s / %(conv)s GiB⌋ = %(n)s conversations")
+            _(
+                "one conversation on the card that holds the most of it: %(card)s GiB "
+                "(tensor parallel %(tp)s, pipeline parallel %(pp)s)"
+            )
             % {
-                "budget": num(p.kv_cache_gib_per_gpu, 1),
+                "card": fits["card"],
                 "tp": num(p.tensor_parallel_size),
-                "conv": num(per_rank_gib * p.tensor_parallel_size, 2),
-                "n": num(p.conversations_per_replica),
+                "pp": num(p.pipeline_parallel_size),
             },
-            _("on the GPUs: %(n)s × %(replicas)s replicas = %(total)s")
+            (
+                _(
+                    "per replica: ⌊(%(budget)s GiB − %(prefix)s GiB shared prompt) / "
+                    "%(card)s GiB⌋ = %(n)s conversations"
+                )
+                if p.shared_prefix_gib_per_gpu
+                else _("per replica: ⌊%(budget)s GiB / %(card)s GiB⌋ = %(n)s conversations")
+            )
+            % fits,
+            ngettext(
+                "on the GPUs: %(n)s × %(replicas)s replica = %(total)s",
+                "on the GPUs: %(n)s × %(replicas)s replicas = %(total)s",
+                p.total_replicas,
+            )
             % {
                 "n": num(p.conversations_per_replica),
                 "replicas": num(p.total_replicas),
