@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from html import escape
 
 from django import template
+from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext
 
@@ -39,19 +40,12 @@ _FIGURE = (
 """One figure of ``<dl class="figures">``, laid out as the page's template indents it."""
 
 
-def _escaped(text: object) -> str:
-    """``text`` as :func:`~django.utils.html.conditional_escape` gives it (a safe text as
-    it is, any other escaped), without its check for lazy arguments."""
-    html = getattr(text, "__html__", None)
-    return str(html()) if html is not None else escape(str(text))
-
-
 @register.filter
 def figure_items(figures: Iterable[Figure]) -> SafeString:
     """The entries of the estimate's ``<dl class="figures">``: for each figure its label,
     value, detail (when it has one) and a ``<details>`` with the calculation (one
-    ``<li>`` a step) and the source. The figures' texts are escaped (as
-    :func:`~django.utils.html.conditional_escape` escapes); the two fixed phrases, translated
+    ``<li>`` a step) and the source. The figures' texts are escaped with
+    :func:`~django.utils.html.conditional_escape`; the two fixed phrases, translated
     here, are printed as ``{% translate %}`` prints them."""
     language = get_language()
     _ = words(language).gettext if language else gettext
@@ -59,16 +53,18 @@ def figure_items(figures: Iterable[Figure]) -> SafeString:
     return mark_safe(
         "".join(
             _FIGURE.format(
-                key=_escaped(figure.key),
-                label=_escaped(figure.label),
-                value=_escaped(figure.value),
+                key=conditional_escape(figure.key),
+                label=conditional_escape(figure.label),
+                value=conditional_escape(figure.value),
                 detail=(
-                    f'<dd class="detail">{_escaped(figure.detail)}</dd>' if figure.detail else ""
+                    f'<dd class="detail">{conditional_escape(figure.detail)}</dd>'
+                    if figure.detail
+                    else ""
                 ),
                 show=show,
                 steps="".join(f"<li>{escape(str(line))}</li>" for line in figure.steps),
                 source_label=source_label,
-                source=_escaped(figure.source),
+                source=conditional_escape(figure.source),
             )
             for figure in figures
         )
