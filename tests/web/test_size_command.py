@@ -217,3 +217,49 @@ def test_worn_nvme_advice_follows_the_drives_chosen(capsys: pytest.CaptureFixtur
     assert "about 1 month at this write volume" in line
     assert "4 × Micron 9550 MAX 12.8 TB are already rated for 3 DWPD" in line
     assert "a shared NAS or S3 tier in place of NVMe, or fewer new conversations a day" in line
+
+
+def report_section(out: str, title: str) -> list[str]:
+    """The lines of the text report's section that starts with ``title``, up to the next
+    heading (a line without indent)."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(title))
+    rest = lines[start + 1 :]
+    end = next((i for i, line in enumerate(rest) if line and not line.startswith(" ")), len(rest))
+    return [lines[start], *rest[:end]]
+
+
+@pytest.mark.parametrize(
+    ("flags", "why"),
+    [
+        ([], "give --new-conversations-per-day to size one"),
+        (
+            ["--new-conversations-per-day", "2000", "--without-nvme-tier"],
+            "no NVMe tier asked for (--without-nvme-tier)",
+        ),
+        # 2 users fit on the 4 GPUs: no tier is sold, and no NVMe tier either.
+        (
+            ["--new-conversations-per-day", "2000", "--users", "2"],
+            "offloading does not pay here, so no NVMe tier is sold",
+        ),
+    ],
+)
+def test_text_report_without_an_nvme_tier_or_timings_prints_no_empty_figures(
+    capsys: pytest.CaptureFixture[str], flags: list[str], why: str
+) -> None:
+    """The seed model on 4 x L4 without new conversations a day (or with the NVMe tier
+    turned off, or with no tier sold) has no NVMe tier and no measured prefill. The page's
+    NVMe card then reads "none" with why (configurator/inquiries/explain/memory.py,
+    nvme_figure) and its "What a hit is worth" card has no token count (explain/ttft.py,
+    transfer_figure): the text says the same instead of "0.0 TB" written a day and "- new
+    tokens per turn"."""
+    args = [a for a in SEED_ARGS if a not in ("--new-conversations-per-day", "2000")]
+    args[args.index("rtx-pro-6000-se")] = "l4"
+    call_command("size", *args, *flags)
+    out = capsys.readouterr().out
+    assert report_section(out, "NVMe tier") == ["NVMe tier", f"  none:                  {why}"]
+    assert report_section(out, "What a hit is worth") == [
+        "What a hit is worth",
+        "  no measured basis for prefill on NVIDIA L4",
+        "",
+    ]
