@@ -15,7 +15,7 @@ in English), never the server's locale.
 from __future__ import annotations
 
 from decimal import Decimal
-from functools import cache
+from functools import cache, lru_cache
 
 from django.utils.formats import get_format
 from django.utils.translation import get_language, override
@@ -31,10 +31,25 @@ def separators(language: str) -> tuple[str, str]:
 def grouped(value: float | Decimal, decimals: int, decimal: str, thousands: str) -> str:
     """``value`` rounded to ``decimals`` places (Python's rounding of its type), grouped
     by three with ``thousands`` and ``decimal`` as separators; an integer without
-    places exactly (not through a float)."""
+    places exactly (not through a float).
+
+    The live estimate formats the same numbers again and again (a model's layers, the
+    GPU's memory, the replicas in several figures): the text of a non-zero ``int`` or
+    ``float`` is kept for its type and value (:func:`functools.lru_cache`); a zero's is
+    not, as equal zeros differ in sign (``-0.0 == 0.0``)."""
+    if value and type(value) in _KEPT_TYPES:
+        return _grouped_kept(value, decimals, decimal, thousands)
+    return _grouped(value, decimals, decimal, thousands)
+
+
+def _grouped(value: float | Decimal, decimals: int, decimal: str, thousands: str) -> str:
     exact = isinstance(value, int) and not decimals
     text = f"{value:,}" if exact else f"{value:,.{decimals}f}"
     return text.replace(",", "\0").replace(".", decimal).replace("\0", thousands)
+
+
+_KEPT_TYPES = frozenset((int, float))
+_grouped_kept = lru_cache(maxsize=4096, typed=True)(_grouped)
 
 
 def num(value: float | Decimal, decimals: int = 0) -> str:

@@ -40,35 +40,54 @@ _FIGURE = (
 """One figure of ``<dl class="figures">``, laid out as the page's template indents it."""
 
 
+_SEPARATOR = "\0"
+"""Joins the figures' texts for one escape: a character escaping leaves alone and no
+text of a figure holds."""
+
+
+def _escaped(texts: list[str]) -> list[str]:
+    """Each of ``texts`` through :func:`~django.utils.html.conditional_escape`, escaped
+    in one call: escaping works character by character, so the escaped join splits into
+    the escaped texts."""
+    joined = _SEPARATOR.join(texts)
+    if joined.count(_SEPARATOR) != len(texts) - 1:
+        return [conditional_escape(text) for text in texts]
+    return conditional_escape(joined).split(_SEPARATOR)
+
+
 @register.filter
 def figure_items(figures: Iterable[Figure]) -> SafeString:
     """The entries of the estimate's ``<dl class="figures">``: for each figure its label,
     value, detail (when it has one) and a ``<details>`` with the calculation (one
-    ``<li>`` a step) and the source. The figures' texts are escaped with
+    ``<li>`` a step) and the source. The figures' texts (plain text) are escaped with
     :func:`~django.utils.html.conditional_escape`; the two fixed phrases, translated
     here, are printed as ``{% translate %}`` prints them."""
     language = get_language()
     _ = words(language).gettext if language else gettext
     show, source_label = _("Show the calculation"), _("Source:")
-    return mark_safe(
-        "".join(
+    figures = list(figures)
+    texts: list[str] = []
+    for figure in figures:
+        texts += (figure.key, figure.label, figure.value, figure.detail, figure.source)
+        texts += map(str, figure.steps)
+    escaped = iter(_escaped(texts))
+    items = []
+    for figure in figures:
+        key, label, value, detail, source = (next(escaped) for _field in range(5))
+        steps = "".join([f"<li>{next(escaped)}</li>" for _step in figure.steps])
+        items.append(
             _FIGURE.format(
-                key=conditional_escape(figure.key),
-                label=conditional_escape(figure.label),
-                value=conditional_escape(figure.value),
-                detail=(
-                    f'<dd class="detail">{conditional_escape(figure.detail)}</dd>'
-                    if figure.detail
-                    else ""
-                ),
+                key=key,
+                label=label,
+                value=value,
+                detail=f'<dd class="detail">{detail}</dd>' if figure.detail else "",
                 show=show,
-                steps="".join(f"<li>{escape(str(line))}</li>" for line in figure.steps),
+                steps=steps,
                 source_label=source_label,
-                source=conditional_escape(figure.source),
+                source=source,
             )
-            for figure in figures
         )
-    )
+    return mark_safe("".join(items))
 
 
 @register.filter
