@@ -335,7 +335,9 @@ def make_plan(request: PlanRequest) -> Plan:
     )
     if serving is not None:
         verdict = with_benefit(verdict, serving.benefit, serving.target_notes)
-    else:
+    elif serving_note != transfer.no_basis:
+        # The same missing measurement is the verdict's reason already (no_measured_basis):
+        # the plan says it once.
         verdict = replace(
             verdict,
             warning_notes=(

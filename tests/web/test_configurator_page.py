@@ -323,6 +323,20 @@ def test_the_verdict_is_worded_and_formatted_in_the_page_language(client: Client
     assert "conversations" not in german and "reload" not in german
 
 
+def test_a_gpu_without_a_measured_prefill_says_so_once_in_the_verdict(client: Client) -> None:
+    # The L4 has no prefill measurement (sizing/performance/calibration.py): the verdict's
+    # reason says so (sizing.verdict "no_measured_basis", German in configurator/locale/de)
+    # and no warning repeats it, in English words inside the German page.
+    inputs = seed(gpu="l4", new_conversations_per_day=0)
+    german = verdict(client.post("/estimate/", inputs, headers={**HTMX, **DE}).content.decode())
+    english = verdict(client.post("/estimate/", inputs, headers={**HTMX, **EN}).content.decode())
+    assert german.count("Messgrundlage") == 1
+    assert "Keine Messgrundlage für den Prefill auf NVIDIA L4" in german
+    assert "measured basis" not in german
+    assert english.lower().count("no measured basis") == 1
+    assert "No measured basis for prefill on NVIDIA L4" in english
+
+
 def test_active_user_warning_names_the_fix_in_german(client: Client) -> None:
     html = client.post("/estimate/", seed(active_share=90), headers={**HTMX, **DE}).content.decode()
     # Seed: 204 on the GPUs; 90 % of 500 = 450 active (sizing.verdict "active" note);

@@ -263,3 +263,6 @@ def test_text_report_without_an_nvme_tier_or_timings_prints_no_empty_figures(
         "  no measured basis for prefill on NVIDIA L4",
         "",
     ]
+    # The verdict says it once, as the page's verdict does (test_configurator_page.py).
+    verdict = "\n".join(report_section(out, "Verdict:"))
+    assert verdict.lower().count("no measured basis") == 1
