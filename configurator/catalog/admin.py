@@ -30,14 +30,18 @@ class PriceWidget(widgets.DecimalWidget):  # type: ignore[misc]  # untyped libra
         """``value`` as ``Decimal`` (dot or the admin language's separator), or None.
 
         Raises ``ValueError`` (which the resource reports as the column's error on
-        the row) for text that is no number.
+        the row) for text that is no number, and for what ``Decimal`` reads but a
+        price list does not write: ``NaN``, infinities and exponents (``1e3``).
         """
+        unreadable = ValueError(
+            _("“%(value)s” is no price; write it like 1450.00") % {"value": value}
+        )
         try:
             cleaned: Decimal | None = super().clean(value, row=row, **kwargs)
         except InvalidOperation:
-            raise ValueError(
-                _("“%(value)s” is no price; write it like 1450.00") % {"value": value}
-            ) from None
+            raise unreadable from None
+        if cleaned is not None and (not cleaned.is_finite() or "e" in str(value).lower()):
+            raise unreadable
         return cleaned
 
 

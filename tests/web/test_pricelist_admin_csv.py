@@ -141,3 +141,21 @@ def test_missing_columns_error_is_in_the_admin_language(staff: Client) -> None:
     assert (
         "Der Datei fehlen die Spalten, über die Zeilen zugeordnet werden: sku, valid_from." in page
     )
+
+
+@pytest.mark.parametrize("price", ["NaN", "inf", "-Infinity", "1e3", "1.45E+3"])
+def test_non_finite_and_exponent_prices_are_row_errors(
+    staff: Client, bridge: Price, price: str
+) -> None:
+    # Python's Decimal reads these as numbers (NaN, infinity, 1000, 1450); a price list
+    # writes prices like 1450.00, so each is refused as unreadable prices are
+    # (test_unreadable_price_names_column_and_value: the column and the value named).
+    body = f"{HEADER}\nNVLINK-BRIDGE-4WAY,a,b,bridge,{price},1100.00,2026-01-01,0\n"
+    page = _import_csv(staff, body.encode(), "en")
+    assert "Traceback" not in page
+    assert (
+        '<span class="validation-error-field-label">unit_price_eur</span>' in page
+        and f"“{price}” is no price" in page
+    )
+    assert 'name="import_file_name"' not in page  # no confirm form: nothing can be imported
+    assert Price.objects.get(sku="NVLINK-BRIDGE-4WAY").unit_price_eur == Decimal("1450.00")
