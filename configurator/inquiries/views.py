@@ -63,14 +63,17 @@ def _estimate_context(
     """
     query = form.share_query()
     share_url = _path("inquiries:configurator") + (f"?{query}" if query else "")
+    htmx = bool(getattr(request, "htmx", False))
     context: dict[str, Any] = {
         "form": form,
         "plan": form.plan,
+        "htmx": htmx,
+        "config_text": form.private_config_text,
         "share_url": share_url,
         "share_url_absolute": request.build_absolute_uri(share_url),
         "error_slots": form.error_slots,
     }
-    if getattr(request, "htmx", False):
+    if htmx:
         # the live estimate clears the configurations shown for the old inputs
         context["recommendations_shown"] = request.POST.get("recommendations_shown")
     gpu_slug = form.data.get("gpu") if form.is_bound else form.fields["gpu"].initial
@@ -78,6 +81,7 @@ def _estimate_context(
     # no hint for a GPU the catalog does not know (the GPU field shows the error)
     context["fp8_recommended"] = None if gpu is None else bool(gpu.fp8_kv_cache)
     if form.plan is not None:
+        context.update(_plan_texts(form))
         context["figures"] = explain.figures(form.plan)
         context["chart"] = chart.chart(form.plan)
         context["chart_counts"] = chart.counts_text(context["chart"])
@@ -93,7 +97,6 @@ def _estimate_context(
             context["traffic_url"] = _path("inquiries:estimate_traffic")
         context["reasons"] = notes.views(form.plan.verdict.reason_notes)
         context["warnings"] = notes.views(form.plan.verdict.warning_notes)
-        context["prompt_gib"] = chart.prompt_gib(form.plan)
         serving = form.plan.serving
         context["traffic_assumptions"] = [
             notes.view(a.code, dict(a.values))
@@ -103,6 +106,27 @@ def _estimate_context(
             form.plan.request.model.architecture.assumptions
         )
     return context
+
+
+def _plan_texts(form: WorkloadForm) -> dict[str, Any]:
+    """What the estimate partial says around a plan, read off the form and the plan
+    once (the template tests plain values): the Hub's notice, the private model and
+    its name, the verdict, the active users (``None`` when all are active) and the
+    shared prompt's GiB (``None`` without a shared prompt)."""
+    plan = form.plan
+    assert plan is not None
+    workload = plan.request.workload
+    private = form.private_config is not None
+    active = workload.active_users
+    return {
+        "notice": form.notice,
+        "private": private,
+        "private_name": form.private_name if private else "",
+        "offload_pays": plan.verdict.offload_pays,
+        "active_users": active if active is not None and active < workload.users else None,
+        "all_users": workload.users,
+        "prompt_gib": chart.prompt_gib(plan) if workload.shared_prompt_tokens else None,
+    }
 
 
 def _page(

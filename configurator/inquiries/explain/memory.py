@@ -4,12 +4,19 @@ the CPU tier, host memory and DIMMs, the NVMe tier (``sizing.architecture``,
 
 from __future__ import annotations
 
+from dataclasses import fields
+from operator import attrgetter
+
 from django.utils.translation import ngettext
 
 from configurator.inquiries.explain.words import Figure, Words
-from sizing.architecture import GROWING_KINDS, LayerKind
+from sizing.architecture import GROWING_KINDS, Layer, LayerKind
 from sizing.plan import Plan
 from sizing.units import GB, GIB, whole_gib
+
+_GEOMETRY = attrgetter(*(f.name for f in fields(Layer)))
+"""A layer's fields as a tuple: equal for equal layers (what ``Layer.__eq__`` compares),
+taken without a Python call per layer."""
 
 
 def kv_figure(plan: Plan, w: Words) -> Figure:
@@ -23,7 +30,7 @@ def kv_figure(plan: Plan, w: Words) -> Figure:
         first is not None
         and first.kind is LayerKind.FULL
         and len(growing) == len(arch.layers)
-        and growing.count(first) == len(growing)
+        and len(set(map(_GEOMETRY, growing))) == 1
     )
     steps = []
     if uniform and first is not None:

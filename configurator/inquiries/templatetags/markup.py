@@ -10,6 +10,7 @@ calls).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from html import escape
 
 from django import template
@@ -70,11 +71,12 @@ def figure_items(figures: Iterable[Figure]) -> SafeString:
     for figure in figures:
         texts += (figure.key, figure.label, figure.value, figure.detail, figure.source)
         texts += map(str, figure.steps)
-    escaped = iter(_escaped(texts))
-    items = []
+    escaped = _escaped(texts)
+    items, at = [], 0
     for figure in figures:
-        key, label, value, detail, source = (next(escaped) for _field in range(5))
-        steps = "".join([f"<li>{next(escaped)}</li>" for _step in figure.steps])
+        key, label, value, detail, source = escaped[at : at + 5]
+        steps = escaped[at + 5 : at + 5 + len(figure.steps)]
+        at += 5 + len(figure.steps)
         items.append(
             _FIGURE.format(
                 key=key,
@@ -82,12 +84,22 @@ def figure_items(figures: Iterable[Figure]) -> SafeString:
                 value=value,
                 detail=f'<dd class="detail">{detail}</dd>' if figure.detail else "",
                 show=show,
-                steps=steps,
+                steps="".join(["<li>" + step + "</li>" for step in steps]),
                 source_label=source_label,
                 source=source,
             )
         )
     return mark_safe("".join(items))
+
+
+@lru_cache(maxsize=1024)
+def _error_slot(slot_id: str, errors: str) -> str:
+    """One field's ``<p>`` of :func:`oob_error_slots`; kept, as every keystroke sends the
+    same ids, mostly without errors."""
+    return (
+        f'<p id="{escape(slot_id)}_error" class="field-error" aria-live="polite" '
+        f'hx-swap-oob="true">{escape(errors)}</p>'
+    )
 
 
 @register.filter
@@ -96,10 +108,4 @@ def oob_error_slots(slots: Iterable[Mapping[str, str]]) -> SafeString:
     :meth:`~configurator.inquiries.forms.WorkloadForm.error_slots` gives them, each
     ``<p id="<id>_error" …>errors</p>`` (empty where the field has none, which clears
     an error shown before)."""
-    return mark_safe(
-        "".join(
-            f'<p id="{escape(slot["id"])}_error" class="field-error" aria-live="polite" '
-            f'hx-swap-oob="true">{escape(slot["errors"])}</p>'
-            for slot in slots
-        )
-    )
+    return mark_safe("".join([_error_slot(slot["id"], slot["errors"]) for slot in slots]))

@@ -29,6 +29,7 @@ from django.utils import translation
 from django.utils.formats import get_format
 from django.utils.safestring import SafeData, SafeString, mark_safe
 
+from configurator.inquiries.explain.words import words
 from configurator.inquiries.notes import NoteView
 from configurator.numbers import grouped, separators
 
@@ -342,10 +343,14 @@ def _shown(value: Any, context: TemplateContext, decimal: str | None) -> Any:
     return render_value_in_context(value, context)
 
 
-def _translated(sentence: Sentence, count: Any) -> str:
-    """``sentence`` in the active language (its plural form for ``count``)."""
+def _translated(sentence: Sentence, count: Any, language: str | None) -> str:
+    """``sentence`` in the active ``language`` (its plural form for ``count``); one
+    without a plural translated once per language
+    (:class:`~configurator.inquiries.explain.words.Words`)."""
     if sentence.plural:
         return translation.ngettext(sentence.singular, sentence.plural, count)
+    if language:
+        return words(language).gettext(sentence.singular)
     return translation.gettext(sentence.singular)
 
 
@@ -373,13 +378,13 @@ def note_sentence(context: TemplateContext, note: NoteView) -> SafeString:
         if not isinstance(count, int | float) and not hasattr(count, "as_tuple"):
             raise template.TemplateSyntaxError(f"{name!r} argument to a note must be a number.")
         data[name] = _shown(count, context, decimal)
-    text = _translated(sentence, count)
+    text = _translated(sentence, count, language)
     try:
         text %= data
     except (KeyError, ValueError):
         with translation.override(None):
             try:
-                text = _translated(sentence, count) % data
+                text = _translated(sentence, count, None) % data
             except (KeyError, ValueError) as exc:
                 raise template.TemplateSyntaxError(
                     f"the note {note.code!r} cannot be filled with {data!r}"
