@@ -14,8 +14,9 @@ in English), never the server's locale.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 
 from django.utils.formats import get_format
 from django.utils.translation import get_language, override
@@ -28,18 +29,36 @@ def separators(language: str) -> tuple[str, str]:
         return str(get_format("DECIMAL_SEPARATOR")), str(get_format("THOUSAND_SEPARATOR"))
 
 
-def grouped(value: float | Decimal, decimals: int, decimal: str, thousands: str) -> str:
-    """``value`` rounded to ``decimals`` places (Python's rounding of its type), grouped
-    by three with ``thousands`` and ``decimal`` as separators; an integer without
-    places exactly (not through a float).
+Grouping = Callable[..., str]
+"""``(value, decimals=0) -> str``: :func:`grouped` with a language's separators."""
+
+
+@cache
+def grouping(decimal: str, thousands: str) -> Grouping:
+    """:func:`grouped` with ``decimal`` and ``thousands`` as separators, as one function
+    of ``(value, decimals=0)``.
 
     The live estimate formats the same numbers again and again (a model's layers, the
     GPU's memory, the replicas in several figures): the text of a non-zero ``int`` or
     ``float`` is kept for its type and value (:func:`functools.lru_cache`); a zero's is
     not, as equal zeros differ in sign (``-0.0 == 0.0``)."""
-    if value and type(value) in _KEPT_TYPES:
-        return _grouped_kept(value, decimals, decimal, thousands)
-    return _grouped(value, decimals, decimal, thousands)
+    kept = lru_cache(maxsize=4096, typed=True)(
+        partial(_grouped, decimal=decimal, thousands=thousands)
+    )
+
+    def formatted(value: float | Decimal, decimals: int = 0) -> str:
+        if value and type(value) in _KEPT_TYPES:
+            return kept(value, decimals)
+        return _grouped(value, decimals, decimal, thousands)
+
+    return formatted
+
+
+def grouped(value: float | Decimal, decimals: int, decimal: str, thousands: str) -> str:
+    """``value`` rounded to ``decimals`` places (Python's rounding of its type), grouped
+    by three with ``thousands`` and ``decimal`` as separators; an integer without
+    places exactly (not through a float)."""
+    return grouping(decimal, thousands)(value, decimals)
 
 
 def _grouped(value: float | Decimal, decimals: int, decimal: str, thousands: str) -> str:
@@ -49,7 +68,6 @@ def _grouped(value: float | Decimal, decimals: int, decimal: str, thousands: str
 
 
 _KEPT_TYPES = frozenset((int, float))
-_grouped_kept = lru_cache(maxsize=4096, typed=True)(_grouped)
 
 
 def num(value: float | Decimal, decimals: int = 0) -> str:

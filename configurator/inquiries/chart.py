@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from configurator.numbers import num
+from django.utils.translation import get_language
+
+from configurator.numbers import grouped, separators
 from sizing.plan import Plan
 from sizing.units import GIB
 
@@ -68,12 +70,10 @@ def chart(plan: Plan) -> Chart:
 
 def counts_text(shown: Chart) -> dict[str, str]:
     """The chart's counts formatted for the active language, by segment kind."""
+    separated = separators(get_language() or "en")
     return {
-        "gpu": num(shown.gpu),
-        "cpu": num(shown.cpu),
-        "nvme": num(shown.nvme),
-        "shared": num(shown.shared),
-        "recompute": num(shown.recompute),
+        kind: grouped(getattr(shown, kind), 0, *separated)
+        for kind in ("gpu", "cpu", "nvme", "shared", "recompute")
     }
 
 

@@ -98,10 +98,12 @@ def _estimate_context(
         context["reasons"] = notes.views(form.plan.verdict.reason_notes)
         context["warnings"] = notes.views(form.plan.verdict.warning_notes)
         serving = form.plan.serving
-        context["traffic_assumptions"] = [
-            notes.view(a.code, dict(a.values))
-            for a in (serving.assumption_notes if serving else ())
-        ]
+        defaults = serving.assumption_notes if serving else ()
+        # worded only when the page's cache of them has no entry for their figures
+        context["traffic_assumptions"] = SimpleLazyObject(
+            lambda: [notes.view(a.code, dict(a.values)) for a in defaults]
+        )
+        context["traffic_assumptions_key"] = repr([(a.code, a.values) for a in defaults])
         context["assumptions"] = problems.assumption_texts(
             form.plan.request.model.architecture.assumptions
         )

@@ -126,3 +126,28 @@ def test_a_comparison_stored_in_seconds_still_reads() -> None:
         "TTFT p95 580 ms instead of 1,250 ms on the same GPUs without the tier, "
         "670 ms (53.6 %) less."
     )
+
+
+@pytest.mark.parametrize("language", ["de", "en"])
+@pytest.mark.parametrize("autoescape", ["on", "off"])
+def test_a_list_of_notes_reads_as_each_note_between_its_markup(
+    language: str, autoescape: str
+) -> None:
+    notes = [
+        view("no_measured_basis", {"gpu": "A&B <GPU>"}),
+        view("unknown", {}),
+        view("gpus_saved", {"gpus": 12345}),
+        view("nvme", {"months": 1.2}),
+    ]
+    each = f"{{% load note_sentences %}}{{% autoescape {autoescape} %}}"
+    each += '{% for note in notes %}<p class="w">{% note_sentence note %}</p>{% endfor %}'
+    listed = f"{{% load note_sentences %}}{{% autoescape {autoescape} %}}"
+    listed += '{% note_items notes \'<p class="w">\' "</p>" %}'
+    with translation.override(language):
+        expected, got = (
+            engines["django"].from_string(source + "{% endautoescape %}").render({"notes": notes})
+            for source in (each, listed)
+        )
+    assert got == expected
+    assert got.count('<p class="w">') == 4 and '<p class="w"></p>' in got
+    assert ("&lt;GPU&gt;" in got) is (autoescape == "on")

@@ -8,7 +8,7 @@ from functools import cache
 from django.utils.translation import gettext as _
 from django.utils.translation import override
 
-from configurator.numbers import grouped, separators
+from configurator.numbers import Grouping, grouping, separators
 
 
 @cache
@@ -30,15 +30,14 @@ class Words:
         language: a language code of ``settings.LANGUAGES``.
         decimal: its decimal separator.
         thousands: its thousands separator.
+        num: ``(value, decimals=0)`` as :func:`~configurator.numbers.num` formats it in
+            :attr:`language` (:func:`~configurator.numbers.grouping`).
     """
 
     language: str
     decimal: str
     thousands: str
-
-    def num(self, value: float, decimals: int = 0) -> str:
-        """``value`` as :func:`num` formats it in :attr:`language`."""
-        return grouped(value, decimals, self.decimal, self.thousands)
+    num: Grouping
 
     def gettext(self, message: str) -> str:
         """``message`` translated into :attr:`language` (Django's ``gettext``)."""
@@ -48,7 +47,8 @@ class Words:
 @cache
 def words(language: str) -> Words:
     """The :class:`Words` of ``language``."""
-    return Words(language, *separators(language))
+    decimal, thousands = separators(language)
+    return Words(language, decimal, thousands, grouping(decimal, thousands))
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ for every reason and warning on every keystroke.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Context, Decimal
 from functools import cache
@@ -354,18 +354,38 @@ def _translated(sentence: Sentence, count: Any, language: str | None) -> str:
     return translation.gettext(sentence.singular)
 
 
-@register.simple_tag(takes_context=True)
-def note_sentence(context: TemplateContext, note: NoteView) -> SafeString:
-    """``note`` worded in the active language, its values escaped where ``context``
-    escapes; empty for a code without a sentence. A translation that does not fit its
-    values falls back to the English, as ``blocktranslate`` does."""
-    sentence = SENTENCES.get(note.code)
-    if sentence is None:
-        return SafeString("")
+@dataclass(frozen=True)
+class _Wording:
+    """What wording notes needs of the template and the active language, looked up once
+    for all notes of a list."""
+
+    context: TemplateContext
+    invalid: str
+    language: str | None
+    by_three: tuple[str, str] | None
+    decimal: str | None
+
+
+def _wording(context: TemplateContext) -> _Wording:
+    """The :class:`_Wording` of ``context`` in the active language."""
     invalid = context.template.engine.string_if_invalid if context.template else ""
     language = translation.get_language()
     by_three = _by_three(language) if language else None
     decimal = separators(language)[0] if language else None
+    return _Wording(context, invalid, language, by_three, decimal)
+
+
+def _worded(note: NoteView, wording: _Wording) -> str:
+    """``note``'s sentence filled with its values (:func:`note_sentence`)."""
+    sentence = SENTENCES.get(note.code)
+    if sentence is None:
+        return ""
+    context, invalid, by_three, decimal = (
+        wording.context,
+        wording.invalid,
+        wording.by_three,
+        wording.decimal,
+    )
     values = note.values
     data = {
         name: _shown(_value(values, key, filters, invalid, by_three), context, decimal)
@@ -378,7 +398,7 @@ def note_sentence(context: TemplateContext, note: NoteView) -> SafeString:
         if not isinstance(count, int | float) and not hasattr(count, "as_tuple"):
             raise template.TemplateSyntaxError(f"{name!r} argument to a note must be a number.")
         data[name] = _shown(count, context, decimal)
-    text = _translated(sentence, count, language)
+    text = _translated(sentence, count, wording.language)
     try:
         text %= data
     except (KeyError, ValueError):
@@ -389,4 +409,23 @@ def note_sentence(context: TemplateContext, note: NoteView) -> SafeString:
                 raise template.TemplateSyntaxError(
                     f"the note {note.code!r} cannot be filled with {data!r}"
                 ) from exc
-    return mark_safe(text)
+    return text
+
+
+@register.simple_tag(takes_context=True)
+def note_sentence(context: TemplateContext, note: NoteView) -> SafeString:
+    """``note`` worded in the active language, its values escaped where ``context``
+    escapes; empty for a code without a sentence. A translation that does not fit its
+    values falls back to the English, as ``blocktranslate`` does."""
+    return mark_safe(_worded(note, _wording(context)))
+
+
+@register.simple_tag(takes_context=True)
+def note_items(
+    context: TemplateContext, notes: Iterable[NoteView], start: str, end: str
+) -> SafeString:
+    """Each of ``notes`` as :func:`note_sentence` words it, between the markup ``start``
+    and ``end`` (``{% note_items reasons "<li>" "</li>" %}``), in one step for the whole
+    list as the live estimate words its verdict on every keystroke."""
+    wording = _wording(context)
+    return mark_safe("".join([f"{start}{_worded(note, wording)}{end}" for note in notes]))
