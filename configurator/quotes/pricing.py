@@ -84,7 +84,8 @@ GPU_COUNTERPART = {"rtx-pro-6000-se": "h200-nvl", "h200-nvl": "rtx-pro-6000-se"}
 
 def alternative_label(workload: Workload, nodes: int = 1, shared_tier_tb: float = 0.0) -> str:
     """A short label for a configuration: GPU, cache precision, NVMe tier or not, and the
-    shared tier when the plan has one.
+    shared tier when the plan has one. The GPU is named by its catalog name
+    (``sizing/data/hardware.json``), as the page, the CLI and the rest of the PDF name it.
 
     ``nodes`` is the plan's node count; with two or more the label reads
     "nodes × GPUs per node × GPU (total GPUs)", since the workload's
@@ -95,7 +96,7 @@ def alternative_label(workload: Workload, nodes: int = 1, shared_tier_tb: float 
     the quote's language.
     """
     try:
-        gpu_name = catalog.gpu(workload.gpu).name.removeprefix("NVIDIA ")
+        gpu_name = catalog.gpu(workload.gpu).name
     except Exception:  # an unknown slug still gets a label
         gpu_name = str(workload.gpu)
     cache = _("FP8 cache") if workload.kv_dtype == "fp8" else _("16-bit cache")

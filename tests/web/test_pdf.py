@@ -328,10 +328,11 @@ def test_a_two_node_alternative_states_nodes_total_gpus_and_memory_per_node() ->
     first = quote.alternatives.order_by("position").first()
     assert (
         first is not None
-        and first.label_in("en").startswith("2 nodes × 2 × RTX PRO 6000")
+        and first.label_in("en").startswith("2 nodes × 2 × NVIDIA RTX PRO 6000")
         and "(4 GPUs)" in first.label_in("en")
     )
-    assert first.label_in("de").startswith("2 Knoten × 2 × RTX PRO 6000")  # quotes de django.po
+    # quotes de django.po; the GPU's catalog name (hardware.json)
+    assert first.label_in("de").startswith("2 Knoten × 2 × NVIDIA RTX PRO 6000")
     text = " ".join(" ".join(pdf_pages(quote_pdf_render(document_from_quote(quote)))).split())
     assert "2 nodes × 2 GPUs (NVIDIA RTX PRO 6000" in text and "= 4 GPUs" in text
     assert "= 384 GB per node; 2 nodes: 48 DIMMs, 768 GB in all" in text
