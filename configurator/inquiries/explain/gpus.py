@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import math
 
-from django.utils.translation import ngettext
-
 from configurator.inquiries.explain.words import Figure, Words
 from sizing.plan import Plan
 
@@ -27,7 +25,7 @@ def gpu_figure(plan: Plan, w: Words) -> Figure:
         "gpus": num(p.gpus_per_replica),
     }
     if p.pipeline_parallel_size == 1:
-        detail = ngettext(
+        detail = w.ngettext(
             "%(gpus)s × %(name)s in %(nodes)s node, tensor parallel %(tp)s",
             "%(gpus)s × %(name)s in %(nodes)s nodes, tensor parallel %(tp)s",
             p.nodes,
@@ -59,9 +57,9 @@ def gpu_figure(plan: Plan, w: Words) -> Figure:
         label=_("GPUs, nodes and replicas"),
         value=_("%(replicas)s × %(gpus)s")
         % {
-            "replicas": ngettext("%(n)s replica", "%(n)s replicas", p.total_replicas)
+            "replicas": w.ngettext("%(n)s replica", "%(n)s replicas", p.total_replicas)
             % {"n": num(p.total_replicas)},
-            "gpus": ngettext("%(n)s GPU", "%(n)s GPUs", p.gpus_per_replica)
+            "gpus": w.ngettext("%(n)s GPU", "%(n)s GPUs", p.gpus_per_replica)
             % {"n": num(p.gpus_per_replica)},
         },
         detail=detail

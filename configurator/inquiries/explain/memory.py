@@ -7,8 +7,6 @@ from __future__ import annotations
 from dataclasses import fields
 from operator import attrgetter
 
-from django.utils.translation import ngettext
-
 from configurator.inquiries.explain.words import Figure, Words
 from sizing.architecture import GROWING_KINDS, Layer, LayerKind
 from sizing.plan import Plan
@@ -118,7 +116,7 @@ def resident_figure(plan: Plan, w: Words) -> Figure:
                 else _("per replica: ⌊%(budget)s GiB / %(card)s GiB⌋ = %(n)s conversations")
             )
             % fits,
-            ngettext(
+            w.ngettext(
                 "on the GPUs: %(n)s × %(replicas)s replica = %(total)s",
                 "on the GPUs: %(n)s × %(replicas)s replicas = %(total)s",
                 p.total_replicas,

@@ -3,7 +3,10 @@ and a GPU prefix hit, term by term (``sizing.transfer``, ``sizing.performance``)
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from django.utils.translation import gettext_noop as _noop
+from django.utils.translation import override
 
 from configurator.inquiries import measurements
 from configurator.inquiries.explain.words import Figure, Words
@@ -47,6 +50,14 @@ def _unclaimed(plan: Plan, w: Words) -> list[str]:
             _(NO_TIER_BASIS[h.tier]) % {"engine": engine} for h in t.returning.hits if h.hit is None
         ]
     return out
+
+
+@lru_cache(maxsize=256)
+def _sources(language: str, ids: tuple[str, ...]) -> str:
+    """The measurements ``ids`` in ``language``, joined by semicolons
+    (:func:`~configurator.inquiries.measurements.titles`), once per language and ids."""
+    with override(language):
+        return "; ".join(measurements.titles(ids))
 
 
 def _signed(value: float, w: Words) -> str:
@@ -162,7 +173,7 @@ def transfer_figure(plan: Plan, w: Words) -> Figure:
         % {"reload": num(t.reload_ms, 1), "recompute": num(t.recompute_ms)}
     )
     steps += _unclaimed(plan, w)
-    sources = "; ".join(measurements.titles(t.basis.sources)) if t.basis else ""
+    sources = _sources(w.language, t.basis.sources) if t.basis else ""
     return Figure(
         key="transfer",
         label=label,

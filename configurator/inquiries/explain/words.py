@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from django.utils.translation import gettext as _
-from django.utils.translation import override
+from django.utils.translation import ngettext, override
 
 from configurator.numbers import Grouping, grouping, separators
 
@@ -15,6 +15,12 @@ from configurator.numbers import Grouping, grouping, separators
 def _translated(language: str, message: str) -> str:
     with override(language):
         return _(message)
+
+
+@lru_cache(maxsize=1024)
+def _translated_plural(language: str, singular: str, plural: str, count: int) -> str:
+    with override(language):
+        return ngettext(singular, plural, count)
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,11 @@ class Words:
     def gettext(self, message: str) -> str:
         """``message`` translated into :attr:`language` (Django's ``gettext``)."""
         return _translated(self.language, message)
+
+    def ngettext(self, singular: str, plural: str, count: int) -> str:
+        """``singular`` or ``plural`` for ``count`` in :attr:`language` (Django's
+        ``ngettext``), kept for each count."""
+        return _translated_plural(self.language, singular, plural, count)
 
 
 @cache
