@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 from sizing.return_gaps import GapDistribution
 
@@ -83,13 +84,19 @@ class ConversationShape:
         """The whole conversation after its last answer, tokens."""
         return self.turns * (self.new_prompt_tokens + self.output_tokens)
 
-    @property
+    @cached_property
+    def stored_tokens(self) -> int:
+        """What a tier holds for the conversation after its last turn (the prompt of
+        that turn), tokens."""
+        return self.prompt_tokens(self.turns)
+
+    @cached_property
     def prompt_tokens_total(self) -> int:
         """Prompt tokens of all turns together (what prefills would cost without any hit)."""
         k = self.turns
         return k * (k + 1) // 2 * self.new_prompt_tokens + k * (k - 1) // 2 * self.output_tokens
 
-    @property
+    @cached_property
     def cacheable_tokens_total(self) -> int:
         """Prompt tokens of all returns that a hit serves from a tier (turn k+1 reuses the
         prompt of turn k)."""
@@ -98,7 +105,7 @@ class ConversationShape:
             k * (k - 1) // 2 * self.new_prompt_tokens + (k - 1) * (k - 2) // 2 * self.output_tokens
         )
 
-    @property
+    @cached_property
     def max_token_hit_rate(self) -> float:
         """Share of prompt tokens a tier can serve when every return hits (h_max)."""
         return self.cacheable_tokens_total / self.prompt_tokens_total
@@ -126,7 +133,7 @@ class ReferenceStream:
     @property
     def new_tokens_per_s(self) -> float:
         """Rate at which new KV is written, tokens per s (λ × s_K)."""
-        return self.conversations_per_s * self.shape.prompt_tokens(self.shape.turns)
+        return self.conversations_per_s * self.shape.stored_tokens
 
     def scaled(self, instances: int) -> ReferenceStream:
         """The stream of ``instances`` such streams together (a shared tier's)."""
@@ -142,7 +149,7 @@ def touched_tokens(stream: ReferenceStream, window_s: float) -> float:
         return 0.0
     shape = stream.shape
     returning = shape.cacheable_tokens_total
-    last = shape.prompt_tokens(shape.turns)
+    last = shape.stored_tokens
     return stream.conversations_per_s * (
         returning * stream.gaps.mean_truncated_s(window_s) + last * window_s
     )
@@ -161,21 +168,21 @@ def window_s(stream: ReferenceStream, capacity_tokens: float) -> float:
         raise ValueError(f"capacity_tokens must be a finite number ≥ 0, got {capacity_tokens}")
     if capacity_tokens == 0:
         return 0.0
-    if stream.new_tokens_per_s <= 0:
-        return math.inf
     shape, gaps, rate = stream.shape, stream.gaps, stream.conversations_per_s
+    final = shape.stored_tokens
+    last = rate * final  # the stream's new_tokens_per_s
+    if last <= 0:
+        return math.inf
     history = shape.cacheable_tokens_total
-    final = shape.prompt_tokens(shape.turns)
     returning = rate * history
-    last = stream.new_tokens_per_s
     lo, hi = 0.0, capacity_tokens / last  # B(T) ≥ λ s_K T, so T ≤ hi
     t = hi
     # B(T) and B'(T) as touched_tokens and the CDF give them, inlined (one z per step).
     mu, sigma, mean_s = gaps.mu, gaps.sigma, gaps.mean_s
-    log, erfc, root2 = math.log, math.erfc, math.sqrt(2.0)
+    log, erfc, root2, inf = math.log, math.erfc, math.sqrt(2.0), math.inf
     tolerance = 1e-9 * capacity_tokens
     for _ in range(100):  # Newton on B(T) − C, kept inside the bracket [lo, hi]
-        if t <= 0 or math.isinf(t):  # outside the closed forms: the functions themselves
+        if t <= 0 or t == inf:  # outside the closed forms: the functions themselves
             touched = touched_tokens(stream, t)
             below = gaps.cdf(t)
         else:
@@ -240,6 +247,13 @@ class TierHits:
         return self.any_tier * self.max_token_hit_rate
 
 
+def window_and_share(stream: ReferenceStream, capacity_tokens: float) -> tuple[float, float]:
+    """:func:`window_s` of a tier of ``capacity_tokens`` and the share of gaps shorter
+    than it, ``P(gap < T)`` (errors as :func:`window_s`)."""
+    window = window_s(stream, capacity_tokens)
+    return window, stream.gaps.cdf(window)
+
+
 def hit_rates(
     stream: ReferenceStream,
     *,
@@ -248,7 +262,7 @@ def hit_rates(
     nvme_tokens: float = 0.0,
     shared_tokens: float = 0.0,
     shared_instances: int = 1,
-    window: Callable[[ReferenceStream, float], float] = window_s,
+    window: Callable[[ReferenceStream, float], tuple[float, float]] = window_and_share,
 ) -> TierHits:
     """Share of returns that hit each tier.
 
@@ -260,8 +274,8 @@ def hit_rates(
         nvme_tokens: the instance's NVMe tier, tokens (0: none).
         shared_tokens: the shared tier, all instances together, tokens (0: none).
         shared_instances: instances writing to the shared tier (≥ 1).
-        window: :func:`window_s`, or a caller's store of its results (a search asks for
-            the same stream and capacity many times).
+        window: :func:`window_and_share`, or a caller's store of its results (a search
+            asks for the same stream and capacity many times).
 
     Raises:
         ValueError: if a capacity is negative or ``shared_instances`` < 1.
@@ -270,21 +284,24 @@ def hit_rates(
     """
     if shared_instances < 1:
         raise ValueError(f"shared_instances must be ≥ 1, got {shared_instances}")
-    gaps = stream.gaps
-    # A tier without capacity has a window of 0 (window_s), which leaves the one before.
-    t_gpu = window(stream, gpu_tokens)
-    t_cpu = max(t_gpu, window(stream, cpu_tokens)) if cpu_tokens else t_gpu
-    t_nvme = max(t_cpu, window(stream, nvme_tokens)) if nvme_tokens else t_cpu
-    t_shared = (
-        max(t_nvme, window(stream.scaled(shared_instances), shared_tokens))
-        if shared_tokens
-        else t_nvme
-    )
-    cdf = gaps.cdf
-    p_gpu = cdf(t_gpu)
-    p_cpu = p_gpu if t_cpu == t_gpu else cdf(t_cpu)
-    p_nvme = p_cpu if t_nvme == t_cpu else cdf(t_nvme)
-    p_shared = p_nvme if t_shared == t_nvme else cdf(t_shared)
+    # A tier without capacity has a window of 0 (window_s), which leaves the one before;
+    # so does a window no longer than the one before (inclusive tiers).
+    t_gpu, p_gpu = window(stream, gpu_tokens)
+    t_cpu, p_cpu = t_gpu, p_gpu
+    if cpu_tokens:
+        t, p = window(stream, cpu_tokens)
+        if t > t_cpu:
+            t_cpu, p_cpu = t, p
+    t_nvme, p_nvme = t_cpu, p_cpu
+    if nvme_tokens:
+        t, p = window(stream, nvme_tokens)
+        if t > t_nvme:
+            t_nvme, p_nvme = t, p
+    t_shared, p_shared = t_nvme, p_nvme
+    if shared_tokens:
+        t, p = window(stream.scaled(shared_instances), shared_tokens)
+        if t > t_shared:
+            t_shared, p_shared = t, p
     return TierHits(
         gpu=p_gpu,
         cpu=p_cpu - p_gpu,

@@ -29,13 +29,16 @@ Rules and sources:
 from __future__ import annotations
 
 import bisect
-import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import accumulate
+from operator import mul, not_
+from typing import NamedTuple
 
 from sizing.hit_rate import ConversationShape, TierHits
+from sizing.tpot_curve import TpotCurve
 
 TIERS = ("gpu", "cpu", "nvme", "shared")
 """Where a hit comes from, fastest first (as :class:`~sizing.hit_rate.TierHits`)."""
@@ -51,6 +54,11 @@ smaller cards). A decode batch beyond it queues: the replica is overloaded."""
 
 MAX_ROWS = 12
 """Turns evaluated per conversation; longer conversations are sampled evenly."""
+
+_ZERO = 0.0
+
+_RECENT = 4
+"""The moments of this many ``hits`` a service table keeps."""
 
 
 @dataclass(frozen=True)
@@ -83,47 +91,73 @@ class ServiceTable:
 
     rows: tuple[TurnTimes, ...]
     outcomes: tuple[tuple[float, float, int], ...] = ()
-    _last: list[tuple[TierHits, list[float], list[float], tuple[float, float, float]]] = field(
+    _recent: list[tuple[TierHits, tuple[float, float, float]]] = field(
         default_factory=list, compare=False, repr=False
+    )
+    _picked: dict[tuple[bool, ...], tuple[tuple[float, float, int], ...]] = field(
+        default_factory=dict, compare=False, repr=False
     )
 
     @cached_property
-    def _timed(self) -> tuple[tuple[float, float, float, int], ...]:
-        """:attr:`outcomes` with each time also in seconds."""
-        return tuple((ms, ms / 1e3, weight, outcome) for ms, weight, outcome in self.outcomes)
+    def _columns(self) -> tuple[tuple[float, int], ...]:
+        """The distinct (share of requests of its turn, outcome) of :attr:`outcomes`
+        (turns of equal weight share them): an outcome's probability is its weight
+        times the share of returns its outcome has."""
+        return tuple(dict.fromkeys((weight, outcome) for _ms, weight, outcome in self.outcomes))
 
-    def _mix(self, hits: TierHits) -> tuple[list[float], list[float], tuple[float, float, float]]:
-        """The times (ms) and probabilities of the outcomes ``hits`` gives a share, in
-        time order, and their :meth:`moments`; the last ``hits`` asked for is kept
-        (:func:`replica_load` asks for the moments and the percentile of the same)."""
-        last = self._last[-1] if self._last else None  # one read: safe beside threads
-        if last is not None and last[0] is hits:
-            return last[1], last[2], last[3]
+    @cached_property
+    def _column_parts(self) -> tuple[tuple[float, ...], tuple[int, ...]]:
+        """:attr:`_columns` as a tuple of weights and one of outcomes."""
+        return tuple(w for w, _o in self._columns), tuple(o for _w, o in self._columns)
+
+    def _outcomes(self, hits: TierHits) -> tuple[list[float], tuple[tuple[float, float, int], ...]]:
+        """The probability of each column (:attr:`_columns`) under ``hits``, and (ms, s,
+        column) of the outcomes whose probability is not ≤ 0, in time order (the others
+        count for nothing), kept per pattern of such columns."""
         shares = (hits.gpu, hits.cpu, hits.nvme, hits.shared, hits.miss, 1.0)
-        times: list[float] = []
-        probs: list[float] = []
-        mean = second = acc = 0.0
-        p95 = 0.0
-        add_time, add_prob = times.append, probs.append
-        for ms, seconds, weight, outcome in self._timed:
-            p = weight * shares[outcome]
-            if p <= 0:
-                continue
-            add_time(ms)
-            add_prob(p)
-            mean += p * seconds
-            second += p * seconds * seconds
-            if acc < 0.95 - 1e-12:
-                p95 = ms
-            acc += p
-        moments = (mean, second, p95)
-        self._last[:] = [(hits, times, probs, moments)]
-        return times, probs, moments
+        weights, outcomes = self._column_parts
+        probs = list(map(mul, weights, map(shares.__getitem__, outcomes)))
+        pattern = tuple(map(not_, map(_ZERO.__ge__, probs)))  # not p <= 0
+        picked = self._picked.get(pattern)
+        if picked is None:
+            column = {key: i for i, key in enumerate(self._columns)}
+            picked = self._picked[pattern] = tuple(
+                (ms, ms / 1e3, column[weight, outcome])
+                for ms, weight, outcome in self.outcomes
+                if pattern[column[weight, outcome]]
+            )
+        return probs, picked
 
     def moments(self, hits: TierHits) -> tuple[float, float, float]:
         """Mean service time (s), its second moment (s²) and its 95th percentile (ms)
-        when returns hit as ``hits`` says."""
-        return self._mix(hits)[2]
+        when returns hit as ``hits`` says.
+
+        The sums run over the outcomes in time order. The moments of the last few
+        ``hits`` asked for are kept (a search asks for those of an evaluation again)."""
+        recent = self._recent[:]  # one read: safe beside threads
+        for seen, moments in recent:
+            if seen is hits:
+                return moments
+        probs, picked = self._outcomes(hits)
+        mean = second = acc = 0.0
+        p95 = 0.0
+        outcomes = iter(picked)
+        for ms, seconds, column in outcomes:  # up to the 95th percentile
+            p = probs[column]
+            weighted = p * seconds
+            mean += weighted
+            second += weighted * seconds
+            p95 = ms
+            acc += p
+            if not acc < 0.95 - 1e-12:
+                break
+        for _ms, seconds, column in outcomes:  # the rest
+            weighted = probs[column] * seconds
+            mean += weighted
+            second += weighted * seconds
+        found = (mean, second, p95)
+        self._recent[:] = [(hits, found), *recent[: _RECENT - 1]]
+        return found
 
     def p95_with_wait(
         self, hits: TierHits, rho: float, wait_mean_ms: float, service_p95: float, wait_p95: float
@@ -139,20 +173,36 @@ class ServiceTable:
         top = hi
         # The outcomes are sorted by time. With k outcomes shorter than t,
         # P(W + S > t) = Σ_{i≥k} pᵢ + ρ e^{(top − t) rate} Σ_{i<k} pᵢ e^{(sᵢ − top) rate}:
-        # prefix and suffix sums once, then each t costs a bisection. Every t tried lies
-        # in [lo, top] and (top − lo) × rate ≤ W₉₅ × rate = ln(ρ / 0.05) ≤ ln 20, so the
+        # the sums once, then each t costs a bisection. Every t tried lies in (lo, top), so
+        # the outcomes shorter than lo count in every t's first sum: only the sums from
+        # there on are kept. (top − lo) × rate ≤ W₉₅ × rate = ln(ρ / 0.05) ≤ ln 20, so the
         # factor e^{(top − t) rate} stays below 20.
-        times, probs, _moments = self._mix(hits)
+        probs, picked = self._outcomes(hits)
         exp = math.exp
-        below = [0.0]  # Σ_{i<k} pᵢ e^{(sᵢ − top) rate}
         acc = 0.0
-        for i, ms in enumerate(times):
-            if ms >= top:  # the rest are as long or longer: the sum stays
-                below.extend([acc] * (len(times) - i))
+        times: list[float] = []  # the outcomes from lo on
+        tail: list[float] = []  # their probabilities
+        below: list[float] = []  # Σ_{i<k} pᵢ e^{(sᵢ − top) rate} for k from lo on
+        outcomes = iter(picked)
+        for ms, _seconds, column in outcomes:  # shorter than lo
+            p = probs[column]
+            if not ms < lo:
+                times.append(ms)
+                tail.append(p)
+                below.append(acc)
+                if ms < top:
+                    acc += p * exp((ms - top) * rate)
                 break
-            acc += probs[i] * exp((ms - top) * rate)
+            acc += p * exp((ms - top) * rate)
+        for ms, _seconds, column in outcomes:  # from lo on
+            p = probs[column]
+            times.append(ms)
+            tail.append(p)
             below.append(acc)
-        above = list(itertools.accumulate(reversed(probs), initial=0.0))  # Σ_{i≥k} pᵢ
+            if ms < top:  # the longer ones leave the sum as it is
+                acc += p * exp((ms - top) * rate)
+        below.append(acc)
+        above = list(accumulate(reversed(tail), initial=0.0))  # Σ_{i≥k} pᵢ
         above.reverse()
 
         where = bisect.bisect_left
@@ -288,6 +338,125 @@ class ReplicaLoad:
         return math.isinf(self.ttft_p95_ms) or math.isinf(self.tpot_ms)
 
 
+class Settled(NamedTuple):
+    """One replica's decode batch at its fixed point, before the TTFT p95 is taken
+    (:func:`settle`; :meth:`load` takes it).
+
+    Attributes:
+        overload: the load when the replica cannot keep up (``None``: it keeps up).
+        decode_batch: requests generating at once.
+        peak_batch: as :attr:`ReplicaLoad.peak_batch`.
+        requests_per_s, rho, mean_s, wait_mean_ms, wait_p95_ms, service_p95_ms, step_ms:
+            the rate, the prefill utilisation, the mean service time (s), the mean and
+            95th-percentile wait, the service time's 95th percentile and one decode step
+            (ms) that the load is made of.
+    """
+
+    overload: ReplicaLoad | None
+    decode_batch: float
+    peak_batch: float
+    requests_per_s: float = 0.0
+    rho: float = 0.0
+    mean_s: float = 0.0
+    wait_mean_ms: float = 0.0
+    wait_p95_ms: float = 0.0
+    service_p95_ms: float = 0.0
+    step_ms: float = 0.0
+
+    @property
+    def overloaded(self) -> bool:
+        """:attr:`ReplicaLoad.overloaded` of :meth:`load` (its TTFT p95 lies between the
+        larger and the sum of the service time's and the wait's)."""
+        isinf = math.isinf
+        return (
+            self.overload is not None
+            or isinf(self.step_ms)
+            or isinf(self.service_p95_ms)
+            or isinf(self.wait_p95_ms)
+        )
+
+    def load(self, table: ServiceTable, hits: TierHits) -> ReplicaLoad:
+        """The replica's load, its TTFT p95 taken from ``table`` under ``hits`` (those
+        the batch was settled with)."""
+        if self.overload is not None:
+            return self.overload
+        rho, wait_mean, step = self.rho, self.wait_mean_ms, self.step_ms
+        p95 = table.p95_with_wait(hits, rho, wait_mean, self.service_p95_ms, self.wait_p95_ms)
+        return ReplicaLoad(
+            requests_per_s=self.requests_per_s,
+            prefill_utilization=rho,
+            ttft_mean_ms=self.mean_s * 1e3 + wait_mean + step,
+            ttft_p95_ms=p95 + step,
+            tpot_ms=step,
+            decode_batch=self.decode_batch,
+            peak_batch=self.peak_batch,
+        )
+
+
+def settle(
+    *,
+    requests_per_s: float,
+    table: ServiceTable,
+    hits: TierHits,
+    output_tokens: int,
+    tpot_ms: Callable[[float], float],
+    max_batch: float = math.inf,
+) -> Settled:
+    """The decode batch of one replica serving ``requests_per_s`` (arguments, errors and
+    source as :func:`replica_load`), without the TTFT p95: a caller that needs only the
+    batch (:meth:`sizing.scale.Evaluator.__call__`'s first pass) skips the percentile."""
+    if not math.isfinite(requests_per_s) or requests_per_s < 0:
+        raise ValueError(f"requests_per_s must be a finite number >= 0, got {requests_per_s}")
+    mean_s, second_s2, service_p95 = table.moments(hits)
+    rho = requests_per_s * mean_s
+    inf = math.inf
+    if rho >= MAX_PREFILL_UTILIZATION:
+        return Settled(ReplicaLoad(requests_per_s, rho, inf, inf, inf, inf), inf, 0.0)
+    wait_mean = requests_per_s * second_s2 / (2 * (1 - rho)) * 1e3
+    wait_p95 = wait_mean / rho * math.log(rho / 0.05) if rho > 0.05 else 0.0
+    idle = 1 - rho
+    # A TpotCurve's lines are read here directly (the same figures as calling it).
+    curve = tpot_ms if type(tpot_ms) is TpotCurve else None
+    first = curve.point(1) if curve is not None else tpot_ms(1.0)
+    batch, step = 1.0, first / idle
+    limit = min(max_batch, MAX_DECODE_BATCH)
+    tokens_per_s = requests_per_s * output_tokens
+    peak = 0.0
+    log2 = math.log2
+    exponent, low, start, rise = -1, 1, first, 0.0  # no line read yet
+    for _ in range(100):
+        new_batch = tokens_per_s * step / 1e3
+        if not new_batch > 1.0:
+            new_batch = 1.0
+        if new_batch > peak:
+            peak = new_batch
+        if new_batch > limit:
+            over = ReplicaLoad(requests_per_s, rho, inf, inf, inf, new_batch, peak)
+            return Settled(over, new_batch, peak)
+        if curve is None:
+            new_step = tpot_ms(new_batch) / idle
+        elif new_batch == 1.0:
+            new_step = first / idle
+        else:  # finite and above 1: TpotCurve.__call__
+            power = int(log2(new_batch))
+            if power != exponent:
+                exponent = power
+                low, start, rise = curve.line(power)
+            if low == new_batch:
+                new_step = start / idle
+            else:
+                new_step = (start + (new_batch - low) / low * rise) / idle
+        if abs(new_batch - batch) <= 1e-3 * batch:
+            batch, step = new_batch, new_step
+            break
+        batch, step = new_batch, new_step
+    else:
+        return Settled(ReplicaLoad(requests_per_s, rho, inf, inf, inf, batch, peak), batch, peak)
+    return Settled(
+        None, batch, peak, requests_per_s, rho, mean_s, wait_mean, wait_p95, service_p95, step
+    )
+
+
 def replica_load(
     *,
     requests_per_s: float,
@@ -313,42 +482,11 @@ def replica_load(
 
     Source: module docstring (M/G/1 prefill queue, Little's law for the decode batch).
     """
-    if not math.isfinite(requests_per_s) or requests_per_s < 0:
-        raise ValueError(f"requests_per_s must be a finite number >= 0, got {requests_per_s}")
-    mean_s, second_s2, service_p95 = table.moments(hits)
-    rho = requests_per_s * mean_s
-    inf = math.inf
-    if rho >= MAX_PREFILL_UTILIZATION:
-        return ReplicaLoad(requests_per_s, rho, inf, inf, inf, inf)
-    wait_mean = requests_per_s * second_s2 / (2 * (1 - rho)) * 1e3
-    wait_p95 = wait_mean / rho * math.log(rho / 0.05) if rho > 0.05 else 0.0
-    idle = 1 - rho
-    batch, step = 1.0, tpot_ms(1.0) / idle
-    limit = min(max_batch, MAX_DECODE_BATCH)
-    tokens_per_s = requests_per_s * output_tokens
-    peak = 0.0
-    for _ in range(100):
-        new_batch = tokens_per_s * step / 1e3
-        if not new_batch > 1.0:
-            new_batch = 1.0
-        if new_batch > peak:
-            peak = new_batch
-        if new_batch > limit:
-            return ReplicaLoad(requests_per_s, rho, inf, inf, inf, new_batch, peak)
-        new_step = tpot_ms(new_batch) / idle
-        settled = abs(new_batch - batch) <= 1e-3 * batch
-        batch, step = new_batch, new_step
-        if settled:
-            break
-    else:
-        return ReplicaLoad(requests_per_s, rho, inf, inf, inf, batch, peak)
-    mean_ms = mean_s * 1e3 + wait_mean + step
-    return ReplicaLoad(
+    return settle(
         requests_per_s=requests_per_s,
-        prefill_utilization=rho,
-        ttft_mean_ms=mean_ms,
-        ttft_p95_ms=table.p95_with_wait(hits, rho, wait_mean, service_p95, wait_p95) + step,
-        tpot_ms=step,
-        decode_batch=batch,
-        peak_batch=peak,
-    )
+        table=table,
+        hits=hits,
+        output_tokens=output_tokens,
+        tpot_ms=tpot_ms,
+        max_batch=max_batch,
+    ).load(table, hits)

@@ -43,8 +43,8 @@ from typing import Any
 
 from sizing import scale_guess
 from sizing.cluster import MAX_NODES
-from sizing.hit_rate import ReferenceStream, TierHits, hit_rates, window_s
-from sizing.load import MAX_DECODE_BATCH, ReplicaLoad, ServiceTable, replica_load
+from sizing.hit_rate import ReferenceStream, TierHits, hit_rates, window_and_share
+from sizing.load import MAX_DECODE_BATCH, ReplicaLoad, ServiceTable, Settled, settle
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ class Evaluator:
         tpot_ms: Callable[[float], float],
         mean_request_tokens: float,
         memo: dict[Any, Evaluation] | None = None,
-        windows: dict[tuple[float, float], float] | None = None,
+        windows: dict[tuple[float, float], tuple[float, float]] | None = None,
     ) -> None:
         self.stream = stream
         self.table = table
@@ -129,7 +129,11 @@ class Evaluator:
         self.tpot_ms = tpot_ms
         self.mean_request_tokens = mean_request_tokens
         self._memo: dict[Any, Evaluation] = {} if memo is None else memo
-        self._windows: dict[tuple[float, float], float] = {} if windows is None else windows
+        self._windows: dict[tuple[float, float], tuple[float, float]] = (
+            {} if windows is None else windows
+        )
+        self._loads: dict[tuple[float, ...], Settled] = {}
+        self._finished: dict[tuple[float, ...], ReplicaLoad] = {}
 
     def __call__(self, replicas: int, *, tiers: bool = True, memory: bool = True) -> Evaluation:
         """Hit rates and load of one of ``replicas`` replicas; ``memory=False`` lets the
@@ -158,15 +162,15 @@ class Evaluator:
             hit = self._memo[key] = other
         return hit
 
-    def _window(self, stream: ReferenceStream, capacity_tokens: float) -> float:
-        """:func:`~sizing.hit_rate.window_s`, kept per rate of new conversations and
-        capacity: the streams of one evaluator differ only in that rate (its
+    def _window(self, stream: ReferenceStream, capacity_tokens: float) -> tuple[float, float]:
+        """:func:`~sizing.hit_rate.window_and_share`, kept per rate of new conversations
+        and capacity: the streams of one evaluator differ only in that rate (its
         conversations split over the replicas), and evaluators given the same
         ``windows`` share its stream's shape and gaps, as those given the same ``memo``."""
         key = (stream.conversations_per_s, capacity_tokens)
         hit = self._windows.get(key)
         if hit is None:
-            hit = self._windows[key] = window_s(stream, capacity_tokens)
+            hit = self._windows[key] = window_and_share(stream, capacity_tokens)
         return hit
 
     def _cpu_tokens(self, replicas: int) -> float:
@@ -175,44 +179,57 @@ class Evaluator:
         return min(cap.cpu_tokens_total / replicas, cap.cpu_tokens_max_per_replica)
 
     def _evaluate(self, replicas: int, *, tiers: bool, memory: bool) -> Evaluation:
+        """Hit rates and load of one of ``replicas`` replicas, as :meth:`__call__` says.
+
+        A pass whose hit shares, rate and batch limit were settled before (the shared
+        tier often adds no hit to the tiers before it: the plan's final evaluation with
+        it then settles as the one without) takes that batch and load again: they
+        depend on nothing else of the evaluator's."""
         cap = self.cap
-        per = ReferenceStream(
-            self.stream.conversations_per_s / replicas, self.stream.shape, self.stream.gaps
-        )
-        rate = self.stream.turns_per_s / replicas
-        max_batch = cap.pool_tokens_per_replica / self.mean_request_tokens
-        cpu = self._cpu_tokens(replicas)
-        free = cap.pool_tokens_per_replica
-        load = None
+        stream = self.stream
+        per = ReferenceStream(stream.conversations_per_s / replicas, stream.shape, stream.gaps)
+        rate = stream.turns_per_s / replicas
+        pool = cap.pool_tokens_per_replica
+        limit = pool / self.mean_request_tokens if memory else math.inf
+        cpu = self._cpu_tokens(replicas) if tiers else 0.0
+        nvme = cap.nvme_tokens_per_replica if tiers else 0.0
+        shared = cap.shared_tokens if tiers else 0.0
+        loads = self._loads
+        free = pool
         peak = 0.0
         for _ in range(2):  # the GPU cache is what the decode batch leaves free
             hits = hit_rates(
                 per,
                 gpu_tokens=free,
-                cpu_tokens=cpu if tiers else 0.0,
-                nvme_tokens=cap.nvme_tokens_per_replica if tiers else 0.0,
-                shared_tokens=cap.shared_tokens if tiers else 0.0,
+                cpu_tokens=cpu,
+                nvme_tokens=nvme,
+                shared_tokens=shared,
                 shared_instances=replicas,
                 window=self._window,
             )
-            load = replica_load(
-                requests_per_s=rate,
-                table=self.table,
-                hits=hits,
-                output_tokens=self.stream.shape.output_tokens,
-                tpot_ms=self.tpot_ms,
-                max_batch=max_batch if memory else math.inf,
-            )
-            peak = max(peak, load.peak_batch)
-            if load.overloaded:
+            key = (rate, limit, hits.gpu, hits.cpu, hits.nvme, hits.shared)
+            settled = loads.get(key)
+            if settled is None:
+                settled = loads[key] = settle(
+                    requests_per_s=rate,
+                    table=self.table,
+                    hits=hits,
+                    output_tokens=stream.shape.output_tokens,
+                    tpot_ms=self.tpot_ms,
+                    max_batch=limit,
+                )
+            if settled.peak_batch > peak:
+                peak = settled.peak_batch
+            if settled.overloaded:
                 break
-            left = max(
-                0.0, cap.pool_tokens_per_replica - load.decode_batch * self.mean_request_tokens
-            )
-            if free - left <= 0.01 * cap.pool_tokens_per_replica:
+            left = max(0.0, pool - settled.decode_batch * self.mean_request_tokens)
+            if free - left <= 0.01 * pool:
                 break  # the batch takes under 1 % of the pool: the GPU cache is as assumed
             free = left
-        assert load is not None
+        assert settled is not None  # two passes at most, at least one
+        load = self._finished.get(key)
+        if load is None:
+            load = self._finished[key] = settled.load(self.table, hits)  # the last pass only
         return Evaluation(replicas, hits, load, peak)
 
     def smallest(

@@ -49,18 +49,15 @@ def _tpot_replicas(
     if rate_tokens <= 0:
         return work / (1 - first / target_ms)
     slope = 1e3 * work / rate_tokens
-
-    def excess(batch: float) -> float:
-        return tpot_ms(batch) + slope * batch - target_ms
-
-    if excess(1.0) >= 0:  # the batch stays at one request: the step alone binds
+    # The excess of the step over the target at a batch: TPOT + slope × batch − target.
+    low, low_excess = 1.0, tpot_ms(1.0) + slope * 1.0 - target_ms
+    if low_excess >= 0:  # the batch stays at one request: the step alone binds
         return work / (1 - first / target_ms)
-    # TPOT is linear between powers of two (sizing.serving_model), so is the excess: find
+    # TPOT is linear between powers of two (sizing.tpot_curve), so is the excess: find
     # the first power of two past the root, then the root on that line.
-    low, low_excess = 1.0, excess(1.0)
     while low < MAX_DECODE_BATCH:
         high = 2 * low
-        high_excess = excess(high)
+        high_excess = tpot_ms(high) + slope * high - target_ms
         if high_excess >= 0:
             batch = low + -low_excess / (high_excess - low_excess) * (high - low)
             return rate_tokens * target_ms / 1e3 / batch
@@ -77,17 +74,17 @@ def _ttft_utilization(
     if service_p95 + first_step_ms > target_ms or mean_s <= 0:
         return None
     spread_ms = second_s2 / mean_s / 2 * 1e3  # E[W] (1 − ρ) / ρ
-
-    def ttft(rho: float) -> float:
-        wait = spread_ms / (1 - rho) * math.log(rho / 0.05) if rho > 0.05 else 0.0
-        return service_p95 + wait + first_step_ms / (1 - rho)
-
+    log = math.log
+    # ttft(ρ) = service p95 + spread / (1 − ρ) × ln(ρ / 0.05) (0 up to ρ = 0.05) + the
+    # first step / (1 − ρ), written out at the limit and at each midpoint below.
     lo, hi = 0.0, MAX_PREFILL_UTILIZATION
-    if ttft(hi) <= target_ms:
+    wait = spread_ms / (1 - hi) * log(hi / 0.05) if hi > 0.05 else 0.0
+    if service_p95 + wait + first_step_ms / (1 - hi) <= target_ms:
         return hi
     for _ in range(10):  # to 0.1 % of the utilisation limit
         mid = (lo + hi) / 2
-        if ttft(mid) <= target_ms:
+        wait = spread_ms / (1 - mid) * log(mid / 0.05) if mid > 0.05 else 0.0
+        if service_p95 + wait + first_step_ms / (1 - mid) <= target_ms:
             lo = mid
         else:
             hi = mid

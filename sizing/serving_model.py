@@ -15,7 +15,6 @@ nothing.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -29,6 +28,7 @@ from sizing.performance import ModelShape
 from sizing.performance.calibration import missing_path
 from sizing.scale import Evaluation
 from sizing.tier_reads import TierReadRates, staged_hit_ms
+from sizing.tpot_curve import TpotCurve
 from sizing.traffic import Traffic
 
 ENGINE = "vllm"
@@ -154,7 +154,7 @@ _TABLES: dict[tuple[Any, ...], tuple[ModelSpec, tuple[ServiceTable, tuple[str, .
 GPU, TP, conversation shape, shared prompt, read rates and KV bytes per token only, so
 the plans of every number of users share it."""
 
-_TPOTS: dict[tuple[Any, ...], tuple[ModelSpec, Callable[[float], float]]] = {}
+_TPOTS: dict[tuple[Any, ...], tuple[ModelSpec, TpotCurve]] = {}
 """TPOT against the decode batch, kept per model, KV dtype, GPU, TP and context (the
 mean tokens of a generating request), whatever the users."""
 
@@ -206,12 +206,13 @@ def bound(
     return kept(_BOUND, model, key, build)
 
 
-_WINDOWS: dict[tuple[Any, ...], tuple[ModelSpec, dict[tuple[float, float], float]]] = {}
+Windows = dict[tuple[float, float], tuple[float, float]]
+"""Hit-rate windows and their shares of gaps by (rate of new conversations, capacity)."""
+
+_WINDOWS: dict[tuple[Any, ...], tuple[ModelSpec, Windows]] = {}
 
 
-def windows(
-    model: ModelSpec, shape: ConversationShape, traffic: Traffic, users: int
-) -> dict[tuple[float, float], float]:
+def windows(model: ModelSpec, shape: ConversationShape, traffic: Traffic, users: int) -> Windows:
     """The store of hit-rate windows of one workload's busy-hour stream
     (:meth:`sizing.scale.Evaluator._window`), kept per shape, traffic and users: they
     depend on the stream and a tier's capacity only, not on the GPU, so the plans of
@@ -219,39 +220,15 @@ def windows(
     return kept(_WINDOWS, model, (id(model), shape, traffic, users), dict)
 
 
-def _tpot(
-    model: ModelSpec, kv_dtype: str, replica: Replica, context_tokens: int
-) -> Callable[[float], float]:
-    """TPOT against the decode batch: the performance model at batches 1, 2, 4, … and
-    straight lines between them (TPOT is a maximum of terms linear in the batch, bent
-    only where a MoE model's touched experts grow)."""
+def _tpot(model: ModelSpec, kv_dtype: str, replica: Replica, context_tokens: int) -> TpotCurve:
+    """TPOT against the decode batch (:class:`~sizing.tpot_curve.TpotCurve`) of the
+    performance model at ``context_tokens``."""
     mshape = _model_shape(model, kv_dtype)
-    cache: dict[int, float] = {}
-
     gpu, tp = replica.gpu, replica.tensor_parallel_size
 
     def at(batch: int) -> float:
-        ms = cache.get(batch)
-        if ms is None:
-            ms = cache[batch] = performance.tpot_ms(
-                mshape, gpu=gpu, tp=tp, batch=batch, context_tokens=context_tokens
-            )
-        return ms
+        return performance.tpot_ms(
+            mshape, gpu=gpu, tp=tp, batch=batch, context_tokens=context_tokens
+        )
 
-    isfinite, log2 = math.isfinite, math.log2
-    lines: dict[int, tuple[float, float]] = {}  # from a power of two: its TPOT, the rise
-
-    def tpot_ms(batch: float) -> float:
-        if not isfinite(batch):
-            return math.inf
-        if batch <= 1:
-            return at(1)
-        low = 1 << int(log2(batch))  # the power of two at or below the batch
-        if low == batch:
-            return at(low)
-        line = lines.get(low)
-        if line is None:
-            line = lines[low] = (at(low), at(2 * low) - at(low))
-        return line[0] + (batch - low) / low * line[1]
-
-    return tpot_ms
+    return TpotCurve(at)
