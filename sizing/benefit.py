@@ -30,8 +30,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sizing.load import ServiceTable
 from sizing.scale import Scale
+from sizing.service_times import ServiceTable
 from sizing.verdict import Note, Verdict
 
 MIN_TTFT_SAVING = 0.2
@@ -147,7 +147,7 @@ def judge(
 
     Args:
         scale: the plan's replicas with and without a tier (:func:`sizing.scale.scale`).
-        table: the workload's per-request times (:func:`sizing.load.service_table`).
+        table: the workload's per-request times (:func:`sizing.service_times.service_table`).
         users: all users.
         conversations_per_replica: max-length conversations one replica's pool holds.
         gpus_per_replica: GPUs of one replica.

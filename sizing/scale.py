@@ -44,7 +44,8 @@ from typing import Any
 from sizing import scale_guess
 from sizing.cluster import MAX_NODES
 from sizing.hit_rate import ReferenceStream, TierHits, hit_rates, window_and_share
-from sizing.load import MAX_DECODE_BATCH, ReplicaLoad, ServiceTable, Settled, settle
+from sizing.load import MAX_DECODE_BATCH, ReplicaLoad, Settled, settle
+from sizing.service_times import ServiceTable
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ GUESS_STEPS = 2
 
 class Evaluator:
     """Evaluates a replica count for one workload (the performance model's times are in
-    the :class:`~sizing.load.ServiceTable`, evaluated once)."""
+    the :class:`~sizing.service_times.ServiceTable`, evaluated once)."""
 
     def __init__(
         self,

@@ -17,7 +17,7 @@ the whole plan, ``o`` the output tokens of a request and ``c = ρ R`` the prefil
   ``B = λ/R × o × TPOT(B) / (1 − ρ)`` gives ``R = c + λ o TPOT(B) / B``.
 - **Without a tier** (:func:`no_tier_floor`). The TTFT p95 is at least the service
   time's 95th percentile plus one decode step, so the GPU prefix cache must serve the
-  share of returns :meth:`~sizing.load.ServiceTable.gpu_share_for_p95` names; a pool
+  share of returns :meth:`~sizing.service_times.ServiceTable.gpu_share_for_p95` names; a pool
   keeps that share once ``R`` replicas split the stream so that it holds the window of
   that share (the log-normal gap's quantile; :func:`~sizing.hit_rate.touched_tokens` of
   the whole stream, divided by ``R``). No smaller count can reach the target: the search
@@ -33,7 +33,8 @@ from collections.abc import Callable
 from statistics import NormalDist
 
 from sizing.hit_rate import ReferenceStream, TierHits, touched_tokens
-from sizing.load import MAX_DECODE_BATCH, MAX_PREFILL_UTILIZATION, ReplicaLoad, ServiceTable
+from sizing.load import MAX_DECODE_BATCH, MAX_PREFILL_UTILIZATION, ReplicaLoad
+from sizing.service_times import ServiceTable
 
 _STANDARD_NORMAL = NormalDist()
 

@@ -2,7 +2,7 @@
 tier and what the offload tier buys, composed for :func:`sizing.plan.make_plan`.
 
 It takes the performance model (:mod:`sizing.performance`) bound to one model, GPU, TP
-size and engine, evaluated once per turn into a :class:`~sizing.load.ServiceTable`
+size and engine, evaluated once per turn into a :class:`~sizing.service_times.ServiceTable`
 (:mod:`sizing.serving_model`, kept per model object), and hands it with the tiers'
 capacities to :mod:`sizing.scale`, :mod:`sizing.cluster` and :mod:`sizing.benefit`,
 for the targets of :mod:`sizing.serving_targets`. Rules and sources are in those

@@ -22,11 +22,11 @@ from typing import Any, NamedTuple
 from sizing import performance
 from sizing.hit_rate import ConversationShape
 from sizing.kept import kept
-from sizing.load import ServiceTable, service_table
 from sizing.model import ModelSpec
 from sizing.performance import ModelShape
 from sizing.performance.calibration import missing_path
 from sizing.scale import Evaluation
+from sizing.service_times import ServiceTable, service_table
 from sizing.tier_reads import TierReadRates, staged_hit_ms
 from sizing.tpot_curve import TpotCurve
 from sizing.traffic import Traffic
@@ -134,7 +134,7 @@ class Bound(NamedTuple):
     """The performance model bound to one model, KV dtype, GPU and TP for one workload.
 
     Attributes:
-        table: the service table (:func:`sizing.load.service_table`).
+        table: the service table (:func:`sizing.service_times.service_table`).
         unmeasured: the tiers without a measured reload for :data:`ENGINE`, timed from
             their read rate (:mod:`sizing.tier_reads`).
         tpot_ms: TPOT against the decode batch, ms.

@@ -37,9 +37,10 @@ from sizing import catalog, performance
 from sizing.architecture import kv_bytes_per_token
 from sizing.errors import SizingError
 from sizing.hit_rate import ConversationShape, ReferenceStream, TierHits, hit_rates
-from sizing.load import ServiceTable, replica_load, service_table
+from sizing.load import replica_load
 from sizing.model import from_catalog
 from sizing.return_gaps import DEFAULT_PROFILE, PROFILES, GapDistribution
+from sizing.service_times import ServiceTable, service_table
 from sizing.units import GIB
 
 METRICS = (

@@ -14,9 +14,10 @@ from itertools import accumulate
 import pytest
 
 from sizing.hit_rate import ConversationShape, ReferenceStream, TierHits
-from sizing.load import ServiceTable, replica_load, service_table, settle
+from sizing.load import replica_load, settle
 from sizing.return_gaps import PROFILES
 from sizing.scale import Capacities, Evaluator
+from sizing.service_times import ServiceTable, service_table
 from sizing.tpot_curve import TpotCurve
 
 SHAPE = ConversationShape(8, 681, 343)
@@ -108,13 +109,28 @@ def test_the_fixed_point_reads_the_curve_as_calling_it_gives(max_batch: float) -
     rng = random.Random(5)
     for rate in [0.5, 2.0, 6.0] + [rng.uniform(0.05, 2.5) for _ in range(60)]:
         curve = _curve()
-        args = {"requests_per_s": rate, "table": table, "hits": hits, "output_tokens": 343}
-        read = settle(**args, tpot_ms=curve, max_batch=max_batch)  # type: ignore[arg-type]
-        called = settle(**args, tpot_ms=lambda b: curve(b), max_batch=max_batch)  # type: ignore[arg-type]
+        read, called = (
+            settle(
+                requests_per_s=rate,
+                table=table,
+                hits=hits,
+                output_tokens=343,
+                tpot_ms=tpot,
+                max_batch=max_batch,
+            )
+            for tpot in (curve, curve.__call__)
+        )
         assert read == called
         load = read.load(table, hits)
         assert load == called.load(table, hits)
-        assert load == replica_load(**args, tpot_ms=curve, max_batch=max_batch)  # type: ignore[arg-type]
+        assert load == replica_load(
+            requests_per_s=rate,
+            table=table,
+            hits=hits,
+            output_tokens=343,
+            tpot_ms=curve,
+            max_batch=max_batch,
+        )
 
 
 def test_moments_and_percentile_follow_every_outcome_in_time_order() -> None:

@@ -9,7 +9,8 @@ import random
 import pytest
 
 from sizing.hit_rate import ConversationShape, TierHits
-from sizing.load import TIERS, ServiceTable, replica_load, service_table
+from sizing.load import replica_load
+from sizing.service_times import TIERS, ServiceTable, service_table
 
 
 def _hits(gpu: float = 0.0, cpu: float = 0.0) -> TierHits:
