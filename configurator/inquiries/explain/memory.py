@@ -4,17 +4,10 @@ the CPU tier, host memory and DIMMs, the NVMe tier (``sizing.architecture``,
 
 from __future__ import annotations
 
-from dataclasses import fields
-from operator import attrgetter
-
 from configurator.inquiries.explain.words import Figure, Words
-from sizing.architecture import GROWING_KINDS, Layer, LayerKind
+from sizing.architecture import GROWING_KINDS, LayerKind
 from sizing.plan import Plan
 from sizing.units import GB, GIB, whole_gib
-
-_GEOMETRY = attrgetter(*(f.name for f in fields(Layer)))
-"""A layer's fields as a tuple: equal for equal layers (what ``Layer.__eq__`` compares),
-taken without a Python call per layer."""
 
 
 def kv_figure(plan: Plan, w: Words) -> Figure:
@@ -22,24 +15,21 @@ def kv_figure(plan: Plan, w: Words) -> Figure:
     _, num = w.gettext, w.num
     arch = plan.request.model.architecture
     ctx = plan.request.workload.context_tokens
-    growing = [layer for layer in arch.layers if layer.kind in GROWING_KINDS]
-    first = growing[0] if growing else None
-    uniform = (
-        first is not None
-        and first.kind is LayerKind.FULL
-        and len(growing) == len(arch.layers)
-        and len(set(map(_GEOMETRY, growing))) == 1
-    )
+    groups = arch.layer_groups
+    growing = sum(count for layer, count in groups if layer.kind in GROWING_KINDS)
+    # one kind of layer, full attention: the product of its geometry
+    first = groups[0][0] if len(groups) == 1 else None
+    uniform = first is not None and first.kind is LayerKind.FULL
     steps = []
     if uniform and first is not None:
-        per_value = plan.kv_bytes_per_token // max(1, len(growing) * first.values_per_token())
+        per_value = plan.kv_bytes_per_token // max(1, growing * first.values_per_token())
         steps.append(
             _(
                 "per token: 2 (key and value) × %(layers)s layers × %(heads)s KV heads × "
                 "%(dim)s values per head × %(bytes)s B = %(total)s B"
             )
             % {
-                "layers": num(len(growing)),
+                "layers": num(growing),
                 "heads": num(first.kv_heads),
                 "dim": num(first.k_head_dim),
                 "bytes": num(per_value),
@@ -53,7 +43,7 @@ def kv_figure(plan: Plan, w: Words) -> Figure:
                 "(full attention, MLA) = %(total)s B; windowed layers keep at most their "
                 "window, linear and Mamba layers a fixed state"
             )
-            % {"n": num(len(growing)), "total": num(plan.kv_bytes_per_token)}
+            % {"n": num(growing), "total": num(plan.kv_bytes_per_token)}
         )
     steps.append(
         _("per conversation: %(ctx)s tokens → %(bytes)s B = %(gib)s GiB")

@@ -23,37 +23,41 @@ from configurator.inquiries.explain import Figure, words
 register = template.Library()
 
 
-_FIGURE = (
-    '\n          <div class="figure" id="figure-{key}">'
-    "\n            <dt>{label}</dt>"
-    '\n            <dd class="value">{value}</dd>'
-    "\n            {detail}"
-    "\n            <dd>"
-    '\n              <details class="calc">'
-    "\n                <summary>{show}</summary>"
-    "\n                <ol>{steps}</ol>"
-    '\n                <p class="source">{source_label} {source}</p>'
-    "\n              </details>"
-    "\n            </dd>"
-    "\n          </div>"
-    "\n          "
-)
-"""One figure of ``<dl class="figures">``, laid out as the page's template indents it."""
-
-
 _SEPARATOR = "\0"
-"""Joins the figures' texts for one escape: a character escaping leaves alone and no
-text of a figure holds."""
+"""Joins the figures' texts for one escape: a character escaping leaves alone."""
 
 
 def _escaped(texts: list[str]) -> list[str]:
     """Each of ``texts`` through :func:`~django.utils.html.conditional_escape`, escaped
     in one call: escaping works character by character, so the escaped join splits into
-    the escaped texts."""
-    joined = _SEPARATOR.join(texts)
-    if joined.count(_SEPARATOR) != len(texts) - 1:
+    the escaped texts (unless a text holds the separator)."""
+    parts = conditional_escape(_SEPARATOR.join(texts)).split(_SEPARATOR)
+    if len(parts) != len(texts):
         return [conditional_escape(text) for text in texts]
-    return conditional_escape(joined).split(_SEPARATOR)
+    return parts
+
+
+def _figure(texts: list[str], detail: bool, show: str, source_label: str) -> str:
+    """One figure of ``<dl class="figures">`` from its escaped ``texts`` (key, label,
+    value, detail, source, then the steps), laid out as the page's template indents it."""
+    key, label, value, detail_text, source, *steps = texts
+    shown = f'<dd class="detail">{detail_text}</dd>' if detail else ""
+    lines = "".join([f"<li>{step}</li>" for step in steps])
+    return (
+        f'\n          <div class="figure" id="figure-{key}">'
+        f"\n            <dt>{label}</dt>"
+        f'\n            <dd class="value">{value}</dd>'
+        f"\n            {shown}"
+        "\n            <dd>"
+        '\n              <details class="calc">'
+        f"\n                <summary>{show}</summary>"
+        f"\n                <ol>{lines}</ol>"
+        f'\n                <p class="source">{source_label} {source}</p>'
+        "\n              </details>"
+        "\n            </dd>"
+        "\n          </div>"
+        "\n          "
+    )
 
 
 @register.filter
@@ -74,21 +78,9 @@ def figure_items(figures: Iterable[Figure]) -> SafeString:
     escaped = _escaped(texts)
     items, at = [], 0
     for figure in figures:
-        key, label, value, detail, source = escaped[at : at + 5]
-        steps = escaped[at + 5 : at + 5 + len(figure.steps)]
-        at += 5 + len(figure.steps)
-        items.append(
-            _FIGURE.format(
-                key=key,
-                label=label,
-                value=value,
-                detail=f'<dd class="detail">{detail}</dd>' if figure.detail else "",
-                show=show,
-                steps="".join(["<li>" + step + "</li>" for step in steps]),
-                source_label=source_label,
-                source=source,
-            )
-        )
+        end = at + 5 + len(figure.steps)
+        items.append(_figure(escaped[at:end], bool(figure.detail), show, source_label))
+        at = end
     return mark_safe("".join(items))
 
 
