@@ -15,7 +15,7 @@ from html import escape
 
 from django import template
 from django.utils.html import conditional_escape
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 from django.utils.translation import get_language, gettext
 
 from configurator.inquiries.explain import Figure, words
@@ -81,7 +81,7 @@ def figure_items(figures: Iterable[Figure]) -> SafeString:
         end = at + 5 + len(figure.steps)
         items.append(_figure(escaped[at:end], bool(figure.detail), show, source_label))
         at = end
-    return mark_safe("".join(items))
+    return SafeString("".join(items))
 
 
 @lru_cache(maxsize=1024)
@@ -100,4 +100,4 @@ def oob_error_slots(slots: Iterable[Mapping[str, str]]) -> SafeString:
     :meth:`~configurator.inquiries.forms.WorkloadForm.error_slots` gives them, each
     ``<p id="<id>_error" …>errors</p>`` (empty where the field has none, which clears
     an error shown before)."""
-    return mark_safe("".join([_error_slot(slot["id"], slot["errors"]) for slot in slots]))
+    return SafeString("".join([_error_slot(slot["id"], slot["errors"]) for slot in slots]))

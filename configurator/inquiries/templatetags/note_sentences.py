@@ -417,7 +417,7 @@ def note_sentence(context: TemplateContext, note: NoteView) -> SafeString:
     """``note`` worded in the active language, its values escaped where ``context``
     escapes; empty for a code without a sentence. A translation that does not fit its
     values falls back to the English, as ``blocktranslate`` does."""
-    return mark_safe(_worded(note, _wording(context)))
+    return SafeString(_worded(note, _wording(context)))
 
 
 @register.simple_tag(takes_context=True)
@@ -428,4 +428,4 @@ def note_items(
     and ``end`` (``{% note_items reasons "<li>" "</li>" %}``), in one step for the whole
     list as the live estimate words its verdict on every keystroke."""
     wording = _wording(context)
-    return mark_safe("".join([f"{start}{_worded(note, wording)}{end}" for note in notes]))
+    return SafeString("".join([f"{start}{_worded(note, wording)}{end}" for note in notes]))

@@ -16,7 +16,7 @@ from html import escape
 
 from django import template
 from django.templatetags.l10n import unlocalize
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 from django.utils.translation import get_language, gettext, gettext_noop
 
 from configurator.inquiries.chart import Chart
@@ -66,7 +66,7 @@ def tier_chart(chart: Chart, counts: Mapping[str, str]) -> SafeString:
         )
         for kind, label in _LEGEND
     )
-    return mark_safe(
+    return SafeString(
         '\n<figure class="chart">'
         f"\n  <figcaption>{_('Where the conversations live')}</figcaption>"
         '\n  <svg viewBox="0 0 100 8" preserveAspectRatio="none" width="100%" height="28" '
