@@ -26,7 +26,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
-from operator import mul, not_
 
 from sizing.hit_rate import ConversationShape, TierHits
 
@@ -35,8 +34,6 @@ TIERS = ("gpu", "cpu", "nvme", "shared")
 
 MAX_ROWS = 12
 """Turns evaluated per conversation; longer conversations are sampled evenly."""
-
-_ZERO = 0.0
 
 _RECENT = 4
 """The moments of this many ``hits`` a service table keeps."""
@@ -81,27 +78,45 @@ class ServiceTable:
 
     @cached_property
     def _columns(self) -> tuple[tuple[float, int], ...]:
-        """The distinct (share of requests of its turn, outcome) of :attr:`outcomes`
-        (turns of equal weight share them): an outcome's probability is its weight
-        times the share of returns its outcome has."""
+        """The distinct (share of requests of its turn, outcome) of :attr:`outcomes`, by
+        outcome when every turn has the same share (as :func:`service_table` samples
+        them): an outcome's probability is its weight times its outcome's share."""
+        weights = {weight for _ms, weight, _outcome in self.outcomes}
+        if len(weights) == 1:
+            (weight,) = weights
+            return tuple((weight, outcome) for outcome in range(6))
         return tuple(dict.fromkeys((weight, outcome) for _ms, weight, outcome in self.outcomes))
-
-    @cached_property
-    def _column_parts(self) -> tuple[tuple[float, ...], tuple[int, ...]]:
-        """:attr:`_columns` as a tuple of weights and one of outcomes."""
-        return tuple(w for w, _o in self._columns), tuple(o for _w, o in self._columns)
 
     def _outcomes(self, hits: TierHits) -> tuple[list[float], tuple[tuple[float, float, int], ...]]:
         """The probability of each column (:attr:`_columns`) under ``hits``, and (ms, s,
         column) of the outcomes whose probability is not ≤ 0, in time order (the others
         count for nothing), kept per pattern of such columns."""
-        shares = (hits.gpu, hits.cpu, hits.nvme, hits.shared, hits.miss, 1.0)
-        weights, outcomes = self._column_parts
-        probs = list(map(mul, weights, map(shares.__getitem__, outcomes)))
-        pattern = tuple(map(not_, map(_ZERO.__ge__, probs)))  # not p <= 0
+        columns = self._columns
+        if len(columns) == 6:  # by outcome
+            weight = columns[0][0]
+            probs = [
+                weight * hits.gpu,
+                weight * hits.cpu,
+                weight * hits.nvme,
+                weight * hits.shared,
+                weight * hits.miss,
+                weight * 1.0,
+            ]
+            pattern: tuple[bool, ...] = (
+                not probs[0] <= 0,
+                not probs[1] <= 0,
+                not probs[2] <= 0,
+                not probs[3] <= 0,
+                not probs[4] <= 0,
+                not probs[5] <= 0,
+            )
+        else:
+            shares = (hits.gpu, hits.cpu, hits.nvme, hits.shared, hits.miss, 1.0)
+            probs = [weight * shares[outcome] for weight, outcome in columns]
+            pattern = tuple([not p <= 0 for p in probs])
         picked = self._picked.get(pattern)
         if picked is None:
-            column = {key: i for i, key in enumerate(self._columns)}
+            column = {key: i for i, key in enumerate(columns)}
             picked = self._picked[pattern] = tuple(
                 (ms, ms / 1e3, column[weight, outcome])
                 for ms, weight, outcome in self.outcomes

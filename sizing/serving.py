@@ -50,7 +50,7 @@ from sizing.traffic import (
     gaps,
     validate_targets,
 )
-from sizing.traffic_assumptions import Assumption, assumption_notes
+from sizing.traffic_assumptions import Assumption, stated
 from sizing.units import GB
 from sizing.verdict import Note
 
@@ -219,7 +219,7 @@ def serve(
             reload_bytes_per_return=mean_history * bpt,
             new_kv_bytes_per_s_per_node=stream.new_tokens_per_s * bpt / cluster.nodes,
         )
-    notes_of_defaults = assumption_notes(traffic, shape, gap, sized_ms=(ttft_target, tpot_target))
+    notes_of_defaults, assumptions = stated(traffic, shape, gap, (ttft_target, tpot_target))
     benefit = judge(
         scale=replace(sc, final=final),
         table=table,
@@ -238,7 +238,7 @@ def serve(
         router=router_for(ENGINE) if final.replicas > 1 else None,
         shared=shared,
         benefit=benefit,
-        assumptions=tuple(a.text for a in notes_of_defaults),
+        assumptions=assumptions,
         assumption_notes=notes_of_defaults,
         unmeasured_tiers=unmeasured,
         ttft_p95_target_ms=ttft_target,

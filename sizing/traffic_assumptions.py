@@ -8,6 +8,7 @@ one request cannot meet is replaced by the one the plan was sized for
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sizing.hit_rate import ConversationShape
 from sizing.return_gaps import GapDistribution
@@ -128,3 +129,26 @@ def assumption_notes(
             )
         )
     return tuple(out)
+
+
+def stated(
+    traffic: Traffic, shape: ConversationShape, gap: GapDistribution, sized_ms: tuple[float, float]
+) -> tuple[tuple[Assumption, ...], tuple[str, ...]]:
+    """:func:`assumption_notes` and their English sentences, kept per inputs: they do not
+    depend on the users, so the plans of a customer changing only those share them. The
+    key names the type of every figure a note quotes (2000 and 2000.0 are equal keys but
+    read differently)."""
+    figures = (*sized_ms, gap.median_s, gap.p90_s, shape.new_prompt_tokens, shape.output_tokens)
+    return _stated(traffic, shape, gap, sized_ms, tuple(map(type, figures)))
+
+
+@lru_cache(maxsize=256)
+def _stated(
+    traffic: Traffic,
+    shape: ConversationShape,
+    gap: GapDistribution,
+    sized_ms: tuple[float, float],
+    _types: tuple[type, ...],
+) -> tuple[tuple[Assumption, ...], tuple[str, ...]]:
+    notes = assumption_notes(traffic, shape, gap, sized_ms=sized_ms)
+    return notes, tuple(note.text for note in notes)
