@@ -1,9 +1,9 @@
 """The orchestrator: a sizing request in, a complete plan out.
 
-It composes the concept modules in order: KV geometry (``architecture``), weights
-(``model``/``checkpoint``), GPU budget and parallelism (``gpu``), CPU tier and host
-memory (``host_memory``), NVMe tier (``nvme``), the traffic and each node's NVMe share
-(``plan_traffic``), reload versus recompute (``transfer``),
+It composes the concept modules in order: the part the users leave alone
+(``plan_layout``: KV geometry, weights, GPU budget and parallelism, each node's buffer
+limit and first NVMe tier), the traffic and each node's NVMe share (``plan_traffic``),
+CPU tier and host memory (``host_memory``), reload versus recompute (``transfer``),
 the verdict (``verdict``) and the vLLM buffer (``vllm_buffer``). It imports no
 engine module: the engines' files are written from a plan (``sizing.engines``), and its
 JSON summary is :func:`sizing.summary.summary`. Every rule's source
@@ -15,24 +15,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sizing import catalog
-from sizing.architecture import conversation_bytes, kv_bytes_per_token
 from sizing.benefit import with_benefit
 from sizing.catalog import Gpu, Platform
-from sizing.checkpoint import WEIGHT_BITS
-from sizing.cluster import max_buffer_gb_per_node
-from sizing.experts import expert_weights_bytes
-from sizing.gpu import BudgetRule, ConversationShape, Parallelism, choose_parallelism
-from sizing.host_memory import CpuTier, HostMemory, cpu_tier, host_memory, host_memory_cap_gb
+from sizing.gpu import BudgetRule, Parallelism
+from sizing.host_memory import CpuTier, HostMemory, cpu_tier, host_memory
 from sizing.kept import kept
 from sizing.model import ModelSpec
 from sizing.nvme import NvmeTier, nvme_tier
 from sizing.performance import NEW_TOKENS_PER_TURN
 from sizing.placement import Placement, placement
+from sizing.plan_layout import memory_layout
 from sizing.plan_traffic import nvme_per_node, serve_plan
-from sizing.rank_bytes import RankBytes, stage_bytes
 from sizing.serving import Serving
-from sizing.serving_model import Replica
 from sizing.traffic import Traffic
 from sizing.transfer import TransferEstimate, estimate
 from sizing.units import GB, GIB
@@ -146,15 +140,6 @@ def validate(request: PlanRequest) -> None:
     )
 
 
-def _pool_tokens(par: Parallelism, unique_tokens: int) -> float:
-    """One replica's KV pool in tokens of conversation (the shared prompt aside): the
-    conversations its binding card holds, each of ``unique_tokens``."""
-    if par.conversation_gib_per_gpu <= 0:  # a fixed state only: length costs nothing
-        return float(par.conversations_per_replica * unique_tokens)
-    free = max(0.0, par.kv_cache_gib_per_gpu - par.shared_prefix_gib_per_gpu)
-    return free / par.conversation_gib_per_gpu * unique_tokens
-
-
 def _capped(
     tier: CpuTier, bytes_per_node: float, par: Parallelism, conversation_bytes: int
 ) -> CpuTier:
@@ -170,12 +155,11 @@ def _capped(
     )
 
 
-_PARALLELISM: dict[tuple[Any, ...], tuple[ModelSpec, Parallelism]] = {}
 _TRANSFER: dict[tuple[Any, ...], tuple[ModelSpec, TransferEstimate]] = {}
-"""The layout chosen for a GPU type, count and conversation, and the reload and TTFT
-figures of a GPU type and TP, kept per model object (:mod:`sizing.kept`): neither depends
-on the users, the tiers or the nodes, so the plans of a configuration search that share
-them (its NVMe, DIMM and shared-tier variants) compute them once."""
+"""The reload and TTFT figures of a GPU type and TP, kept per model object
+(:mod:`sizing.kept`): they do not depend on the users, the tiers or the nodes, so the
+plans of a configuration search that share them (its NVMe, DIMM and shared-tier
+variants) compute them once."""
 
 
 def make_plan(request: PlanRequest) -> Plan:
@@ -190,72 +174,13 @@ def make_plan(request: PlanRequest) -> Plan:
     """
     validate(request)
     work = request.workload
-    gpu = catalog.gpu(work.gpu)
-    platform = catalog.platform(request.platform_slug)
     model = request.model
-    arch = model.architecture
     kv_dtype = work.kv_dtype
     ctx = work.context_tokens
-
-    per_token = kv_bytes_per_token(arch, kv_dtype)
-    conv_bytes = conversation_bytes(arch, kv_dtype, ctx)
-    prompt_bytes = per_token * work.shared_prompt_tokens
-    shape = ConversationShape(kv_dtype, ctx, work.shared_prompt_tokens)
-    layout = (gpu.slug, work.gpus_per_node, shape, request.rule, work.expert_parallel)
-    par = kept(
-        _PARALLELISM,
-        model,
-        (id(model), *layout, work.tensor_parallel_size),
-        lambda: choose_parallelism(
-            arch=arch,
-            gpu=gpu,
-            gpus_per_node=work.gpus_per_node,
-            weights_gib=model.weights_bytes / GIB,
-            work=shape,
-            rule=request.rule,
-            expert_weights_gib=expert_weights_bytes(
-                model.config, model.weight_format, model.weights_bytes
-            )
-            / GIB,
-            expert_parallel=work.expert_parallel,
-            weight_bits=WEIGHT_BITS[model.weight_format],
-            tensor_parallel_size=work.tensor_parallel_size,
-        ),
-    )
-    ranks = RankBytes(
-        stage_bytes(
-            arch,
-            kv_dtype,
-            ctx,
-            work.shared_prompt_tokens,
-            par.tensor_parallel_size,
-            par.pipeline_parallel_size,
-        ),
-        par.tensor_parallel_size,
-        arch.uses_mla,
-    )
-    node_gpu_gb = gpu.marketed_memory_gb * work.gpus_per_node
-    buffer_cap_gb = max_buffer_gb_per_node(
-        platform, node_gpu_gb, host_memory_cap_gb(work.max_host_memory_gb, platform, node_gpu_gb)
-    )
-    nvme = nvme_tier(
-        new_conversations_per_day=work.nvme_conversations_per_day,
-        conversation_bytes=ranks.stored_conversation_bytes,
-        max_drives=platform.nvme_bays,
-    )
-    unique_tokens = ctx - work.shared_prompt_tokens
-    engine_conv = ranks.engine_conversation_bytes(work.serving_engine)
-    replica = Replica(
-        gpu=gpu.slug,
-        tensor_parallel_size=par.tensor_parallel_size,
-        gpus_per_replica=par.gpus_per_replica,
-        replicas_per_node=par.replicas,
-        nodes_per_group=par.pipeline_parallel_size,
-        pool_tokens=_pool_tokens(par, unique_tokens),
-        conversations=par.conversations_per_replica,
-        kv_bytes_per_token=max(1, round(engine_conv / unique_tokens)),
-        gpu_memory_gb_per_node=node_gpu_gb,
-    )
+    lay = memory_layout(model, work, request.platform_slug, request.rule)
+    gpu, platform, par, ranks = lay.gpu, lay.platform, lay.parallelism, lay.ranks
+    node_gpu_gb, buffer_cap_gb, nvme = lay.node_gpu_gb, lay.buffer_cap_gb, lay.nvme
+    engine_conv, replica = lay.engine_conversation_bytes, lay.replica
     serving, serving_note = serve_plan(model, work, replica, buffer_cap_gb, nvme)
     if serving is not None:
         serving, nvme = nvme_per_node(
@@ -371,8 +296,8 @@ def make_plan(request: PlanRequest) -> Plan:
         request=request,
         gpu=gpu,
         platform=platform,
-        kv_bytes_per_token=per_token,
-        conversation_bytes=conv_bytes,
+        kv_bytes_per_token=lay.kv_bytes_per_token,
+        conversation_bytes=lay.conversation_bytes,
         parallelism=par,
         cpu_tier=tier,
         host=host,
@@ -380,7 +305,7 @@ def make_plan(request: PlanRequest) -> Plan:
         transfer=transfer,
         verdict=verdict,
         vllm_offload=buffer,
-        shared_prompt_bytes=prompt_bytes,
+        shared_prompt_bytes=lay.shared_prompt_bytes,
         serving=serving,
         serving_note=serving_note,
     )
