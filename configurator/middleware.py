@@ -1,19 +1,28 @@
-"""Middleware of the project's own: Django's message middleware, made lazy.
+"""Middleware of the project's own: Django's message middleware, made lazy, and
+django-htmx's middleware with the ``HX-Request`` test made once per request.
 
 :class:`MessageMiddleware` keeps Django's ``django.contrib.messages`` behaviour and makes
 the message storage (a signed cookie and the session) only when a view or a template
 first uses ``request._messages``; a request that never does (the live estimate, every
 public page) neither builds it nor updates it on the way out.
+
+:class:`HtmxMiddleware` gives every request django-htmx's
+:class:`~django_htmx.middleware.HtmxDetails`, whose truth value (whether htmx sent the
+request) the view and the templates test several times per request: it is read from the
+headers at the first test and kept, as the details' other properties are.
 """
 
 from __future__ import annotations
 
-from functools import partial
+from collections.abc import Awaitable
+from functools import cached_property, partial
 
 from django.contrib.messages import middleware
 from django.contrib.messages.storage import default_storage
 from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.utils.functional import SimpleLazyObject, empty
+from django_htmx import middleware as htmx_middleware
 
 
 class MessageMiddleware(middleware.MessageMiddleware):
@@ -29,3 +38,30 @@ class MessageMiddleware(middleware.MessageMiddleware):
         if type(stored) is SimpleLazyObject and stored._wrapped is empty:
             return response  # never used: nothing was added, read or has to be stored
         return super().process_response(request, response)
+
+
+class HtmxDetails(htmx_middleware.HtmxDetails):
+    """django-htmx's request details with their truth value read once (module
+    docstring)."""
+
+    @cached_property
+    def _from_htmx(self) -> bool:
+        return super().__bool__()
+
+    def __bool__(self) -> bool:
+        return self._from_htmx
+
+
+class HtmxMiddleware(htmx_middleware.HtmxMiddleware):
+    """django-htmx's :class:`~django_htmx.middleware.HtmxMiddleware` handing out
+    :class:`HtmxDetails`."""
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase | Awaitable[HttpResponseBase]:
+        if self.async_mode:
+            return self.__acall__(request)
+        request.htmx = HtmxDetails(request)  # type: ignore[attr-defined]
+        return self.get_response(request)
+
+    async def __acall__(self, request: HttpRequest) -> HttpResponseBase:
+        request.htmx = HtmxDetails(request)  # type: ignore[attr-defined]
+        return await self.get_response(request)  # type: ignore[no-any-return, misc]

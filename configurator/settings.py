@@ -68,7 +68,8 @@ MIDDLEWARE = [
     # django.contrib.messages, with the storage made where a request uses it
     "configurator.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "django_htmx.middleware.HtmxMiddleware",
+    # django-htmx's, with request.htmx tested once per request
+    "configurator.middleware.HtmxMiddleware",
     # Web requests never wait for the Hugging Face Hub (configurator.modelhub.background).
     "configurator.modelhub.background.BackgroundLookupMiddleware",
     # Last, as django-axes requires: refuses logins from locked-out clients.

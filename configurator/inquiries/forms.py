@@ -11,19 +11,18 @@ import json
 from collections.abc import Mapping
 from functools import cache
 from typing import Any
-from urllib.parse import urlencode
 
 from django import forms
 from django.core.files.uploadedfile import UploadedFile
-from django.http import QueryDict
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
 
 from configurator.inquiries import problems
 from configurator.inquiries.choices import FixedChoiceField
 from configurator.inquiries.contact import ContactForm, describe_fields
-from configurator.inquiries.field_copies import FieldTemplates
+from configurator.inquiries.field_copies import CopiedFieldsForm, FieldCopies, FieldTemplates
 from configurator.inquiries.notices import fallback_notice
+from configurator.inquiries.share_links import MAX_ECHOED_INPUT_CHARS, ShareLinks
 from configurator.inquiries.traffic_fields import TRAFFIC_FIELDS, TrafficFields
 from configurator.inquiries.workload_fields import limits
 from configurator.modelhub.errors import HubLookupPending
@@ -43,7 +42,6 @@ from sizing.plan import Plan
 from sizing.workload import (
     DEFAULT_GPU,
     FIELDS,
-    LEGACY_NAMES,
     SEED_WORKLOAD,
     Workload,
     stored_inputs,
@@ -68,12 +66,6 @@ KV_DTYPE_CHOICES = [
 MODEL_ERROR_FIELDS = {"weights": "model", "config": "config_file"}
 """The form field that shows an engine error on a model input that is no form field
 (every :class:`Workload` field is a form field of the same name)."""
-
-LEGACY_QUERY_NAMES = {**LEGACY_NAMES, "active_share_percent": "active_share"}
-"""Names earlier share links used for a field (the share is in percent in both)."""
-
-UPLOAD_FIELDS = ("config_file", "config_text", "model_name", "weights_gib")
-"""The private-model inputs: never part of a shared link (a link cannot carry a file)."""
 
 
 @cache
@@ -107,6 +99,14 @@ def autocomplete_attrs() -> dict[str, str]:
     }
 
 
+def _add_autocomplete(fields: Mapping[str, forms.Field]) -> None:
+    """Give the model input of ``fields`` (a form class's) the :func:`autocomplete_attrs`,
+    once: the URL is known only once the URLconf is loaded, after this module."""
+    attrs = fields["model"].widget.attrs
+    if "hx-get" not in attrs:
+        attrs.update(autocomplete_attrs())
+
+
 def model_suggestions() -> tuple[str, ...]:
     """Model ids offered while typing: the bundled offline catalog."""
     return catalog_ids()
@@ -121,7 +121,7 @@ class SharePercentField(forms.IntegerField):
         return None if percent is None else percent / 100
 
 
-class WorkloadForm(TrafficFields):
+class WorkloadForm(ShareLinks, CopiedFieldsForm, TrafficFields):
     """What the customer wants to run; ``plan`` holds the sizing once the form is valid.
 
     Every :class:`Workload` field is a form field of the same name whose cleaned value is
@@ -259,6 +259,7 @@ class WorkloadForm(TrafficFields):
     plan: Plan | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        _add_autocomplete(type(self).base_fields)
         super().__init__(*args, **kwargs)
         self.plan = None
         self.fixes: list[problems.FixView] = []
@@ -266,7 +267,6 @@ class WorkloadForm(TrafficFields):
         self.lookup_pending = ""
         self.private_config: dict[str, Any] | None = None
         self.private_config_text = ""
-        self.fields["model"].widget.attrs.update(autocomplete_attrs())
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -397,14 +397,16 @@ class WorkloadForm(TrafficFields):
         errors = self.errors
         # the ids BoundField.auto_id gives, without making a bound field of each
         ids = str(self.auto_id) if "%s" in str(self.auto_id) else "%s"
-        return [
-            {
-                "id": ids % self.add_prefix(name),
-                "errors": " ".join(str(e) for e in errors.get(name, ())),
-            }
-            for name, field in self.fields.items()
-            if not field.widget.is_hidden
-        ]
+        fields = self.fields
+        current = fields.current if isinstance(fields, FieldCopies) else fields.__getitem__
+        slots = []
+        for name in fields:
+            if current(name).widget.is_hidden:
+                continue
+            messages = errors.get(name)
+            text = " ".join(str(e) for e in messages) if messages else ""
+            slots.append({"id": ids % self.add_prefix(name), "errors": text})
+        return slots
 
     @property
     def private_name(self) -> str:
@@ -436,73 +438,6 @@ class WorkloadForm(TrafficFields):
             private_weights_gib=self.cleaned_data.get("weights_gib"),
         )
 
-    @classmethod
-    def defaults(cls) -> dict[str, str]:
-        """Form data of the default workload: each field's initial value, ``""`` where none."""
-        return dict(_defaults(cls))
-
-    @classmethod
-    def from_query(cls, query: QueryDict) -> WorkloadForm:
-        """A form bound to a shared link's parameters, the missing ones from :meth:`defaults`.
-
-        Unbound when the query names no workload field (the plain page).
-        """
-        given = {
-            LEGACY_QUERY_NAMES.get(name, name): query[name]
-            for name in query
-            if LEGACY_QUERY_NAMES.get(name, name) in cls.base_fields and name not in UPLOAD_FIELDS
-        }
-        if not given:
-            return cls()
-        return cls({**cls.defaults(), **given})
-
-    SHARE_ALWAYS = ("model", "context_tokens", "users")
-    """Fields every share link names; the others only where they differ from the default."""
-
-    def share_query(self) -> str:
-        """The current inputs as a query string for a link to this estimate (``""``: none,
-        also for a private model, whose file a link cannot carry).
-
-        The link names the model, context and users, and every other field whose value
-        differs from :meth:`defaults`; :meth:`from_query` reads it back. A field with an
-        error keeps its input only when :func:`_echoable` (the page opened from the link
-        shows the same error); a longer or multi-line input is left out.
-        """
-        if not self.is_bound or self.private_config is not None:
-            return ""
-        defaults = _defaults(type(self))
-        pairs = []
-        for name in self.fields:
-            if name in UPLOAD_FIELDS:
-                continue
-            value = str(self.data.get(name, "")).strip()
-            if name in self.errors and not _echoable(value):
-                continue
-            if name in self.SHARE_ALWAYS or value != defaults[name]:
-                pairs.append((name, value))
-        return urlencode(pairs)
-
-
-MAX_ECHOED_INPUT_CHARS = 100
-"""The longest input with an error that a share link still carries (a typo in a model
-id or a number fits; a pasted document does not)."""
-
-
-def _echoable(value: str) -> bool:
-    """Whether a share link may carry ``value``, an input with an error: at most
-    :data:`MAX_ECHOED_INPUT_CHARS` characters, one line, no control or other
-    unprintable characters (``str.isprintable``)."""
-    return len(value) <= MAX_ECHOED_INPUT_CHARS and value.isprintable()
-
-
-@cache
-def _defaults(form_class: type[WorkloadForm]) -> dict[str, str]:
-    """:meth:`WorkloadForm.defaults`, made once per class (read only: callers copy it)."""
-    return {
-        name: "" if field.initial is None else str(field.initial)
-        for name, field in form_class.base_fields.items()
-    }
-
 
 describe_fields(WorkloadForm.base_fields)
 # The workload fields first, then the advanced traffic fields; copied per form without
@@ -511,4 +446,4 @@ WorkloadForm.base_fields = FieldTemplates(
     sorted(WorkloadForm.base_fields.items(), key=lambda item: item[0] in TRAFFIC_FIELDS)
 )
 
-__all__ = ["ContactForm", "WorkloadForm", "describe_fields"]
+__all__ = ["MAX_ECHOED_INPUT_CHARS", "ContactForm", "WorkloadForm", "describe_fields"]

@@ -68,8 +68,11 @@ class BackgroundLookupMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        with lookups_in_background():
+        token = _background.set(True)  # as lookups_in_background(), without its generator
+        try:
             return self.get_response(request)
+        finally:
+            _background.reset(token)
 
 
 def lookup_key(client: HubClient, repo_id: str, revision: str | None) -> str:
