@@ -17,8 +17,11 @@ for the same body (``tests/web/test_formdata.py`` compares both).
 
 from __future__ import annotations
 
+import codecs
 import io
 import re
+from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from django.conf import settings
@@ -87,24 +90,114 @@ def split_form_data(body: bytes, boundary: bytes, encoding: str) -> QueryDict | 
     delimiter = b"--" + boundary
     if not body.startswith(delimiter + b"\r\n"):
         return None
-    segments = body[len(delimiter) :].split(b"\r\n" + delimiter)
-    if len(segments) < 2 or not segments[-1].startswith(b"--"):
+    separator = b"\r\n" + delimiter
+    parts = body.count(separator)  # the delimiters after the first: the last closes
+    close = body.rfind(separator)
+    if parts < 1 or not body.startswith(b"--", close + len(separator)):
         return None  # no closing delimiter
     limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
-    if limit is not None and len(segments) - 1 > limit:
+    if limit is not None and parts > limit:
         return None
-    values: dict[str, list[str]] = {}  # every value of each name, in the body's order
-    for segment in segments[:-1]:
-        part = _part(segment)
-        if part is None:
+    if body.isascii() and _utf8(encoding):
+        values = _ascii_parts(body[:close].decode("ascii"), delimiter.decode("ascii"), parts)
+    else:
+        values = None
+    if values is None:
+        values = _parts(body[len(delimiter) : close].split(separator), encoding)
+        if values is None:
             return None
-        key = part[0].strip().decode(encoding, errors="replace")
-        values.setdefault(key, []).append(part[1].decode(encoding, errors="replace"))
     fields = QueryDict(encoding=encoding)
     # The lists of text values as QueryDict.setlist stores them (it would only convert
     # the text to text again), in the same order.
     dict.update(fields, values)
     return fields
+
+
+@cache
+def _utf8(encoding: str) -> bool:
+    """Whether ``encoding`` names UTF-8 (which decodes ASCII bytes to the same text)."""
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False
+
+
+_FIELD_HEAD = '\r\nContent-Disposition: form-data; name="'
+"""The head of a field's part as browsers write it, up to the name."""
+
+
+def _ascii_parts(text: str, delimiter: str, parts: int) -> dict[str, list[str]] | None:
+    """The fields of ``text``, an ASCII body up to its closing delimiter, when each of
+    its ``parts`` starts with :data:`_FIELD_HEAD` (else ``None``): what :func:`_parts`
+    reads, with one split for the whole body.
+
+    A field's head ends at the name's closing quote with a blank line; any other head
+    (an empty file input's) is read by :func:`_part`.
+    """
+    chunks = ("\r\n" + text).split("\r\n" + delimiter + _FIELD_HEAD)
+    if len(chunks) != parts + 1 or chunks[0]:
+        return None  # a part with another head
+    pairs = []
+    names = []
+    for chunk in chunks[1:]:
+        name, found, content = chunk.partition('"\r\n\r\n')
+        if found and '"' not in name:  # (a quote: the name is followed by a parameter)
+            names.append(name)
+            pairs.append((name, content))
+        else:
+            part = _part((_FIELD_HEAD + chunk).encode("ascii"))
+            if part is None:
+                return None
+            pairs.append((part[0].strip().decode("ascii"), part[1].decode("ascii")))
+    # the names _DISPOSITION takes: printable ASCII but for quotes and backslashes
+    joined = "".join(names)
+    if not joined.isprintable() or "\\" in joined:
+        return None
+    strip = " " in joined
+    values: dict[str, list[str]] = {}  # every value of each name, in the body's order
+    for name, content in pairs:
+        key = name.strip() if strip else name
+        if key in values:
+            values[key].append(content)
+        else:
+            values[key] = [content]
+    return values
+
+
+def _parts(segments: list[bytes], encoding: str) -> dict[str, list[str]] | None:
+    """The fields of the ``segments`` between a body's delimiters (the last one's
+    closing excluded), or ``None`` when one is not a field of the plain shape."""
+    values: dict[str, list[str]] = {}  # every value of each name, in the body's order
+    common_part = _COMMON_PART.match
+    for segment in segments:
+        common = common_part(segment)  # the usual head, as in _part
+        if common is not None:
+            name, content = common.group(1), segment[common.end() :]
+        else:
+            part = _part(segment)
+            if part is None:
+                return None
+            name, content = part
+        key = name.strip().decode(encoding, errors="replace")
+        value = content.decode(encoding, errors="replace")
+        if key in values:
+            values[key].append(value)
+        else:
+            values[key] = [value]
+    return values
+
+
+def posted_value(data: Mapping[str, Any], name: str, default: Any = None) -> Any:
+    """``data.get(name, default)``: for Django's ``QueryDict`` and ``MultiValueDict``
+    themselves (no subclass), read from their dict of value lists as
+    ``MultiValueDict.get`` reads it (the last value; ``default`` for none or ``[]``)."""
+    if type(data) is QueryDict or type(data) is MultiValueDict:
+        values = dict.get(data, name)
+        if not values:
+            return default
+        value = values[-1]
+        return default if type(value) is not str and value == [] else value
+    return data.get(name, default)
 
 
 class SmallFormHandler(FileUploadHandler):

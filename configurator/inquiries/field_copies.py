@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, MutableMapping
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from django import forms
 from django.utils.functional import Promise
 from django.utils.translation import get_language
 
+from configurator.formdata import posted_value
 from configurator.inquiries.choices import FixedChoiceField, FixedSelect
 
 T = TypeVar("T")
@@ -77,7 +78,7 @@ class FieldCopies(MutableMapping[str, forms.Field]):
 
     __slots__ = ("_fields", "_help_texts", "_templates")
 
-    def __init__(self, templates: dict[str, forms.Field], help_texts: dict[str, str]) -> None:
+    def __init__(self, templates: FieldTemplates, help_texts: dict[str, str]) -> None:
         self._templates = templates
         self._help_texts = help_texts
         # each name's own copy, or None while the field is the class's unread one
@@ -103,6 +104,16 @@ class FieldCopies(MutableMapping[str, forms.Field]):
         """
         field = self._fields[name]
         return self._templates[name] if field is None else field
+
+    def visible(self) -> list[str]:
+        """The names of the fields whose widget is not hidden, in order (the names of
+        ``self.items()`` with ``not field.widget.is_hidden``, without copying)."""
+        hidden = self._templates.hidden()
+        return [
+            name
+            for name, own in self._fields.items()
+            if not (name in hidden if own is None else own.widget.is_hidden)
+        ]
 
     def __setitem__(self, name: str, field: forms.Field) -> None:
         self._fields[name] = field
@@ -131,6 +142,27 @@ class FieldTemplates(dict[str, forms.Field]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._help_texts: dict[str | None, dict[str, str]] = {}
+        self._memos: dict[frozenset[type[forms.Field]], dict[str, dict[Any, Any]]] = {}
+        self._hidden: frozenset[str] | None = None
+
+    def hidden(self) -> frozenset[str]:
+        """The names of the fields whose widget is hidden (made once: a class's fields
+        keep their widgets)."""
+        if self._hidden is None:
+            self._hidden = frozenset(n for n, f in self.items() if f.widget.is_hidden)
+        return self._hidden
+
+    def memos(self, pure_types: frozenset[type[forms.Field]]) -> dict[str, dict[Any, Any]]:
+        """Each field's remembered inputs and their cleaned values, for the fields of
+        ``pure_types`` (exactly) that are not localized (:class:`CopiedFieldsForm`)."""
+        memos = self._memos.get(pure_types)
+        if memos is None:
+            memos = self._memos[pure_types] = {
+                name: {}
+                for name, field in self.items()
+                if type(field) in pure_types and not field.localize
+            }
+        return memos
 
     def __deepcopy__(self, memo: dict[int, Any]) -> FieldCopies:
         language = get_language()
@@ -148,31 +180,96 @@ class FieldTemplates(dict[str, forms.Field]):
 _PLAIN_BOUND_CLEAN = forms.Field._clean_bound_field  # type: ignore[attr-defined]
 """How most fields clean a bound field's value: ``clean(bf.data)`` (``FileField`` passes
 the initial value too)."""
+_FILE_BOUND_CLEAN = forms.FileField._clean_bound_field  # type: ignore[attr-defined]
+"""How a file field cleans a bound field's value: ``clean(bf.data, bf.initial)``."""
+_KNOWN_BOUND_CLEANS = frozenset({_PLAIN_BOUND_CLEAN, _FILE_BOUND_CLEAN})
+_PLAIN_DATA_VALUE = forms.Widget.value_from_datadict
+"""How most widgets read their value: ``data.get(name)``."""
+_MEMO_KEYS = (str, bool, type(None))
+"""Types of the inputs whose cleaned value is remembered: posted text, a checkbox's
+``bool``, ``None`` for a missing input (no two such inputs are equal)."""
+
+_UNCLEANED = object()
+"""A memo's answer for an input it has not cleaned yet."""
+
+MAX_REMEMBERED_CHARS = 64
+"""The longest input whose cleaned value a field remembers (numbers, ids, choices)."""
+MAX_REMEMBERED_INPUTS = 256
+"""How many inputs a field remembers; then it starts over."""
+
+PURE_FIELD_TYPES: frozenset[type[forms.Field]] = frozenset(
+    {forms.BooleanField, forms.CharField, forms.FloatField, forms.IntegerField, FixedChoiceField}
+)
+"""Field classes whose ``clean`` depends on the input alone (no locale, clock or data
+beyond the field's fixed limits and choices) when the field is not localized."""
 
 
 class CopiedFieldsForm(forms.BaseForm):
     """A form whose ``fields`` are a :class:`FieldCopies`: it cleans each field as
     Django's ``BaseForm._clean_fields`` does, but reads a field that cleans its value as
-    ``Field`` does from :meth:`FieldCopies.current`, without a copy or a bound field."""
+    ``Field`` does from :meth:`FieldCopies.current`, without a copy or a bound field.
+
+    A class's field of :attr:`pure_field_types` that is not localized remembers the
+    cleaned value of each input it took (:data:`MAX_REMEMBERED_INPUTS`, inputs of up to
+    :data:`MAX_REMEMBERED_CHARS` characters): the same input cleans to the same value
+    without cleaning it again. An input that fails to clean is cleaned each time (its
+    error is the form's own).
+    """
+
+    pure_field_types: ClassVar[frozenset[type[forms.Field]]] = PURE_FIELD_TYPES
+    """Field classes whose cleaned values may be remembered (:data:`PURE_FIELD_TYPES`)."""
 
     def _clean_fields(self) -> None:
         fields = self.fields
-        current = fields.current if isinstance(fields, FieldCopies) else fields.__getitem__
-        for name in fields:
-            field = current(name)
+        if not isinstance(fields, FieldCopies):
+            for name in fields:
+                self._clean_bound(name)
+            return
+        templates = fields._templates
+        memos = templates.memos(self.pure_field_types)
+        data = self.data
+        prefixed = bool(self.prefix)
+        for name, own in fields._fields.items():
+            field = templates[name] if own is None else own
+            bound_clean = type(field)._clean_bound_field  # type: ignore[attr-defined]
+            if field.disabled or bound_clean not in _KNOWN_BOUND_CLEANS:
+                self._clean_bound(name)
+                continue
+            html_name = self.add_prefix(name) if prefixed else name
             try:
-                if (
-                    type(field)._clean_bound_field is _PLAIN_BOUND_CLEAN  # type: ignore[attr-defined]
-                    and not field.disabled
-                ):
-                    data = field.widget.value_from_datadict(
-                        self.data, self.files, self.add_prefix(name)
-                    )
-                    self.cleaned_data[name] = field.clean(data)
+                if type(field.widget).value_from_datadict is _PLAIN_DATA_VALUE:
+                    raw = posted_value(data, html_name)  # data.get(html_name)
                 else:
-                    bound = self[name]
-                    self.cleaned_data[name] = bound.field._clean_bound_field(bound)  # type: ignore[attr-defined]
+                    raw = field.widget.value_from_datadict(data, self.files, html_name)
+                memo = memos.get(name) if own is None else None
+                if bound_clean is _FILE_BOUND_CLEAN:
+                    initial = self.get_initial_for_field(field, name)
+                    self.cleaned_data[name] = field.clean(raw, initial)  # type: ignore[call-arg]
+                elif (
+                    memo is None
+                    or type(raw) not in _MEMO_KEYS
+                    or (type(raw) is str and len(raw) > MAX_REMEMBERED_CHARS)
+                ):
+                    self.cleaned_data[name] = field.clean(raw)
+                else:
+                    value = memo.get(raw, _UNCLEANED)  # one read: other threads share the memo
+                    if value is _UNCLEANED:
+                        value = field.clean(raw)
+                        if len(memo) >= MAX_REMEMBERED_INPUTS:
+                            memo.clear()
+                        memo[raw] = value
+                    self.cleaned_data[name] = value
                 if hasattr(self, f"clean_{name}"):
                     self.cleaned_data[name] = getattr(self, f"clean_{name}")()
             except forms.ValidationError as exc:
                 self.add_error(name, exc)
+
+    def _clean_bound(self, name: str) -> None:
+        """Clean field ``name`` through its bound field, as Django does."""
+        try:
+            bound = self[name]
+            self.cleaned_data[name] = bound.field._clean_bound_field(bound)  # type: ignore[attr-defined]
+            if hasattr(self, f"clean_{name}"):
+                self.cleaned_data[name] = getattr(self, f"clean_{name}")()
+        except forms.ValidationError as exc:
+            self.add_error(name, exc)

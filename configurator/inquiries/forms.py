@@ -258,6 +258,8 @@ class WorkloadForm(ShareLinks, CopiedFieldsForm, TrafficFields):
 
     plan: Plan | None = None
 
+    pure_field_types = CopiedFieldsForm.pure_field_types | {SharePercentField}
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         _add_autocomplete(type(self).base_fields)
         super().__init__(*args, **kwargs)
@@ -398,11 +400,12 @@ class WorkloadForm(ShareLinks, CopiedFieldsForm, TrafficFields):
         # the ids BoundField.auto_id gives, without making a bound field of each
         ids = str(self.auto_id) if "%s" in str(self.auto_id) else "%s"
         fields = self.fields
-        current = fields.current if isinstance(fields, FieldCopies) else fields.__getitem__
+        if isinstance(fields, FieldCopies):
+            names = fields.visible()
+        else:
+            names = [name for name, field in fields.items() if not field.widget.is_hidden]
         slots = []
-        for name in fields:
-            if current(name).widget.is_hidden:
-                continue
+        for name in names:
             messages = errors.get(name)
             text = " ".join(str(e) for e in messages) if messages else ""
             slots.append({"id": ids % self.add_prefix(name), "errors": text})

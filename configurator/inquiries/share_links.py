@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 from django import forms
 from django.http import QueryDict
 
+from configurator.formdata import posted_value
 from sizing.workload import LEGACY_NAMES
 
 LEGACY_QUERY_NAMES = {**LEGACY_NAMES, "active_share_percent": "active_share"}
@@ -17,6 +18,7 @@ LEGACY_QUERY_NAMES = {**LEGACY_NAMES, "active_share_percent": "active_share"}
 
 UPLOAD_FIELDS = ("config_file", "config_text", "model_name", "weights_gib")
 """The private-model inputs: never part of a shared link (a link cannot carry a file)."""
+_UNSHARED = frozenset(UPLOAD_FIELDS)
 
 MAX_ECHOED_INPUT_CHARS = 100
 """The longest input with an error that a share link still carries (a typo in a model
@@ -88,12 +90,12 @@ class ShareLinks(forms.Form):
         defaults = _defaults(type(self))
         always = self.SHARE_ALWAYS
         errors = self.errors
-        given = self.data.get
+        data = self.data
         pairs = []
         for name in self.fields:
-            if name in UPLOAD_FIELDS:
+            if name in _UNSHARED:
                 continue
-            value = str(given(name, "")).strip()
+            value = str(posted_value(data, name, "")).strip()
             if name in errors and not _echoable(value):
                 continue
             if name in always or value != defaults[name]:

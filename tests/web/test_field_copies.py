@@ -4,6 +4,9 @@ the language of the request the form was made in."""
 
 from __future__ import annotations
 
+from django import forms
+from django.forms.utils import ErrorDict
+from django.http import QueryDict
 from django.utils.functional import Promise
 from django.utils.translation import gettext, override
 
@@ -38,3 +41,27 @@ def test_the_help_text_is_in_the_language_the_form_was_made_in() -> None:
     with override("de"):
         assert gettext(USERS_HELP) != USERS_HELP  # the German catalog translates it
     assert isinstance(WorkloadForm.base_fields["users"].help_text, Promise)
+
+
+def _cleaned(form: WorkloadForm, clean_fields: object) -> tuple[dict[str, object], object]:
+    form.cleaned_data = {}
+    form._errors = ErrorDict()
+    clean_fields(form)  # type: ignore[operator]
+    return form.cleaned_data, {
+        name: [e.messages for e in errors.as_data()] for name, errors in form._errors.items()
+    }
+
+
+def test_cleaning_without_bound_fields_and_remembered_inputs_is_djangos() -> None:
+    inputs = [
+        {"model": " Qwen/Qwen3-8B ", "users": "100", "context_tokens": "8192", "gpu": "h100-sxm"},
+        {"users": "abc", "context_tokens": "-5", "gpu": "nope", "active_share": "30"},
+        {"users": "9" * 80, "expert_parallel": "on", "kv_dtype": "auto", "turns": "2.5"},
+    ]
+    for _round in range(2):  # the second round reads remembered inputs
+        for given in inputs:
+            data = QueryDict(mutable=True)
+            data.update(given)
+            ours = _cleaned(WorkloadForm(data), WorkloadForm._clean_fields)
+            django = _cleaned(WorkloadForm(data), forms.BaseForm._clean_fields)  # type: ignore[attr-defined]
+            assert ours == django

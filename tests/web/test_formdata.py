@@ -78,6 +78,23 @@ PLAIN = [
     ),
     # Undecodable bytes in a value are replaced, as Django does.
     _body(_part("x", "ok")).replace(b"ok", b"o\xffk"),
+    # ASCII bodies (split at once): empty file inputs with a spaced name and without a
+    # content type between fields, a blank line and quotes in values, spaced and
+    # repeated names, an empty name.
+    _body(
+        _part(" a ", '"\r\n\r\n"'),
+        _part(" g ", "", filename="", extra="Content-Type: application/octet-stream\r\n"),
+        _part("f", "", filename=""),
+        _part("a", "x\r\n"),
+        _part("", "e"),
+    ),
+    # Upper-case header and the content type first in the last part only.
+    _body(_part("x", "1"), _part("y", "2").replace("Content-Disposition", "content-disposition")),
+    _body(
+        _part("x", "1"),
+        f"--{BOUNDARY}\r\nContent-Type: text/plain\r\n"
+        f'Content-Disposition: form-data; name="t"\r\n\r\nv\r\n',
+    ),
 ]
 
 
@@ -101,6 +118,8 @@ OTHER = [
     _body(_part("x", "aGVsbG8=", extra="Content-Transfer-Encoding: base64\r\n")),
     # A backslash in a quoted name (e-mail header quoting), a non-ASCII name.
     _body(_part("a\\\\b", "1")),
+    _body(_part("x", "1"), _part("a\\\\b", "1")),
+    _body(_part("x", "1"), _part("tab\tname", "1")),
     _body(_part("näme", "1")),
     # Bare LF line ends, a preamble, no closing delimiter.
     _body(_part("x", "1")).replace(b"\r\n", b"\n"),
