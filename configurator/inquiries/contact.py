@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 
 from django import forms
+from django.core.validators import RegexValidator
 from django.utils.translation import gettext_lazy as _
 
 from configurator.inquiries.field_copies import FieldTemplates
@@ -32,22 +33,56 @@ def one_line(value: str) -> str:
     return LINE_BREAKS.sub(" ", value).strip()
 
 
+HIDDEN_CHARACTERS = re.compile(
+    r"[\x00-\x08\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+"""Control characters (C0 but tab and line breaks, DEL, C1) and the Unicode bidi marks,
+embeddings, overrides and isolates (Unicode Standard Annex #9): invisible in a form, they
+recolour a terminal that prints the mail or log, or reverse the text around them in the
+inquiry queue, the quote PDF and the mail subject."""
+
+
+def refuse_hidden_characters(value: str) -> None:
+    """Raise :class:`~django.forms.ValidationError` naming the first character of
+    :data:`HIDDEN_CHARACTERS` in ``value`` (as ``U+XXXX``); a validator of the contact
+    fields."""
+    found = HIDDEN_CHARACTERS.search(value)
+    if found:
+        raise forms.ValidationError(
+            _("Remove the invisible control character %(code)s from this field."),
+            code="hidden_character",
+            params={"code": f"U+{ord(found.group()):04X}"},
+        )
+
+
+PHONE = RegexValidator(
+    r"^\+?[0-9 ()./-]*[0-9][0-9 ()./-]*(?:(?:ext\.?|x|Durchwahl|DW)\s*[0-9]+)?$",
+    _("Enter a phone number of digits, spaces and + ( ) - . / (and ext. 12 for an extension)."),
+    flags=re.IGNORECASE,
+)
+"""A phone number as people write it (``+49 (0)89 123-456``, ``+1 555 0100 ext. 12``)."""
+
+
 class ContactForm(forms.Form):
     """Who asks for the quote. ``website`` is a honeypot: people never see it."""
 
-    name = forms.CharField(label=_("Name"), max_length=200)
-    company = forms.CharField(label=_("Company"), max_length=200)
+    name = forms.CharField(label=_("Name"), max_length=200, validators=[refuse_hidden_characters])
+    company = forms.CharField(
+        label=_("Company"), max_length=200, validators=[refuse_hidden_characters]
+    )
     email = forms.EmailField(label=_("Email"))
     phone = forms.CharField(
         label=_("Phone (optional)"),
         max_length=40,
         required=False,
+        validators=[refuse_hidden_characters, PHONE],
         widget=forms.TextInput(attrs={"type": "tel", "autocomplete": "tel"}),
     )
     message = forms.CharField(
         label=_("Message"),
         max_length=5000,
         required=False,
+        validators=[refuse_hidden_characters],
         widget=forms.Textarea(attrs={"rows": 4}),
     )
     consent = forms.BooleanField(label=_("I agree that my details are processed"), required=True)

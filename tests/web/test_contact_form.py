@@ -130,6 +130,50 @@ def test_invalid_request_stores_nothing_and_shows_the_field(
     assert mail.outbox == []
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "code"),
+    [
+        # an ANSI colour sequence (ESC, U+001B) and a bell: they recolour a terminal that
+        # prints the presales mail or the log
+        ("name", "Bob\x1b[31mRED\x07", "U+001B"),
+        # RIGHT-TO-LEFT OVERRIDE (Unicode Standard Annex #9) reverses the text after it in
+        # the queue, the PDF's address block and the mail subject
+        ("company", "A\u202eCME", "U+202E"),
+        ("phone", "+49 89\u2066 123", "U+2066"),
+        ("message", "line one\n\x00line two", "U+0000"),
+    ],
+)
+def test_hidden_characters_are_refused_at_their_field(
+    client: Client, field: str, value: str, code: str
+) -> None:
+    response = client.post("/quote/", request_data(**{field: value}), headers=EN)
+    assert response.status_code == 400
+    error = re.search(rf'<p id="id_{field}_error"[^>]*>([^<]+)</p>', response.content.decode())
+    assert error and f"invisible control character {code}" in error.group(1)
+    assert not Inquiry.objects.exists()
+    assert mail.outbox == []
+
+
+@pytest.mark.parametrize("phone", ["<script>alert(1)</script>", "+49 <b>1</b>", "call me", "--"])
+def test_a_phone_that_is_no_number_is_refused(client: Client, phone: str) -> None:
+    response = client.post("/quote/", request_data(phone=phone), headers=EN)
+    assert response.status_code == 400
+    error = re.search(r'<p id="id_phone_error"[^>]*>([^<]+)</p>', response.content.decode())
+    assert error and "Enter a phone number" in error.group(1)
+    assert not Inquiry.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "phone", ["+49 (0)89 123-456", "+1 555 0100 ext. 12", "089/123 45 67", "0049.89.1234x5"]
+)
+def test_phone_numbers_as_people_write_them_are_taken(client: Client, phone: str) -> None:
+    message = "Two sites.\n\tOne node each."  # line breaks and tabs stay in a message
+    response = client.post("/quote/", request_data(phone=phone, message=message), headers=EN)
+    assert response.status_code == 303
+    inquiry = Inquiry.objects.get()
+    assert inquiry.phone == phone and inquiry.message == message
+
+
 def test_honeypot_filled_stores_nothing(client: Client) -> None:
     response = client.post("/quote/", request_data(website="http://spam.example"), headers=EN)
     assert response.status_code == 400
