@@ -81,6 +81,18 @@ def test_live_estimate_returns_only_the_partial_with_the_seed_figures(client: Cl
     assert "Offloading the KV cache pays here." in html
 
 
+@pytest.mark.parametrize("language", ["de", "en"])
+def test_the_calculation_quotes_engine_values_as_the_engine_reads_them(
+    client: Client, language: str
+) -> None:
+    html = client.post(
+        "/estimate/", seed(), headers={**HTMX, "Accept-Language": language}
+    ).content.decode()
+    # Seed: 125 GiB per instance → cpu_bytes_to_use 125 × 2^30 = 134217728000 in vLLM's
+    # kv_connector_extra_config (sizing/data/engine_flags.json), digits in every language.
+    assert "cpu_bytes_to_use 134217728000" in figure(html, "cpu")
+
+
 def test_show_the_calculation_fills_in_the_numbers_and_names_the_source(client: Client) -> None:
     html = client.post("/estimate/", seed(), headers={**HTMX, **EN}).content.decode()
     kv = figure(html, "kv")

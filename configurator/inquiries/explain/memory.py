@@ -169,7 +169,8 @@ def cpu_figure(plan: Plan, w: Words) -> Figure:
             _("vLLM: --kv-offloading-size %(size)s (GiB), cpu_bytes_to_use %(bytes)s")
             % {
                 "size": plan.vllm_offload.kv_offloading_size_gib,
-                "bytes": num(plan.vllm_offload.cpu_bytes_to_use),
+                # a value to paste into the engine's config: never grouped by language
+                "bytes": str(plan.vllm_offload.cpu_bytes_to_use),
             }
         )
     return Figure(
