@@ -18,6 +18,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from configurator.modelhub.upload import model_from_config_upload
 from configurator.planning.services import plan_create
+from configurator.version import engine_version
 from sizing import catalog
 from sizing.errors import SizingError
 from sizing.model import ModelSpec
@@ -173,6 +174,11 @@ class SizingCommand(BaseCommand):
     """
 
     requires_system_checks: list[str] = []
+
+    def get_version(self) -> str:
+        """What ``--version`` prints: the sizing engine's version (as a quote states it),
+        not Django's."""
+        return engine_version()
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
         parser = super().create_parser(prog_name, subcommand, **kwargs)

@@ -27,8 +27,9 @@ from configurator.quotes.document_types import (
 from configurator.quotes.engine_appendix import engine_appendix
 from configurator.quotes.models import Quote, compute_totals
 from configurator.quotes.pricing import PricedLine
-from configurator.quotes.terms import engine_version, vat_rate
+from configurator.quotes.terms import vat_rate
 from configurator.quotes.verification_reader import latest_verification
+from configurator.version import engine_version
 from sizing.catalog import nvme_drives
 from sizing.placement import Placement, placement
 from sizing.units import GIB, TB, whole_gib

@@ -27,7 +27,8 @@ from configurator.quotes.models import (
 )
 from configurator.quotes.pricing import alternative_label, price_bom, variant_workloads
 from configurator.quotes.tasks import quote_pdf_schedule
-from configurator.quotes.terms import VALIDITY_DAYS, engine_version
+from configurator.quotes.terms import VALIDITY_DAYS
+from configurator.version import engine_version
 from sizing.errors import SizingError
 from sizing.search_space import LAYOUT_FIELDS
 from sizing.summary import plan_summary

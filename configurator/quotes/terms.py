@@ -1,12 +1,10 @@
 """What every quote document states besides its lines: the letterhead, how long its
-prices hold, the VAT rate and the sizing engine's version."""
+prices hold and the VAT rate (the sizing engine's version is
+:func:`configurator.version.engine_version`)."""
 
 from __future__ import annotations
 
-import tomllib
 from decimal import Decimal
-from functools import cache
-from pathlib import Path
 
 from django.conf import settings
 
@@ -25,11 +23,3 @@ VALIDITY_DAYS = 30
 def vat_rate() -> Decimal:
     """The VAT rate from ``settings.VAT_RATE`` (0.19, German standard rate, §12 UStG)."""
     return Decimal(str(settings.VAT_RATE))
-
-
-@cache
-def engine_version() -> str:
-    """The sizing engine's version: the project version in ``pyproject.toml``."""
-    pyproject = Path(settings.BASE_DIR) / "pyproject.toml"
-    version = tomllib.loads(pyproject.read_text("utf-8"))["project"]["version"]
-    return f"sizing {version}"

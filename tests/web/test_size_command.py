@@ -266,3 +266,14 @@ def test_text_report_without_an_nvme_tier_or_timings_prints_no_empty_figures(
     # The verdict says it once, as the page's verdict does (test_configurator_page.py).
     verdict = "\n".join(report_section(out, "Verdict:"))
     assert verdict.lower().count("no measured basis") == 1
+
+
+@pytest.mark.parametrize("command", ["size", "recommend"])
+def test_version_names_the_sizing_engine_not_django(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # pyproject.toml's project version, as a quote's footer states it ("sizing 0.1.0").
+    with pytest.raises(SystemExit) as exit_info:
+        call_command(command, "--version")
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == "sizing 0.1.0"
