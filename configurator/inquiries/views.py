@@ -17,7 +17,7 @@ from django.utils.datastructures import MultiValueDict
 from django.utils.functional import SimpleLazyObject
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import replace_url
 
 from configurator.clients import client_address_of, rate_limited
@@ -193,12 +193,22 @@ def _posted_form(request: HttpRequest) -> tuple[WorkloadForm, QueryDict, int | N
     return form, QueryDict(), 413
 
 
-@require_POST
+def _back_to_the_page(request: HttpRequest) -> HttpResponse:
+    """A ``GET`` of an address the form posts to (a reload, a bookmark or a shared address
+    after the page was sent without JavaScript): the configurator with the same query."""
+    query = request.META.get("QUERY_STRING", "")
+    return redirect(_path("inquiries:configurator") + (f"?{query}" if query else ""))
+
+
+@require_http_methods(["GET", "POST"])
 def estimate(request: HtmxHttpRequest) -> HttpResponse:
-    """The estimate for the posted workload: the partial for htmx, else the whole page.
+    """The estimate for the posted workload: the partial for htmx, else the whole page;
+    a ``GET`` goes back to the configurator page.
 
     Rate-limited per client (``settings.RATE_LIMITS["estimate"]``): 429 beyond it.
     """
+    if request.method == "GET":
+        return _back_to_the_page(request)
     if rate_limited(request, "estimate"):
         return _too_many(request)
     form, _, refused = _posted_form(request)
@@ -224,10 +234,12 @@ def estimate_traffic(request: HttpRequest) -> HttpResponse:
     return render(request, "inquiries/_traffic_charts.html", {"traffic": traffic}, status=refused)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 def recommendations(request: HtmxHttpRequest) -> HttpResponse:
     """The cheapest configurations for the posted workload: the partial for htmx, else
-    the whole page with them."""
+    the whole page with them; a ``GET`` goes back to the configurator page."""
+    if request.method == "GET":
+        return _back_to_the_page(request)
     form, _, refused = _posted_form(request)
     valid = form.is_valid()
     context = recommendations_context(form)

@@ -369,7 +369,19 @@ def test_the_page_has_a_favicon(client: Client) -> None:
 
 def test_get_only_and_post_only(client: Client) -> None:
     assert client.post("/").status_code == 405
-    assert client.get("/estimate/").status_code == 405
+    assert client.put("/estimate/").status_code == 405
+    assert client.delete("/recommendations/").status_code == 405
+
+
+@pytest.mark.parametrize("path", ["/estimate/", "/recommendations/"])
+def test_a_reload_of_a_form_address_goes_back_to_the_page(client: Client, path: str) -> None:
+    # The page sent without JavaScript leaves the browser at the address the form posts
+    # to; reloading, bookmarking or sharing it asks for it with GET.
+    response = client.get(path)
+    assert response.status_code == 302 and response["Location"] == "/"
+    response = client.get(path, {"users": "500", "context_tokens": "8192"})
+    assert response.status_code == 302 and response["Location"] == "/?users=500&context_tokens=8192"
+    assert client.get(response["Location"]).status_code == 200
 
 
 def test_german_texts_and_language_switch(client: Client) -> None:
