@@ -52,6 +52,11 @@ def _path(name: str) -> str:
     return _reversed(name, get_script_prefix(), get_urlconf())
 
 
+def _page_url(query: str) -> str:
+    """The configurator page's path with ``query`` (an encoded query string, or empty)."""
+    return _path("inquiries:configurator") + (f"?{query}" if query else "")
+
+
 def _estimate_context(
     request: HttpRequest, form: WorkloadForm, *, traffic: bool = True
 ) -> dict[str, Any]:
@@ -62,7 +67,7 @@ def _estimate_context(
     (:func:`estimate_traffic`) once they scroll into view.
     """
     query = form.share_query()
-    share_url = _path("inquiries:configurator") + (f"?{query}" if query else "")
+    share_url = _page_url(query)
     htmx = bool(getattr(request, "htmx", False))
     context: dict[str, Any] = {
         "form": form,
@@ -196,8 +201,7 @@ def _posted_form(request: HttpRequest) -> tuple[WorkloadForm, QueryDict, int | N
 def _back_to_the_page(request: HttpRequest) -> HttpResponse:
     """A ``GET`` of an address the form posts to (a reload, a bookmark or a shared address
     after the page was sent without JavaScript): the configurator with the same query."""
-    query = request.META.get("QUERY_STRING", "")
-    return redirect(_path("inquiries:configurator") + (f"?{query}" if query else ""))
+    return redirect(_page_url(request.META.get("QUERY_STRING", "")))
 
 
 @require_http_methods(["GET", "POST"])
