@@ -55,16 +55,42 @@ WRITTEN_DIGITS = 24
 integer exactly, as typed: never through a float); a longer one in the short form of
 :func:`short_number`."""
 
+SMALLEST_WRITTEN = 1e-6
+"""A non-zero number smaller than this (in magnitude) is written in the short form of
+:func:`short_number`: its places would round it to 0 (``1e-300`` ms, not ``0`` ms)."""
+
+
+def scientific(value: float) -> tuple[str, int, bool] | None:
+    """``value`` as an error sentence writes it short: ``(mantissa, exponent,
+    approximate)`` with the mantissa in three significant digits (``("1.5", 30, False)``
+    for 1.5e30), when it has more than :data:`WRITTEN_DIGITS` digits before the point or
+    is a non-zero number below :data:`SMALLEST_WRITTEN`; else ``None`` (write it out,
+    also ``inf`` and ``nan``). ``approximate``: an integer past a float's range, known
+    by its power of ten alone (mantissa ``"1"``)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    magnitude = abs(value)
+    if isinstance(value, int) and abs(value) >= 10**308:
+        return "-1" if value < 0 else "1", int(abs(value).bit_length() * math.log10(2)), True
+    if magnitude < 10**WRITTEN_DIGITS and not 0 < magnitude < SMALLEST_WRITTEN:
+        return None
+    mantissa, _, exponent = f"{float(value):.3g}".partition("e")
+    return mantissa, int(exponent), False
+
 
 def short_number(value: float) -> str | None:
-    """``value`` in three significant digits (``1e+308``; ``about 1e+400`` past a
-    float's range) when it has more than :data:`WRITTEN_DIGITS` digits before the point,
-    else ``None`` (write it out)."""
-    if abs(value) < 10**WRITTEN_DIGITS:
+    """``value`` in the short form of :func:`scientific` (``1e+308``, ``1e-300``;
+    ``about 1e+400`` past a float's range), ``inf`` or ``nan`` as such; ``None`` when it
+    is written out."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{value}"
+    short = scientific(value)
+    if short is None:
         return None
-    if isinstance(value, int) and abs(value) >= 10**308:
-        return f"about 1e+{int(abs(value).bit_length() * math.log10(2))}"
-    return f"{float(value):.3g}"
+    mantissa, exponent, approximate = short
+    if approximate:
+        return f"about 1e+{exponent}"
+    return f"{mantissa}e{exponent:+d}"
 
 
 def _english_number(key: str, value: float) -> str:

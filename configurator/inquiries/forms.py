@@ -25,6 +25,7 @@ from configurator.inquiries.notices import fallback_notice
 from configurator.inquiries.share_links import MAX_ECHOED_INPUT_CHARS, ShareLinks
 from configurator.inquiries.traffic_fields import TRAFFIC_FIELDS, TrafficFields
 from configurator.inquiries.workload_fields import limits
+from configurator.limits import localize_limits
 from configurator.modelhub.errors import HubLookupPending
 from configurator.modelhub.services import model_lookup
 from configurator.modelhub.upload import (
@@ -443,6 +444,7 @@ class WorkloadForm(ShareLinks, CopiedFieldsForm, TrafficFields):
 
 
 describe_fields(WorkloadForm.base_fields)
+localize_limits(WorkloadForm.base_fields.values())
 # The workload fields first, then the advanced traffic fields; copied per form without
 # the generic deep copy (configurator.inquiries.field_copies).
 WorkloadForm.base_fields = FieldTemplates(

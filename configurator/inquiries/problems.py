@@ -18,20 +18,38 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from configurator.modelhub.errors import ModelLookupError
 from configurator.modelhub.services import subject_template
-from configurator.numbers import num
+from configurator.numbers import num, separators
 from sizing.architecture import ASSUMPTIONS
-from sizing.errors import Fix, InfeasibleError, SizingError, decimals, short_number
+from sizing.errors import Fix, InfeasibleError, SizingError, decimals, scientific, short_number
+
+SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _number(key: str, value: float) -> str:
+    """``value`` (named ``key``) as the page writes it in the active language: grouped
+    with the places of :func:`sizing.errors.decimals` (those of the English message); a
+    number the English writes short (:func:`sizing.errors.scientific`) as a power of
+    ten (``1,5 × 10³⁰`` in German, ``about 10⁴⁰⁰`` past a float's range)."""
+    short = scientific(value)
+    if short is None:
+        return short_number(value) or num(value, decimals(key, value))
+    mantissa, exponent, approximate = short
+    power = "10" + str(exponent).translate(SUPERSCRIPTS)
+    if approximate:
+        return _("about %(number)s") % {"number": power}
+    decimal = separators(get_language() or "en")[0]
+    return f"{mantissa.replace('.', decimal)}\u00a0×\u00a0{power}"
 
 
 def _formatted(values: Mapping[str, Any]) -> dict[str, str]:
-    """Numbers grouped, with the decimal separator of the active language and the
-    places of :func:`sizing.errors.decimals` (those of the English message)."""
+    """Numbers as :func:`_number` writes them, texts as given."""
     return {
-        key: (short_number(value) or num(value, decimals(key, value)))
+        key: _number(key, value)
         if isinstance(value, int | float) and not isinstance(value, bool)
         else str(value)
         for key, value in values.items()

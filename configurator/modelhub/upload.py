@@ -96,7 +96,9 @@ def model_from_config_upload(
         if not math.isfinite(weights_gib) or not 0 < weights_gib <= MAX_WEIGHTS_GIB:
             raise ModelLookupError(
                 LookupFailure.WEIGHTS_UNKNOWN,
-                template=gettext_noop("the weights must be between 0 and %(max)s GiB, got %(got)s"),
+                template=gettext_noop(
+                    "the weights must be above 0 and at most %(max)s GiB, got %(got)s"
+                ),
                 field="weights_gib",
                 code="weights_range",
                 values={"max": MAX_WEIGHTS_GIB, "got": weights_gib},

@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from configurator.catalog.services import prices_on
 from configurator.inquiries.models import Inquiry
+from configurator.limits import localize_limits
 from configurator.quotes.models import Language, Quote
 from sizing import catalog
 from sizing.search_space import LAYOUT_FIELDS as CHOICE_KEYS
@@ -144,3 +145,7 @@ class RecommendedChoiceForm(forms.Form):
         """The choice as :class:`~sizing.workload.Workload` fields (after ``is_valid``)."""
         data = self.cleaned_data
         return {key: data[key] for key in CHOICE_KEYS}
+
+
+for _form in (QuoteSettingsForm, LineQuantityForm, LineAddForm, RecommendedChoiceForm):
+    localize_limits(_form.base_fields.values())

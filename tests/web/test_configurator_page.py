@@ -201,7 +201,7 @@ def test_fp8_is_recommended_only_where_the_gpu_supports_it(client: Client) -> No
     ("changes", "field", "text"),
     [
         ({"context_tokens": 0}, "context_tokens", "greater than or equal to 1"),
-        ({"context_tokens": 10_000_001}, "context_tokens", "less than or equal to 10000000"),
+        ({"context_tokens": 10_000_001}, "context_tokens", "less than or equal to 10,000,000"),
         # models.json: Qwen3-32B max_position_embeddings 40,960.
         (
             {"context_tokens": 50_000},
@@ -209,7 +209,7 @@ def test_fp8_is_recommended_only_where_the_gpu_supports_it(client: Client) -> No
             "exceeds Qwen/Qwen3-32B-FP8&#x27;s limit of 40,960 tokens",
         ),
         ({"users": 0}, "users", "greater than or equal to 1"),
-        ({"users": 1_000_001}, "users", "less than or equal to 1000000"),
+        ({"users": 1_000_001}, "users", "less than or equal to 1,000,000"),
         ({"model": "nobody/no-such-model"}, "model", "neither in the offline catalog"),
         ({"model": "not a model id"}, "model", "not a Hugging Face model id"),
         ({"gpu": "gtx-280"}, "gpu", "Select a valid choice"),

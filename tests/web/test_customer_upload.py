@@ -159,7 +159,7 @@ def broken(**changes: Any) -> dict[str, Any]:
         ({"config_file": config_file(name="model.safetensors")}, "config_file", "Only a JSON"),
         ({"config_file": config_file(raw=b"\xff\xfe{}")}, "config_file", "not UTF-8"),
         ({"model": "Qwen/Qwen3-32B-FP8"}, "config_file", "either a Hugging Face model id"),
-        ({"weights_gib": "0"}, "weights_gib", "The weights must be between 0 and"),
+        ({"weights_gib": "0"}, "weights_gib", "The weights must be above 0 and at most"),
         ({"model_name": "x" * 201}, "model_name", "at most 200 characters"),
         # A context beyond the config's max_position_embeddings (40,960): same rule as Hub.
         ({"context_tokens": 50_000}, "context_tokens", "40"),

@@ -1,8 +1,10 @@
 """Error sentences that say what is wrong with the value given: an unknown model worded
-once, a huge number quoted short, a long integer as typed (never through a float).
+once, a huge or tiny number quoted short (a power of ten on the page), a long integer as
+typed (never through a float), Django's own limits grouped as the page groups numbers.
 
-Limits quoted: 1,000,000 users (``sizing/workload.py``), weights at most
-``configurator.modelhub.upload.MAX_WEIGHTS_GIB`` GiB.
+Limits quoted: 1,000,000 users and 10,000,000 context tokens (``sizing/workload.py``),
+weights at most ``configurator.modelhub.upload.MAX_WEIGHTS_GIB`` GiB, TTFT targets at
+most 600,000 ms (``sizing.traffic.MAX_TARGET_MS``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from django.core.management.base import CommandError
 from django.test import Client
 
 from configurator.modelhub.upload import MAX_WEIGHTS_GIB
+from sizing.traffic import MAX_TARGET_MS
+from sizing.workload import MAX_CONTEXT_TOKENS, MAX_USERS
 from tests.seed_form import seed_form
 from tests.web.test_customer_upload import SEED_CONFIG, config_file
 
@@ -47,6 +51,14 @@ def visible_text(html: str) -> str:
     return html_lib.unescape(re.sub(r"<[^>]*>", " ", html))
 
 
+def weights_error(client: Client, headers: dict[str, str], weights_gib: str) -> str:
+    """The weights field's error when the seed config.json is sized with ``weights_gib``."""
+    data = seed_form(model="", weights_gib=weights_gib, config_file=config_file(SEED_CONFIG))
+    response = client.post("/estimate/", data, headers=headers)
+    assert response.status_code == 400
+    return field_error(response.content.decode(), "weights_gib")
+
+
 @pytest.mark.parametrize("headers", [{**HTMX, **EN}, EN, {**HTMX, **DE}], ids=str)
 def test_an_unknown_model_is_worded_once_and_the_box_points_to_the_field(
     client: Client, headers: dict[str, str]
@@ -64,18 +76,83 @@ def test_an_unknown_model_is_worded_once_and_the_box_points_to_the_field(
 
 @pytest.mark.parametrize(
     ("headers", "quoted", "limit"),
-    [(EN, "got 1e+308", "100,000 GiB"), (DE, "eingegeben: 1e+308", "100.000 GiB")],
+    [
+        (EN, "got 1\u00a0×\u00a010³⁰⁸", "100,000 GiB"),
+        (DE, "eingegeben: 1\u00a0×\u00a010³⁰⁸", "100.000 GiB"),
+    ],
 )
 def test_huge_weights_are_quoted_short(
     client: Client, headers: dict[str, str], quoted: str, limit: str
 ) -> None:
     assert MAX_WEIGHTS_GIB == 100_000
-    data = seed_form(model="", weights_gib="1e308", config_file=config_file(SEED_CONFIG))
-    response = client.post("/estimate/", data, headers=headers)
-    assert response.status_code == 400
-    message = field_error(response.content.decode(), "weights_gib")
+    message = weights_error(client, headers, "1e308")
     assert quoted in message and limit in message
     assert len(message) < 200
+
+
+@pytest.mark.parametrize(
+    ("headers", "quoted"),
+    [(EN, "got 1\u00a0×\u00a010³⁰"), (DE, "eingegeben: 1,5\u00a0×\u00a010³⁰")],
+)
+def test_weights_of_thirty_one_digits_are_a_power_of_ten(
+    client: Client, headers: dict[str, str], quoted: str
+) -> None:
+    message = weights_error(client, headers, "1e30" if headers is EN else "1.5e30")
+    assert quoted in message
+    assert "e+30" not in message
+
+
+@pytest.mark.parametrize(
+    ("headers", "text"),
+    [
+        (EN, "The weights must be above 0 and at most 100,000 GiB, got 0."),
+        (DE, "Die Gewichte müssen über 0 und höchstens 100.000 GiB betragen, eingegeben: 0."),
+    ],
+)
+def test_zero_weights_are_told_to_be_above_zero(
+    client: Client, headers: dict[str, str], text: str
+) -> None:
+    assert weights_error(client, headers, "0") == text
+
+
+@pytest.mark.parametrize(
+    ("headers", "quoted"),
+    [(EN, "target of 1\u00a0×\u00a010⁻³⁰⁰ ms"), (DE, "Ziel von 1\u00a0×\u00a010⁻³⁰⁰ ms")],
+)
+def test_a_tiny_ttft_target_is_not_quoted_as_zero(
+    client: Client, headers: dict[str, str], quoted: str
+) -> None:
+    response = client.post("/estimate/", seed_form(ttft_p95_ms="1e-300"), headers=headers)
+    message = field_error(response.content.decode(), "ttft_p95_ms")
+    assert quoted in message
+    assert " 0 ms" not in message
+
+
+def test_the_cli_quotes_a_tiny_ttft_target_short() -> None:
+    with pytest.raises(CommandError) as err:
+        call_command("size", *SEED_MODEL, "--users", "10", "--ttft-p95-ms", "1e-300")
+    assert err.value.returncode == 2
+    assert "target of 1e-300 ms" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("headers", "field", "value", "limit"),
+    [
+        (EN, "users", MAX_USERS + 1, "less than or equal to 1,000,000."),
+        (DE, "users", MAX_USERS + 1, "kleiner oder gleich 1.000.000 sein."),
+        (EN, "context_tokens", MAX_CONTEXT_TOKENS + 1, "less than or equal to 10,000,000."),
+        (DE, "context_tokens", MAX_CONTEXT_TOKENS + 1, "kleiner oder gleich 10.000.000 sein."),
+        (EN, "ttft_p95_ms", "1e30", "less than or equal to 600,000."),
+        (DE, "ttft_p95_ms", "1e30", "kleiner oder gleich 600.000 sein."),
+    ],
+)
+def test_the_forms_own_limits_are_grouped(
+    client: Client, headers: dict[str, str], field: str, value: object, limit: str
+) -> None:
+    assert (MAX_USERS, MAX_CONTEXT_TOKENS, MAX_TARGET_MS) == (1_000_000, 10_000_000, 600_000)
+    response = client.post("/estimate/", seed_form(**{field: value}), headers=headers)
+    assert response.status_code == 400
+    assert field_error(response.content.decode(), field).endswith(limit)
 
 
 def test_the_cli_quotes_a_long_integer_as_typed() -> None:

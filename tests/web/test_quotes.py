@@ -144,6 +144,23 @@ def test_quantity_change_over_htmx_returns_the_alternative_only(presales: Client
     assert quote.alternatives.count() == 4
 
 
+@pytest.mark.parametrize(
+    ("language", "limit"), [("en", "less than or equal to 10,000."), ("de", "gleich 10.000 sein.")]
+)
+def test_a_quantity_above_the_limit_quotes_the_limit_grouped(
+    presales: Client, language: str, limit: str
+) -> None:
+    # 10,000: configurator.quotes.forms.MAX_QUANTITY, the most of one item on a quote.
+    quote_create_from_inquiry(inquiry=make_inquiry(), user=None)
+    line = QuoteLine.objects.get(alternative__position=0, category="gpu")
+    url = reverse("quotes:line_quantity", args=[line.pk])
+    response = presales.post(
+        url, {"quantity": "10001"}, HTTP_HX_REQUEST="true", HTTP_ACCEPT_LANGUAGE=language
+    )
+    assert response.status_code == 400
+    assert limit in response.content.decode()
+
+
 def test_add_line_and_discount_change_the_totals(presales: Client) -> None:
     quote = quote_create_from_inquiry(inquiry=make_inquiry(), user=None)
     alt = quote.alternatives.get(position=0)

@@ -544,7 +544,7 @@ def qwen3_8b_config(**drop: None) -> dict[str, Any]:
         (
             {"config_file": config_upload(qwen3_8b_config()), "weights_gib": "0"},
             "weights_gib",
-            "Die Gewichte müssen zwischen 0 und 100.000 GiB liegen, eingegeben: 0.",
+            "Die Gewichte müssen über 0 und höchstens 100.000 GiB betragen, eingegeben: 0.",
         ),
     ],
 )
@@ -565,7 +565,11 @@ UPLOAD_LIMITS = [
     ({"config_text": '{"a": ' + "9" * 500 + "}"}, "upload_number_too_long", "Zahl, die"),
     ({"config_text": "[1, 2]"}, "upload_not_object", "muss ein JSON-Objekt ({...})"),
     ({"model_name": "x" * 201}, "model_name_too_long", "höchstens 200 Zeichen"),
-    ({"weights_gib": 0.0}, "weights_range", "zwischen 0 und 100.000 GiB liegen, eingegeben: 0."),
+    (
+        {"weights_gib": 0.0},
+        "weights_range",
+        "über 0 und höchstens 100.000 GiB betragen, eingegeben: 0.",
+    ),
     (
         {"config_text": json.dumps(qwen3_8b_config(num_attention_heads=None))},
         "unsupported_architecture",
