@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from typing import Any
 
 from django.core.files.uploadedfile import InMemoryUploadedFile
@@ -60,8 +61,30 @@ def _number(kind: type[int] | type[float]) -> Any:
     return convert
 
 
+class _ConstantRefused(Exception):
+    """``NaN``, ``Infinity`` or ``-Infinity`` where JSON wants a number (RFC 8259 §6)."""
+
+
 def _refuse_constant(name: str) -> Any:
-    raise JsonRefused("not_json", f"{name} is not a JSON number")
+    raise _ConstantRefused(name)
+
+
+_CONSTANT_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
+"""A JSON string (skipped) or one of the constants Python's reader takes for numbers."""
+
+
+def _constant_refused(text: str, name: str) -> JsonRefused:
+    """The refusal of the constant ``name`` at its first place outside a string in
+    ``text``, with its line and column as :class:`json.JSONDecodeError` counts them (the
+    reader reached it in order, so every string before it is closed)."""
+    line = column = 0
+    for match in _CONSTANT_OR_STRING.finditer(text):
+        if match.group(1):
+            start = match.start(1)
+            line = text.count("\n", 0, start) + 1
+            column = start - text.rfind("\n", 0, start)
+            break
+    return JsonRefused("not_json", f"{name} is not a JSON number", line=line, column=column)
 
 
 def _depth(value: Any) -> int:
@@ -92,6 +115,8 @@ def parse_json(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
         )
     except json.JSONDecodeError as exc:
         raise JsonRefused("not_json", exc.msg, line=exc.lineno, column=exc.colno) from None
+    except _ConstantRefused as exc:
+        raise _constant_refused(text, str(exc)) from None
     except RecursionError:
         raise JsonRefused("too_deep", f"nested deeper than {max_depth} levels") from None
     if _depth(value) > max_depth:

@@ -8,10 +8,8 @@ from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse
-from django.utils.datastructures import MultiValueDict
 from ninja import Field, NinjaAPI, Query, Schema
 from ninja.errors import HttpError, ValidationError, ValidationErrorContext
-from ninja.parser import Parser
 from pydantic import (
     AfterValidator,
     AliasChoices,
@@ -22,6 +20,12 @@ from pydantic import (
 )
 
 from configurator.clients import rate_limited
+from configurator.deployments.api_body import (
+    JSON_TYPE,
+    BodyRefused,
+    UnsupportedMediaType,
+    WorkloadParser,
+)
 from configurator.deployments.api_docs import LocalSwagger
 from configurator.deployments.services import bundle_build
 from configurator.modelhub.errors import HubLookupPending
@@ -52,53 +56,6 @@ class SizingApi(NinjaAPI):
             if loc[:2] == ("body", "body"):
                 item["loc"] = ("body", *loc[2:])
         return error
-
-
-JSON_TYPE = "application/json"
-"""The media type of every request body the API reads (RFC 8259; ``application/*+json``
-too). A form's types (``text/plain``, ``application/x-www-form-urlencoded``,
-``multipart/form-data``) are refused: a browser sends those cross-site without a CORS
-preflight, so accepting them would let any web page start sizing runs."""
-
-
-class UnsupportedMediaType(Exception):
-    """A request body that is not declared JSON (answered 415)."""
-
-    def __init__(self, content_type: str) -> None:
-        super().__init__(content_type)
-        self.content_type = content_type
-
-
-def _is_json(content_type: str) -> bool:
-    """Whether the media type ``content_type`` (no parameters) is JSON."""
-    kind = content_type.strip().lower()
-    return kind == JSON_TYPE or (kind.startswith("application/") and kind.endswith("+json"))
-
-
-class WorkloadParser(Parser):
-    """Reads a JSON body (refusing other media types) and a query's short field names
-    (``context``) as the :class:`Workload` fields."""
-
-    def parse_body(self, request: HttpRequest) -> dict[str, Any]:
-        """The JSON body of ``request``.
-
-        Raises:
-            UnsupportedMediaType: the body is not declared ``application/json``.
-            ValueError: it is not JSON (django-ninja answers both 400; :func:`http_error`
-                turns the first into 415).
-        """
-        if not _is_json(request.content_type or ""):
-            raise UnsupportedMediaType(request.content_type or "")
-        return super().parse_body(request)
-
-    def parse_querydict(
-        self, data: MultiValueDict[str, Any], list_fields: list[str], request: HttpRequest
-    ) -> dict[str, Any]:
-        parsed = super().parse_querydict(data, list_fields, request)
-        for name, short in SHORT_NAMES.items():
-            if short in parsed and name not in parsed:
-                parsed[name] = parsed.pop(short)
-        return parsed
 
 
 api = SizingApi(
@@ -251,7 +208,17 @@ class ValidationErrorOut(Schema):
 
 
 def _workload(body: Schema) -> Workload:
-    return Workload(**{name: getattr(body, name) for name in FIELDS})
+    """The body's workload with its own numbers checked (:meth:`Workload.validate`)
+    before its model is looked up: a client's error in its own input is a 400 at once,
+    not a 503 while the Hub is asked and the same 400 on the retry. The checks that need
+    the model (its context limit) follow once it is known.
+
+    Raises:
+        SizingError: naming the first field out of range.
+    """
+    workload = Workload(**{name: getattr(body, name) for name in FIELDS})
+    workload.validate()
+    return workload
 
 
 def _plan(body: Schema) -> Plan:
@@ -304,10 +271,12 @@ def body_too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
 
 @api.exception_handler(HttpError)
 def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
-    """django-ninja's refusals as ``{"field": null, "detail"}``: 415 naming the expected
-    type for a body that is not JSON, else the status django-ninja gives (400 for an
-    unreadable body)."""
+    """django-ninja's refusals as ``{"field": null, "detail"}``: 400 saying why for a
+    body that cannot be read (:class:`BodyRefused`), 415 naming the expected type for a
+    body that is not declared JSON, else the status django-ninja gives."""
     cause = exc.__cause__
+    if isinstance(cause, BodyRefused):
+        return api.create_response(request, {"field": None, "detail": str(cause)}, status=400)
     if isinstance(cause, UnsupportedMediaType):
         got = cause.content_type or "none"
         detail = f"the body must be JSON: send Content-Type: {JSON_TYPE} (got {got})"

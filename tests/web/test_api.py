@@ -105,6 +105,44 @@ def test_malformed_body_is_a_json_4xx(client: Client, settings, name, debug) -> 
     assert response.json()["detail"]
 
 
+NESTED = (
+    "the request body is nested too deeply to read: a sizing request is one JSON object of fields"
+)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("debug", [False, True], ids=["production", "debug"])
+@pytest.mark.parametrize(
+    ("name", "detail"),
+    [
+        ("nested 100,000 deep", NESTED),
+        ("nested in a field", NESTED),
+        ("not UTF-8", "the request body is not UTF-8 text"),
+        # 4,300: Python's default limit on an integer's digits (sys.int_info)
+        ("5,000 digits", "the request body holds a number of more than 4,300 digits"),
+    ],
+)
+def test_an_unreadable_body_is_400_in_one_line_saying_why(  # type: ignore[no-untyped-def]
+    client: Client, settings, name: str, detail: str, debug: bool
+) -> None:
+    settings.DEBUG = debug
+    body, content_type = MALFORMED[name]
+    response = client.post("/api/plans", body, content_type=content_type)
+    assert response.status_code == 400
+    assert response.json() == {"field": None, "detail": detail}
+
+
+@pytest.mark.django_db
+def test_invalid_json_is_located(client: Client) -> None:
+    # The position as Python's json reader gives it (JSONDecodeError: line and column from 1).
+    response = client.post("/api/plans", b'{"model": }', content_type="application/json")
+    assert response.status_code == 400
+    assert response.json() == {
+        "field": None,
+        "detail": "the request body is not valid JSON: Expecting value at line 1, column 11",
+    }
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     ("content_type", "body"),

@@ -95,6 +95,25 @@ def test_hostile_json_uploads_are_field_errors(client: Client, raw: bytes, words
     assert words in field_error(response.content.decode(), "config_file")
 
 
+@pytest.mark.parametrize(
+    ("raw", "where"),
+    [
+        (b'{"vocab_size": NaN}', "line 1, column 16 (NaN is not a JSON number)"),
+        # a string that holds the word first: the constant is the one outside a string
+        (
+            b'{"note": "not \\"NaN\\" here",\n  "rope_theta": -Infinity}',
+            "line 2, column 17 (-Infinity is not a JSON number)",
+        ),
+    ],
+)
+def test_a_constant_in_a_config_is_located(client: Client, raw: bytes, where: str) -> None:
+    # Line and column count from 1, as Python's json reader counts them (JSONDecodeError).
+    response = client.post("/estimate/", upload(raw), headers=EN)
+    assert response.status_code == 400
+    message = field_error(response.content.decode(), "config_file")
+    assert f"not valid JSON: error at {where}" in message
+
+
 @pytest.mark.parametrize("bad", ["owner--x/model", "owner/model--x", "owner/model.git"])
 def test_ids_the_hub_library_refuses_are_field_errors_everywhere(client: Client, bad: str) -> None:
     page = client.get("/", {"model": bad, "context_tokens": 8192, "users": 10}, headers=EN)

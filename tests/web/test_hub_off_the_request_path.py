@@ -104,3 +104,23 @@ def test_the_api_answers_503_with_retry_after_while_looking_up(
     assert response.status_code == 503 and response["Retry-After"] == "2"
     assert response.json()["field"] == "model"
     assert "being looked up" in response.json()["detail"]
+
+
+@pytest.mark.parametrize("path", ["/api/plans", "/api/recommendations", "/api/bundle"])
+def test_the_api_refuses_the_clients_own_input_before_asking_the_hub(
+    client: Client, stalled_hub: RecordedHub, settings: Any, path: str
+) -> None:
+    # A shared prompt as long as the context is refused whatever the model (sizing/workload.py):
+    # the client learns it at once, and no lookup starts for a request that cannot be sized.
+    settings.HF_TIMEOUT_SECONDS = 30.0
+    body = {"model": "someone/api-model", "context": 8192, "users": 10}
+    body["shared_prompt_tokens"] = 8192
+    if path == "/api/bundle":
+        response = client.get(path, body)
+    else:
+        response = client.post(path, body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["field"] == "shared_prompt_tokens"
+    assert "shorter than the context of 8,192 tokens" in response.json()["detail"]
+    assert not background.running(lookup_key(settings, "someone/api-model"))
+    assert stalled_hub.paths() == []
