@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from configurator.numbers import num
 
-FONT_SIZE = 9.0
+FONT_SIZE = 11.0
 """Font size of the tick labels in SVG units (``_ttft_chart.svg``, ``_traffic_chart.svg``)."""
 GAP_EM = 0.8
 """Space kept between two neighbouring x-axis labels, em (a little more than two spaces)."""

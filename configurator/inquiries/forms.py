@@ -144,7 +144,7 @@ class WorkloadForm(ShareLinks, CopiedFieldsForm, TrafficFields):
         ),
     )
     config_file = forms.FileField(
-        label=_("Private model? Upload its config.json"),
+        label=_("The model's config.json"),
         required=False,
         help_text=_("A JSON file of at most 1 MB; leave the model field empty"),
         widget=forms.FileInput(attrs={"accept": ".json,application/json"}),

@@ -24,9 +24,10 @@ COLOURS = {
     "gpu": "#2f6f4f",
     "cpu": "#3b6ea8",
     "nvme": "#9a6b2f",
-    "shared": "#6b5a9a",
+    "shared": "#6b4f8a",
 }
-"""One colour per line; GPU, CPU and NVMe as in the memory-tier chart."""
+"""One colour per line; each tier as in the memory-tier charts of the page and the PDF
+(``--gpu``, ``--cpu``, ``--nvme``, ``--shared`` in ``static/css/site.css``, ``pdf/_tiers.svg``)."""
 
 
 def _ms_label(ms: float) -> str:

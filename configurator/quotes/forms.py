@@ -44,7 +44,7 @@ class QuoteSettingsForm(forms.ModelForm):  # type: ignore[type-arg]  # not subsc
     )
     language = forms.ChoiceField(label=_("Language"), choices=Language.choices)
     notes = forms.CharField(
-        label=_("notes for the customer"),
+        label=_("Notes for the customer"),
         required=False,
         max_length=MAX_NOTES_CHARS,
         widget=forms.Textarea(attrs={"rows": 3}),

@@ -122,8 +122,7 @@ def test_language_switch_keeps_the_typed_inputs(page: Any, live_server: Any) -> 
     page.locator("#id_users").press_sequentially("500")
     # Seed: 204 conversations on four cards.
     expect(page.locator("#figure-resident .value")).to_have_text("204", timeout=15_000)
-    page.locator("#language-select").select_option("en")
-    page.get_by_role("button", name="Wechseln").click()
+    page.locator("#language-select").select_option("en")  # applies at once with JavaScript
     expect(page.locator("h1")).to_contain_text("What does your LLM workload need?")
     expect(page.locator("#id_model")).to_have_value("Qwen/Qwen3-32B-FP8")
     expect(page.locator("#id_users")).to_have_value("500")
@@ -142,8 +141,7 @@ def test_language_switch_keeps_an_input_with_its_error(page: Any, live_server: A
     expect(error).to_have_text(re.compile(r"\S"), timeout=15_000)
     german = error.inner_text()
     expect(page).to_have_url(re.compile(r"users=2000000"))
-    page.locator("#language-select").select_option("en")
-    page.get_by_role("button", name="Wechseln").click()
+    page.locator("#language-select").select_option("en")  # applies at once with JavaScript
     expect(page.locator("h1")).to_contain_text("What does your LLM workload need?")
     expect(page.locator("#id_users")).to_have_value("2000000")
     expect(error).to_have_text(re.compile(r"\S"))

@@ -115,3 +115,26 @@ def test_german_page_has_no_english_words(browser: Any, live_server: Any) -> Non
     assert "Ziele: TTFT p95 2.000 ms und TPOT 200 ms" in german
     untranslated = sorted((words(german) & words(english)) - ALLOWED)
     assert not untranslated, f"English words on the German page: {untranslated}"
+
+
+def test_the_language_applies_on_choice_and_the_button_is_for_no_javascript(
+    browser: Any, live_server: Any
+) -> None:
+    with_js = browser.new_context(locale="de-DE")
+    page = with_js.new_page()
+    page.goto(f"{live_server.url}/")
+    assert page.locator("h1").inner_text() == "Was braucht Ihre LLM-Anwendung?"
+    assert page.locator(".lang button").count() == 0  # no button with JavaScript
+    with page.expect_navigation():
+        page.select_option("#language-select", "en")
+    assert page.locator("h1").inner_text() == "What does your LLM workload need?"
+    with_js.close()
+    without_js = browser.new_context(locale="de-DE", java_script_enabled=False)
+    page = without_js.new_page()
+    page.goto(f"{live_server.url}/")
+    page.select_option("#language-select", "en")
+    assert page.locator("h1").inner_text() == "Was braucht Ihre LLM-Anwendung?"  # not yet
+    page.locator(".lang button").click()
+    page.wait_for_load_state()
+    assert page.locator("h1").inner_text() == "What does your LLM workload need?"
+    without_js.close()

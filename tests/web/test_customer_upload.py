@@ -96,6 +96,12 @@ def test_the_form_posts_multipart_with_and_without_javascript(client: Client) ->
     assert re.search(r'<input type="file" name="config_file"[^>]*accept="\.json', html)
 
 
+def test_the_upload_is_named_once_by_its_summary_and_once_by_its_label(client: Client) -> None:
+    html = html_lib.unescape(client.get("/", headers=EN).content.decode())
+    assert html.count("Private model? Upload its config.json") == 1  # the <summary>
+    assert re.search(r'<label for="id_config_file">The model\'s config.json:</label>', html)
+
+
 def test_uploaded_seed_config_gives_the_seed_estimate(client: Client) -> None:
     response = client.post("/estimate/", workload(), headers=EN)
     html = response.content.decode()

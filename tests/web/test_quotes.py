@@ -161,6 +161,14 @@ def test_a_quantity_above_the_limit_quotes_the_limit_grouped(
     assert limit in response.content.decode()
 
 
+def test_the_editors_labels_begin_with_a_capital(presales: Client) -> None:
+    quote = quote_create_from_inquiry(inquiry=make_inquiry(), user=None)
+    page = presales.get(reverse("quotes:detail", args=[quote.pk])).content.decode()
+    labels = re.findall(r"<label [^>]*>([^<]+)</label>", page)
+    assert '<label for="id_notes">Notes for the customer:</label>' in page
+    assert labels and all(label.strip()[0].isupper() for label in labels), labels
+
+
 def test_add_line_and_discount_change_the_totals(presales: Client) -> None:
     quote = quote_create_from_inquiry(inquiry=make_inquiry(), user=None)
     alt = quote.alternatives.get(position=0)

@@ -62,18 +62,26 @@ def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         browser.close()
 
 
-@pytest.mark.parametrize("width", [1400, 390])
-def test_alternatives_stay_inside_their_cards(browser: Any, live_server: Any, width: int) -> None:
-    make_presales()
-    quote = quote_create_from_inquiry(inquiry=make_inquiry(language="de"), user=None)
-    context = browser.new_context(locale="en-GB", viewport={"width": width, "height": 900})
+def open_editor(
+    browser: Any, live_server: Any, quote_pk: int, *, width: int, locale: str
+) -> tuple[Any, Any]:
+    """A browser context signed in as presales and its page on the quote's editor."""
+    context = browser.new_context(locale=locale, viewport={"width": width, "height": 900})
     page = context.new_page()
     page.goto(f"{live_server.url}{reverse('login')}")
     page.fill("input[name=username]", "presales")
     page.fill("input[name=password]", "pw-for-tests-only")
     page.press("input[name=password]", "Enter")
     page.wait_for_url("**/presales/**")
-    page.goto(f"{live_server.url}{reverse('quotes:detail', args=[quote.pk])}")
+    page.goto(f"{live_server.url}{reverse('quotes:detail', args=[quote_pk])}")
+    return context, page
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_alternatives_stay_inside_their_cards(browser: Any, live_server: Any, width: int) -> None:
+    make_presales()
+    quote = quote_create_from_inquiry(inquiry=make_inquiry(language="de"), user=None)
+    context, page = open_editor(browser, live_server, quote.pk, width=width, locale="en-GB")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"quote-editor-{width}.png"), full_page=True)
     # The whole page in the viewport, so every cell can be hit-tested where it lies.
@@ -93,3 +101,25 @@ def test_alternatives_stay_inside_their_cards(browser: Any, live_server: Any, wi
     for a, b in pairwise(cards):
         same_row = a["top"] < b["bottom"] and b["top"] < a["bottom"]
         assert not same_row or a["right"] <= b["left"]
+
+
+EDITOR_BOXES = """() => {
+  const box = (selector) => document.querySelector(selector).getBoundingClientRect();
+  return {issue: box("form.issue button").height, verify: box(".actions form button").height,
+          discount: box("#id_discount_percent").width, form: box("form.settings").width};
+}"""
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_the_editors_buttons_keep_one_line_and_the_discount_is_a_short_input(
+    browser: Any, live_server: Any, width: int
+) -> None:
+    # Product review: "Angebot ausstellen" wrapped onto two lines at phone width, the
+    # discount took the full width.
+    make_presales()
+    quote = quote_create_from_inquiry(inquiry=make_inquiry(), user=None)
+    context, page = open_editor(browser, live_server, quote.pk, width=width, locale="de-DE")
+    boxes = page.evaluate(EDITOR_BOXES)
+    context.close()
+    assert boxes["issue"] <= boxes["verify"] + 0.5  # the same one-line height as "Prüfen"
+    assert boxes["discount"] < min(200, boxes["form"] / 2)

@@ -83,7 +83,7 @@ def test_tick_labels_follow_the_language(
     page = _estimate(client, language)
     svg = re.search(r'aria-label="[^"]*"[^>]*>(.*?)</svg>', page.split("ttft-chart", 1)[1], re.S)
     assert svg is not None
-    x_labels = re.findall(r'<text x="[\d.]+" y="198" font-size="9" text-anchor="middle">'
+    x_labels = re.findall(r'<text x="[\d.]+" y="201" font-size="11" text-anchor="middle">'
                           r"([^<]+)</text>", svg.group(1))  # fmt: skip
     assert x_labels == contexts
     comma = "," if language == "de" else "."
