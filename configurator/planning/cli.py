@@ -6,11 +6,12 @@ Bad input ends the command with exit status 2 and one line naming the input.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import math
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn, get_type_hints
 
@@ -129,7 +130,7 @@ def _exists(path: Path, flag: str) -> CommandError:
 
 
 def output_path(text: str, *, flag: str = "--out", replace: bool = True) -> Path:
-    """The file a command will write, checked before any work is done.
+    """The file a command will write, checked by its name before any work is done.
 
     ``replace=False`` refuses a file that exists already (``bundle`` without
     ``--force``).
@@ -148,22 +149,52 @@ def output_path(text: str, *, flag: str = "--out", replace: bool = True) -> Path
     return path
 
 
-def write_output(path: Path, data: bytes, *, flag: str = "--out", replace: bool = True) -> None:
-    """Write ``data`` to ``path``; an operating-system refusal becomes exit status 2.
+def _cannot_write(path: Path, flag: str, exc: OSError) -> CommandError:
+    return CommandError(f"{flag}: cannot write {path}: {exc.strerror}", returncode=2)
 
-    ``replace=False`` creates the file only if it does not exist (also when it appeared
-    after :func:`output_path` checked).
+
+@contextlib.contextmanager
+def output_file(
+    text: str, *, flag: str = "--out", replace: bool = True
+) -> Iterator[tuple[Path, Callable[[bytes], None]]]:
+    """The file a command will write, opened before any work is done, and the function
+    that writes its whole content: a path the system refuses (``/proc/q.pdf``, a
+    read-only file) fails at once, before a PDF is rendered or a bundle built.
+
+    A new file is created empty (``replace=False`` only if it does not exist, also when
+    it appeared after the check) and removed again when the work fails before writing;
+    an existing file being replaced keeps its content until the write.
 
     Raises:
-        CommandError: naming ``flag`` and the system's reason.
+        CommandError: exit status 2, naming ``flag``: :func:`output_path`'s refusals,
+            and the system's reason for a file it will not open or write.
     """
+    path = output_path(text, flag=flag, replace=replace)
     try:
-        with path.open("wb" if replace else "xb") as out:
-            out.write(data)
+        existing = replace and path.exists()
+        handle = path.open("r+b" if existing else "xb")
     except FileExistsError as exc:
         raise _exists(path, flag) from exc
     except OSError as exc:
-        raise CommandError(f"{flag}: cannot write {path}: {exc.strerror}", returncode=2) from exc
+        raise _cannot_write(path, flag, exc) from exc
+    written = False
+
+    def write(data: bytes) -> None:
+        nonlocal written
+        try:
+            handle.write(data)
+            handle.truncate()
+            handle.flush()
+        except OSError as exc:
+            raise _cannot_write(path, flag, exc) from exc
+        written = True
+
+    try:
+        yield path, write
+    finally:
+        handle.close()
+        if not existing and not written:
+            path.unlink(missing_ok=True)
 
 
 class SizingCommand(BaseCommand):

@@ -29,3 +29,45 @@ def test_quote_pdf_names_a_bad_out(tmp_path: Path, out: str, expected: str) -> N
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "--out:" in lines[0] and expected in lines[0], result.stderr
+
+
+def run(command: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "manage.py", command, *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("command", ["quote_pdf", "bundle"])
+def test_an_unwritable_out_fails_before_any_work(command: str) -> None:
+    # The model is unknown too: the command opens --out before it sizes (or renders)
+    # anything, so the refusal names --out (Linux's reason: no file can be made in /proc).
+    customer = ["--customer", "ACME"] if command == "quote_pdf" else []
+    result = run(command, "--model", "nobody/none", "--context", "8192", "--users", "5",
+                 *customer, "--out", "/proc/q.pdf")  # fmt: skip
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.endswith(
+        f"{command}: error: --out: cannot write /proc/q.pdf: No such file or directory"
+    )
+
+
+def test_a_failed_run_leaves_no_new_file_and_keeps_an_old_one(tmp_path: Path) -> None:
+    new, old = tmp_path / "new.pdf", tmp_path / "old.pdf"
+    old.write_bytes(b"an earlier quote")
+    for out, force in ((new, []), (old, ["--force"])):
+        # 0 users: refused by the sizing (users must be between 1 and 1,000,000)
+        result = run("quote_pdf", *SEED[:4], "--users", "0", "--customer", "ACME",
+                     "--out", str(out), *force)  # fmt: skip
+        assert result.returncode == 2 and "--users" in result.stderr
+    assert not new.exists()
+    assert old.read_bytes() == b"an earlier quote"
+
+
+def test_a_replaced_file_holds_only_the_new_content(tmp_path: Path) -> None:
+    out = tmp_path / "q.pdf"
+    out.write_bytes(b"x" * 10_000_000)  # longer than the quote: nothing of it may remain
+    result = run("quote_pdf", *SEED, "--customer", "ACME", "--out", str(out), "--force")
+    assert result.returncode == 0, result.stderr
+    data = out.read_bytes()
+    assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")

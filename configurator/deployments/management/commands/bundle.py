@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from configurator.deployments.services import bundle_build
-from configurator.planning.cli import SizingCommand, output_path, positive_int, write_output
+from configurator.planning.cli import SizingCommand, output_file, positive_int
 from sizing.engines.bundle import ENGINES
 from sizing.engines.flags import EngineVersions, versions
 from sizing.engines.shared_tier import TierOptions
@@ -66,34 +66,34 @@ class Command(SizingCommand):
             )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        out = output_path(options["out"], replace=options["force"])
-        plan = self.plan_from_options(options)
-        try:
-            tiers = TierOptions(
-                shared=options["shared"],
-                nvme_mount=options["nvme_mount"],
-                nfs_server=options["nfs_server"],
-                nfs_export=options["nfs_export"],
-                nfs_mount=options["nfs_mount"],
-                s3_bucket=options["s3_bucket"],
-                s3_region=options["s3_region"],
-                s3_endpoint=options["s3_endpoint"],
-                python_hash_seed=options["python_hash_seed"],
-                nfs_mount_kind=options["nfs_mount_kind"],
-                offload_decode=options["offload_decode"],
-            )
-            data = bundle_build(
-                plan=plan,
-                engine=options["engine"],
-                tiers=tiers,
-                versions=EngineVersions(
-                    vllm=options["vllm_version"],
-                    sglang=options["sglang_version"],
-                    dynamo=options["dynamo_version"],
-                ),
-            )
-        except SizingError as exc:
-            flag = OPTION_FOR_FIELD.get(exc.field, exc.field)
-            raise CommandError(f"{flag}: {exc.message}", returncode=2) from exc
-        write_output(out, data, replace=options["force"])
-        self.stdout.write(f"wrote {out} ({len(data):,} bytes)")
+        with output_file(options["out"], replace=options["force"]) as (out, write):
+            plan = self.plan_from_options(options)
+            try:
+                tiers = TierOptions(
+                    shared=options["shared"],
+                    nvme_mount=options["nvme_mount"],
+                    nfs_server=options["nfs_server"],
+                    nfs_export=options["nfs_export"],
+                    nfs_mount=options["nfs_mount"],
+                    s3_bucket=options["s3_bucket"],
+                    s3_region=options["s3_region"],
+                    s3_endpoint=options["s3_endpoint"],
+                    python_hash_seed=options["python_hash_seed"],
+                    nfs_mount_kind=options["nfs_mount_kind"],
+                    offload_decode=options["offload_decode"],
+                )
+                data = bundle_build(
+                    plan=plan,
+                    engine=options["engine"],
+                    tiers=tiers,
+                    versions=EngineVersions(
+                        vllm=options["vllm_version"],
+                        sglang=options["sglang_version"],
+                        dynamo=options["dynamo_version"],
+                    ),
+                )
+            except SizingError as exc:
+                flag = OPTION_FOR_FIELD.get(exc.field, exc.field)
+                raise CommandError(f"{flag}: {exc.message}", returncode=2) from exc
+            write(data)
+            self.stdout.write(f"wrote {out} ({len(data):,} bytes)")

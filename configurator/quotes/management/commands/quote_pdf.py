@@ -13,7 +13,7 @@ from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone, translation
 
 from configurator.catalog.services import prices_from_demo_file, prices_on
-from configurator.planning.cli import SizingCommand, flag_for, output_path, write_output
+from configurator.planning.cli import SizingCommand, flag_for, output_file
 from configurator.quotes.document import document_from_plans
 from configurator.quotes.pdf import quote_pdf_render
 from configurator.quotes.pricing import alternative_label, price_bom
@@ -36,28 +36,28 @@ class Command(SizingCommand):
         customer = options["customer"].strip()
         if not customer:
             raise CommandError("--customer: must not be empty", returncode=2)
-        out = output_path(options["out"], replace=options["force"])
-        plan = self.plan_from_options(options)
-        today = timezone.localdate()
-        prices = prices_on(today) or prices_from_demo_file()
-        language = options["language"]
-        summary = plan_summary(plan)
-        with translation.override(language):
-            inputs = stored_inputs(plan.request.workload)
-            label = alternative_label(
-                plan.request.workload,
-                nodes=plan.parallelism.nodes,
-                shared_tier_tb=summary["shared_tier_tb"] or 0,
+        with output_file(options["out"], replace=options["force"]) as (out, write):
+            plan = self.plan_from_options(options)
+            today = timezone.localdate()
+            prices = prices_on(today) or prices_from_demo_file()
+            language = options["language"]
+            summary = plan_summary(plan)
+            with translation.override(language):
+                inputs = stored_inputs(plan.request.workload)
+                label = alternative_label(
+                    plan.request.workload,
+                    nodes=plan.parallelism.nodes,
+                    shared_tier_tb=summary["shared_tier_tb"] or 0,
+                )
+            try:
+                lines = price_bom(plan, prices=prices, language=language)
+            except SizingError as exc:  # the parts do not fit a chassis
+                raise CommandError(f"{flag_for(exc.field)}: {exc.message}", returncode=2) from exc
+            doc = document_from_plans(
+                customer=customer,
+                language=language,
+                alternatives=[(label, inputs, dict(summary), lines)],
+                today=today,
             )
-        try:
-            lines = price_bom(plan, prices=prices, language=language)
-        except SizingError as exc:  # the parts do not fit a chassis
-            raise CommandError(f"{flag_for(exc.field)}: {exc.message}", returncode=2) from exc
-        doc = document_from_plans(
-            customer=customer,
-            language=language,
-            alternatives=[(label, inputs, dict(summary), lines)],
-            today=today,
-        )
-        write_output(out, quote_pdf_render(doc), replace=options["force"])
-        self.stdout.write(f"DRAFT quote for {customer} written to {out}")
+            write(quote_pdf_render(doc))
+            self.stdout.write(f"DRAFT quote for {customer} written to {out}")
