@@ -18,10 +18,18 @@ $(VENV)/.synced: pyproject.toml uv.lock | $(UV)
 
 setup: $(VENV)/.synced
 
-run: setup
-	DJANGO_DEBUG=true $(PY) manage.py migrate --noinput
-	DJANGO_DEBUG=true $(PY) manage.py demo_setup --base-url http://$(HOST):$(PORT)/
-	DJANGO_DEBUG=true $(PY) manage.py runserver $(HOST):$(PORT)
+# `make run` serves as a production server does (no DEBUG: no tracebacks on error pages or
+# in API answers), with a secret key kept in this checkout unless one is configured.
+LOCAL_SECRET_KEY := .local-secret-key
+RUN_ENV := $(if $(DJANGO_SECRET_KEY)$(DJANGO_SECRET_KEY_FILE),,DJANGO_SECRET_KEY_FILE=$(LOCAL_SECRET_KEY))
+
+$(LOCAL_SECRET_KEY):
+	umask 077 && $(PYTHON) -c "import secrets; print(secrets.token_urlsafe(50))" > $@
+
+run: setup $(LOCAL_SECRET_KEY)
+	$(RUN_ENV) $(PY) manage.py migrate --noinput
+	$(RUN_ENV) $(PY) manage.py demo_setup --base-url http://$(HOST):$(PORT)/
+	$(RUN_ENV) $(PY) manage.py runserver $(HOST):$(PORT)
 
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)
@@ -46,4 +54,4 @@ worker: setup
 	$(VENV)/bin/celery -A configurator worker --loglevel=info
 
 clean:
-	rm -rf $(VENV) .tools db.sqlite3 staticfiles
+	rm -rf $(VENV) .tools db.sqlite3 staticfiles $(LOCAL_SECRET_KEY)

@@ -104,10 +104,12 @@ class Shown:
     steps: list[str]
 
 
-def figure(client: Client, name: str, key: str, language: str = "en") -> Shown:
-    """Figure ``key`` of the page's estimate for ``PLANS[name]`` in ``language``."""
+def figure(client: Client, name: str | dict[str, Any], key: str, language: str = "en") -> Shown:
+    """Figure ``key`` of the page's estimate for ``PLANS[name]`` (or the form fields
+    ``name``) in ``language``."""
+    fields = PLANS[name] if isinstance(name, str) else name
     page = client.post(
-        "/estimate/", seed_form(**PLANS[name]), headers={**HTMX, "Accept-Language": language}
+        "/estimate/", seed_form(**fields), headers={**HTMX, "Accept-Language": language}
     ).content.decode()
     block = re.search(rf'id="figure-{key}">(.*?)</details>', page, re.S)
     assert block, f"figure {key} not in the page"
@@ -258,3 +260,60 @@ def test_text_report_layout_and_budget_rule_follow_the_plan(
     assert f"layout:                {layout}\n" in out
     rule = "weights / (TP x PP))" if pp > 1 else "weights / TP)"
     assert f"KV cache per GPU:      {s['kv_cache_gib_per_gpu']} GiB (" in out and rule in out
+
+
+EXPERT_PARALLEL = {
+    # Qwen3-30B-A3B: 128 routed experts; with expert parallel each of the 4 cards holds a
+    # quarter of them and (at TP 1) all of the other weights (sizing.gpu.weights_per_gpu_gib).
+    "model": "Qwen/Qwen3-30B-A3B",
+    "context_tokens": 8192,
+    "users": 100,
+    "gpu": "rtx-pro-6000-se",
+    "gpus_per_node": 4,
+    "kv_dtype": "fp8",
+    "expert_parallel": True,
+}
+
+
+def test_an_expert_parallel_budget_subtracts_the_weights_on_the_card(client: Client) -> None:
+    plan = plan_stored({**SEED_INPUTS, **EXPERT_PARALLEL})
+    p = plan.parallelism
+    assert p.expert_parallel_size == 4 and p.tensor_parallel_size == 1
+    steps = figure(client, {**EXPERT_PARALLEL, "expert_parallel": "on"}, "gpus").steps
+    budget, weights = steps[0], steps[1]
+    assert "weights / " not in budget  # not the total over TP: the experts go over EP
+    formula, result = re.fullmatch(r"KV cache per card = (.*) = ([\d.]+) GiB", budget).groups()  # type: ignore[union-attr]
+    got = evaluate(formula)
+    assert got.lo - 0.05 <= written(result) <= got.hi + 0.05, budget
+    assert written(result) == round(p.kv_cache_gib_per_gpu, 1)
+    sum_formula, on_card = re.fullmatch(  # type: ignore[union-attr]
+        r"weights on a card = (.*) = ([\d.]+) GiB", weights
+    ).groups()
+    assert "/ EP 4 +" in sum_formula and "/ TP 1" in sum_formula
+    added = evaluate(sum_formula.replace("EP", "").replace("TP", ""))
+    assert added.lo - 0.05 <= written(on_card) <= added.hi + 0.05, weights
+    assert written(on_card) == round(p.weights_gib_per_gpu, 1)
+    assert f"− {on_card} GiB weights on the card" in budget
+
+
+@pytest.mark.parametrize(("name", "gpus"), [("seed-one-gpu", "1 GPU"), ("seed-tp1", "4 GPUs")])
+def test_replicas_per_node_count_the_gpus_in_the_right_number(
+    client: Client, name: str, gpus: str
+) -> None:
+    steps = figure(client, name, "gpus").steps
+    (step,) = [s for s in steps if "replicas per node =" in s]
+    assert f"replicas per node = {gpus} / 1 = " in step
+
+
+def test_the_text_report_of_an_expert_parallel_plan_names_the_weights_on_a_card(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    f = EXPERT_PARALLEL
+    args = ["--model", f["model"], "--context", str(f["context_tokens"])]
+    args += ["--users", str(f["users"]), "--gpu", f["gpu"]]
+    args += ["--gpus-per-node", str(f["gpus_per_node"])]
+    call_command("size", *args, "--kv-dtype", f["kv_dtype"], "--expert-parallel")
+    out = capsys.readouterr().out
+    on_card = round(plan_stored({**SEED_INPUTS, **f}).parallelism.weights_gib_per_gpu, 1)
+    assert f"- {on_card} GiB weights on a card: routed experts / EP 4 + other weights / TP)" in out
+    assert "- weights / TP)" not in out

@@ -6,7 +6,9 @@ from __future__ import annotations
 import math
 
 from configurator.inquiries.explain.words import Figure, Words
+from sizing.experts import expert_weights_bytes
 from sizing.plan import Plan
+from sizing.units import GIB
 
 
 def gpu_figure(plan: Plan, w: Words) -> Figure:
@@ -52,6 +54,10 @@ def gpu_figure(plan: Plan, w: Words) -> Figure:
             )
             % values,
         )
+    on_card: tuple[str, ...] = ()
+    if p.expert_parallel_size > 1:
+        budget, weights_step = _expert_parallel_weights(plan, w, values)
+        on_card = (weights_step % values,)
     return Figure(
         key="gpus",
         label=_("GPUs, nodes and replicas"),
@@ -72,20 +78,22 @@ def gpu_figure(plan: Plan, w: Words) -> Figure:
         },
         steps=(
             budget % values,
+            *on_card,
             (
                 _(
                     "tensor parallel size: the smallest that holds the weights and one "
-                    "full-length conversation; replicas per node = %(n)s GPUs / %(tp)s = "
+                    "full-length conversation; replicas per node = %(gpus)s / %(tp)s = "
                     "%(replicas)s"
                 )
                 if plan.request.workload.tensor_parallel_size is None
                 else _(
-                    "tensor parallel size: as given; replicas per node = %(n)s GPUs / %(tp)s = "
+                    "tensor parallel size: as given; replicas per node = %(gpus)s / %(tp)s = "
                     "%(replicas)s"
                 )
             )
             % {
-                "n": num(plan.request.workload.gpus_per_node),
+                "gpus": w.ngettext("%(n)s GPU", "%(n)s GPUs", plan.request.workload.gpus_per_node)
+                % {"n": num(plan.request.workload.gpus_per_node)},
                 "tp": num(p.tensor_parallel_size),
                 "replicas": num(p.replicas),
             },
@@ -97,6 +105,33 @@ def gpu_figure(plan: Plan, w: Words) -> Figure:
             "--gpu-memory-utilization default, less 3 GiB for CUDA graphs and activations); "
             "vLLM documentation, parallelism and scaling"
         ),
+    )
+
+
+def _expert_parallel_weights(plan: Plan, w: Words, values: dict[str, str]) -> tuple[str, str]:
+    """The templates of an expert-parallel plan's KV budget step and of the step that adds
+    up the weights on one card (the routed experts over EP, the other weights over TP:
+    ``sizing.gpu.weights_per_gpu_gib``); adds the numbers they quote to ``values``."""
+    _, num = w.gettext, w.num
+    model = plan.request.model
+    experts_gib = expert_weights_bytes(model.config, model.weight_format, model.weights_bytes) / GIB
+    p = plan.parallelism
+    values["ep"] = num(p.expert_parallel_size)
+    values["on_card"] = num(p.weights_gib_per_gpu, 1)
+    values["experts"] = num(experts_gib, 1)
+    values["other"] = num(plan.weights_gib - experts_gib, 1)
+    budget = _(
+        "KV cache per card = %(util)s × %(reported)s GiB − %(overhead)s GiB − "
+        "%(on_card)s GiB weights on the card = %(budget)s GiB"
+    )
+    if p.pipeline_parallel_size == 1:
+        return budget, _(
+            "weights on a card = %(experts)s GiB of routed experts / EP %(ep)s + "
+            "%(other)s GiB of other weights / TP %(tp)s = %(on_card)s GiB"
+        )
+    return budget, _(
+        "weights on a card = (%(experts)s GiB of routed experts / EP %(ep)s + "
+        "%(other)s GiB of other weights / TP %(tp)s) / PP %(pp)s = %(on_card)s GiB"
     )
 
 
