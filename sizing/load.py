@@ -37,6 +37,11 @@ MAX_PREFILL_UTILIZATION = 0.9
 """Highest prefill utilisation planned for: beyond it the M/G/1 wait grows without bound
 for a small rise in load."""
 
+_INSIDE = 1 + 2.0**-40
+_BELOW = 1 - 2.0**-40
+"""The margins inside a power of two within which :func:`settle` takes a batch's TPOT
+line from the one before (its comment)."""
+
 MAX_DECODE_BATCH = 1024
 """Most requests one replica generates for at once: vLLM's default ``max_num_seqs`` on
 cards of 70 GiB and more (``vllm/engine/arg_utils.py`` ``get_batch_defaults``; 256 on
@@ -156,36 +161,63 @@ def settle(
     limit = min(max_batch, MAX_DECODE_BATCH)
     tokens_per_s = requests_per_s * output_tokens
     peak = 0.0
-    log2 = math.log2
-    exponent, low, start, rise = -1, 1, first, 0.0  # no line read yet
-    for _ in range(100):
-        new_batch = tokens_per_s * step / 1e3
-        if not new_batch > 1.0:
-            new_batch = 1.0
-        if new_batch > peak:
-            peak = new_batch
-        if new_batch > limit:
-            over = ReplicaLoad(requests_per_s, rho, inf, inf, inf, new_batch, peak)
-            return Settled(over, new_batch, peak)
-        if curve is None:
+    if curve is None:
+        for _ in range(100):
+            new_batch = tokens_per_s * step / 1e3
+            if not new_batch > 1.0:
+                new_batch = 1.0
+            if new_batch > peak:
+                peak = new_batch
+            if new_batch > limit:
+                over = ReplicaLoad(requests_per_s, rho, inf, inf, inf, new_batch, peak)
+                return Settled(over, new_batch, peak)
             new_step = tpot_ms(new_batch) / idle
-        elif new_batch == 1.0:
-            new_step = first / idle
-        else:  # finite and above 1: TpotCurve.__call__
-            power = int(log2(new_batch))
-            if power != exponent:
-                exponent = power
-                low, start, rise = curve.line(power)
-            if low == new_batch:
-                new_step = start / idle
-            else:
-                new_step = (start + (new_batch - low) / low * rise) / idle
-        if abs(new_batch - batch) <= 1e-3 * batch:
+            if abs(new_batch - batch) <= 1e-3 * batch:
+                batch, step = new_batch, new_step
+                break
             batch, step = new_batch, new_step
-            break
-        batch, step = new_batch, new_step
+        else:
+            over = ReplicaLoad(requests_per_s, rho, inf, inf, inf, batch, peak)
+            return Settled(over, batch, peak)
     else:
-        return Settled(ReplicaLoad(requests_per_s, rho, inf, inf, inf, batch, peak), batch, peak)
+        one = step  # the step of a batch of one request
+        log2 = math.log2
+        # The line a batch above 1 is read from: TpotCurve.__call__'s, from the power of
+        # two at or below the batch, int(log2(batch)). Batches in [inside, edge) are read
+        # from the line of the last batch without taking the logarithm again: they lie
+        # 2^-40 (relatively) or more inside its powers of two, where log2's error (under
+        # one ulp) cannot move int(log2(batch)). None read yet: the interval is empty.
+        low, start, rise, inside, edge = 1, first, 0.0, 2.0, 0.0
+        for _ in range(100):
+            new_batch = tokens_per_s * step / 1e3
+            if new_batch > 1.0:
+                if new_batch > peak:
+                    peak = new_batch
+                if new_batch > limit:
+                    over = ReplicaLoad(requests_per_s, rho, inf, inf, inf, new_batch, peak)
+                    return Settled(over, new_batch, peak)
+                if not inside <= new_batch < edge:
+                    low, start, rise = curve.line(int(log2(new_batch)))
+                    inside, edge = low * _INSIDE, 2 * low * _BELOW
+                if low == new_batch:
+                    new_step = start / idle
+                else:
+                    new_step = (start + (new_batch - low) / low * rise) / idle
+            else:
+                new_batch = 1.0
+                if new_batch > peak:
+                    peak = new_batch
+                if new_batch > limit:
+                    over = ReplicaLoad(requests_per_s, rho, inf, inf, inf, new_batch, peak)
+                    return Settled(over, new_batch, peak)
+                new_step = one
+            if abs(new_batch - batch) <= 1e-3 * batch:
+                batch, step = new_batch, new_step
+                break
+            batch, step = new_batch, new_step
+        else:
+            over = ReplicaLoad(requests_per_s, rho, inf, inf, inf, batch, peak)
+            return Settled(over, batch, peak)
     return Settled(
         None, batch, peak, requests_per_s, rho, mean_s, wait_mean, wait_p95, service_p95, step
     )
