@@ -284,31 +284,40 @@ def hit_rates(
     """
     if shared_instances < 1:
         raise ValueError(f"shared_instances must be ≥ 1, got {shared_instances}")
-    # A tier without capacity has a window of 0 (window_s), which leaves the one before;
-    # so does a window no longer than the one before (inclusive tiers).
-    t_gpu, p_gpu = window(stream, gpu_tokens)
-    t_cpu, p_cpu = t_gpu, p_gpu
-    if cpu_tokens:
-        t, p = window(stream, cpu_tokens)
-        if t > t_cpu:
-            t_cpu, p_cpu = t, p
-    t_nvme, p_nvme = t_cpu, p_cpu
-    if nvme_tokens:
-        t, p = window(stream, nvme_tokens)
-        if t > t_nvme:
-            t_nvme, p_nvme = t, p
-    t_shared, p_shared = t_nvme, p_nvme
-    if shared_tokens:
-        t, p = window(stream.scaled(shared_instances), shared_tokens)
-        if t > t_shared:
-            t_shared, p_shared = t, p
+    # A tier without capacity has a window of 0 (window_s), which leaves the one before.
+    gpu = window(stream, gpu_tokens)
+    cpu = window(stream, cpu_tokens) if cpu_tokens else None
+    nvme = window(stream, nvme_tokens) if nvme_tokens else None
+    shared = window(stream.scaled(shared_instances), shared_tokens) if shared_tokens else None
+    return tier_hits(gpu, (cpu, nvme, shared), stream.shape.max_token_hit_rate)
+
+
+Window = tuple[float, float]
+"""A tier's window, s, and the share of gaps shorter than it (:func:`window_and_share`)."""
+
+
+def tier_hits(
+    gpu: Window, beyond: tuple[Window | None, Window | None, Window | None], max_token_hit_rate: float
+) -> TierHits:
+    """The hits of :func:`hit_rates` from each tier's window and share: the GPU prefix
+    cache's and, beyond it, the CPU, NVMe and shared tiers' (``None``: no such tier).
+
+    Tiers are inclusive: a window no longer than the one before adds no hit (module
+    docstring)."""
+    t_gpu, p_gpu = gpu
+    cpu, nvme, shared = beyond
+    t_cpu, p_cpu = cpu if cpu is not None and cpu[0] > t_gpu else gpu
+    t_nvme, p_nvme = nvme if nvme is not None and nvme[0] > t_cpu else (t_cpu, p_cpu)
+    t_shared, p_shared = (
+        shared if shared is not None and shared[0] > t_nvme else (t_nvme, p_nvme)
+    )
     return TierHits(
         gpu=p_gpu,
         cpu=p_cpu - p_gpu,
         nvme=p_nvme - p_cpu,
         shared=p_shared - p_nvme,
         windows_s=(t_gpu, t_cpu, t_nvme, t_shared),
-        max_token_hit_rate=stream.shape.max_token_hit_rate,
+        max_token_hit_rate=max_token_hit_rate,
     )
 
 

@@ -43,7 +43,7 @@ from typing import Any
 
 from sizing import scale_guess
 from sizing.cluster import MAX_NODES
-from sizing.hit_rate import ReferenceStream, TierHits, hit_rates, window_and_share
+from sizing.hit_rate import ReferenceStream, TierHits, Window, tier_hits, window_and_share
 from sizing.load import MAX_DECODE_BATCH, ReplicaLoad, Settled, settle
 from sizing.service_times import ServiceTable
 
@@ -192,22 +192,23 @@ class Evaluator:
         rate = stream.turns_per_s / replicas
         pool = cap.pool_tokens_per_replica
         limit = pool / self.mean_request_tokens if memory else math.inf
-        cpu = self._cpu_tokens(replicas) if tiers else 0.0
-        nvme = cap.nvme_tokens_per_replica if tiers else 0.0
-        shared = cap.shared_tokens if tiers else 0.0
+        window = self._window
+        # The tiers beyond the GPU do not change between the passes (hit_rates' windows).
+        beyond: tuple[Window | None, Window | None, Window | None] = (None, None, None)
+        if tiers:
+            cpu = self._cpu_tokens(replicas)
+            nvme, shared = cap.nvme_tokens_per_replica, cap.shared_tokens
+            beyond = (
+                window(per, cpu) if cpu else None,
+                window(per, nvme) if nvme else None,
+                window(per.scaled(replicas), shared) if shared else None,
+            )
+        h_max = stream.shape.max_token_hit_rate
         loads = self._loads
         free = pool
         peak = 0.0
         for _ in range(2):  # the GPU cache is what the decode batch leaves free
-            hits = hit_rates(
-                per,
-                gpu_tokens=free,
-                cpu_tokens=cpu,
-                nvme_tokens=nvme,
-                shared_tokens=shared,
-                shared_instances=replicas,
-                window=self._window,
-            )
+            hits = tier_hits(window(per, free), beyond, h_max)
             key = (rate, limit, hits.gpu, hits.cpu, hits.nvme, hits.shared)
             settled = loads.get(key)
             if settled is None:

@@ -35,8 +35,8 @@ TIERS = ("gpu", "cpu", "nvme", "shared")
 MAX_ROWS = 12
 """Turns evaluated per conversation; longer conversations are sampled evenly."""
 
-_RECENT = 4
-"""The moments of this many ``hits`` a service table keeps."""
+_KEPT_MOMENTS = 64
+"""The moments of this many hit shares a service table keeps before it starts again."""
 
 
 @dataclass(frozen=True)
@@ -69,8 +69,8 @@ class ServiceTable:
 
     rows: tuple[TurnTimes, ...]
     outcomes: tuple[tuple[float, float, int], ...] = ()
-    _recent: list[tuple[TierHits, tuple[float, float, float]]] = field(
-        default_factory=list, compare=False, repr=False
+    _moments: dict[tuple[float, float, float, float], tuple[float, float, float]] = field(
+        default_factory=dict, compare=False, repr=False
     )
     _picked: dict[tuple[bool, ...], tuple[tuple[float, float, int], ...]] = field(
         default_factory=dict, compare=False, repr=False
@@ -128,12 +128,15 @@ class ServiceTable:
         """Mean service time (s), its second moment (s²) and its 95th percentile (ms)
         when returns hit as ``hits`` says.
 
-        The sums run over the outcomes in time order. The moments of the last few
-        ``hits`` asked for are kept (a search asks for those of an evaluation again)."""
-        recent = self._recent[:]  # one read: safe beside threads
-        for seen, moments in recent:
-            if seen is hits:
-                return moments
+        The sums run over the outcomes in time order. The moments are kept per hit
+        shares (the four tiers', all they depend on: a search asks for those of an
+        evaluation again, and the passes of one with a shared tier that adds no hit give
+        the same shares)."""
+        key = (hits.gpu, hits.cpu, hits.nvme, hits.shared)
+        kept = self._moments
+        found = kept.get(key)
+        if found is not None:
+            return found
         probs, picked = self._outcomes(hits)
         mean = second = acc = 0.0
         p95 = 0.0
@@ -151,8 +154,9 @@ class ServiceTable:
             weighted = probs[column] * seconds
             mean += weighted
             second += weighted * seconds
-        found = (mean, second, p95)
-        self._recent[:] = [(hits, found), *recent[: _RECENT - 1]]
+        if len(kept) >= _KEPT_MOMENTS:
+            kept.clear()
+        found = kept[key] = (mean, second, p95)
         return found
 
     def p95_with_wait(
