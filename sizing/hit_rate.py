@@ -297,7 +297,9 @@ Window = tuple[float, float]
 
 
 def tier_hits(
-    gpu: Window, beyond: tuple[Window | None, Window | None, Window | None], max_token_hit_rate: float
+    gpu: Window,
+    beyond: tuple[Window | None, Window | None, Window | None],
+    max_token_hit_rate: float,
 ) -> TierHits:
     """The hits of :func:`hit_rates` from each tier's window and share: the GPU prefix
     cache's and, beyond it, the CPU, NVMe and shared tiers' (``None``: no such tier).
@@ -308,9 +310,7 @@ def tier_hits(
     cpu, nvme, shared = beyond
     t_cpu, p_cpu = cpu if cpu is not None and cpu[0] > t_gpu else gpu
     t_nvme, p_nvme = nvme if nvme is not None and nvme[0] > t_cpu else (t_cpu, p_cpu)
-    t_shared, p_shared = (
-        shared if shared is not None and shared[0] > t_nvme else (t_nvme, p_nvme)
-    )
+    t_shared, p_shared = shared if shared is not None and shared[0] > t_nvme else (t_nvme, p_nvme)
     return TierHits(
         gpu=p_gpu,
         cpu=p_cpu - p_gpu,
