@@ -164,15 +164,21 @@ def window_s(stream: ReferenceStream, capacity_tokens: float) -> float:
     Raises:
         ValueError: if the capacity is negative or not finite.
     """
+    return _window(stream, capacity_tokens)[0]
+
+
+def _window(stream: ReferenceStream, capacity_tokens: float) -> tuple[float, float | None]:
+    """:func:`window_s` and ``P(gap < T)`` as its last step computed it (``None``: not
+    computed at the ``T`` it returns); errors as :func:`window_s`."""
     if not math.isfinite(capacity_tokens) or capacity_tokens < 0:
         raise ValueError(f"capacity_tokens must be a finite number ≥ 0, got {capacity_tokens}")
     if capacity_tokens == 0:
-        return 0.0
+        return 0.0, None
     shape, gaps, rate = stream.shape, stream.gaps, stream.conversations_per_s
     final = shape.stored_tokens
     last = rate * final  # the stream's new_tokens_per_s
     if last <= 0:
-        return math.inf
+        return math.inf, None
     history = shape.cacheable_tokens_total
     returning = rate * history
     lo, hi = 0.0, capacity_tokens / last  # B(T) ≥ λ s_K T, so T ≤ hi
@@ -192,7 +198,7 @@ def window_s(stream: ReferenceStream, capacity_tokens: float) -> float:
             touched = rate * (history * truncated + final * t)
         excess = touched - capacity_tokens
         if abs(excess) <= tolerance:
-            return t
+            return t, below
         if excess > 0:
             hi = t
         else:
@@ -201,7 +207,7 @@ def window_s(stream: ReferenceStream, capacity_tokens: float) -> float:
         t = t - excess / slope
         if not lo < t < hi:
             t = (lo + hi) / 2
-    return t
+    return t, None
 
 
 @dataclass(frozen=True)
@@ -250,8 +256,9 @@ class TierHits:
 def window_and_share(stream: ReferenceStream, capacity_tokens: float) -> tuple[float, float]:
     """:func:`window_s` of a tier of ``capacity_tokens`` and the share of gaps shorter
     than it, ``P(gap < T)`` (errors as :func:`window_s`)."""
-    window = window_s(stream, capacity_tokens)
-    return window, stream.gaps.cdf(window)
+    window, below = _window(stream, capacity_tokens)
+    # The solver's last step took the share at the window it returns, as cdf does.
+    return window, stream.gaps.cdf(window) if below is None else below
 
 
 def hit_rates(

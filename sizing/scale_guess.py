@@ -35,6 +35,7 @@ from statistics import NormalDist
 from sizing.hit_rate import ReferenceStream, TierHits, touched_tokens
 from sizing.load import MAX_DECODE_BATCH, MAX_PREFILL_UTILIZATION, ReplicaLoad
 from sizing.service_times import ServiceTable
+from sizing.tpot_curve import TpotCurve
 
 _STANDARD_NORMAL = NormalDist()
 
@@ -43,7 +44,9 @@ def _tpot_replicas(
     stream: ReferenceStream, tpot_ms: Callable[[float], float], work: float, target_ms: float
 ) -> float | None:
     """Replicas whose decode step meets ``target_ms`` (module docstring), ``None``: none."""
-    first = tpot_ms(1.0)
+    # A TpotCurve's powers of two are its points (the same figures as calling it).
+    at = tpot_ms.point if type(tpot_ms) is TpotCurve else lambda batch: tpot_ms(float(batch))
+    first = at(1)
     if first >= target_ms:
         return None
     rate_tokens = stream.turns_per_s * stream.shape.output_tokens  # λ o, per s
@@ -51,14 +54,14 @@ def _tpot_replicas(
         return work / (1 - first / target_ms)
     slope = 1e3 * work / rate_tokens
     # The excess of the step over the target at a batch: TPOT + slope × batch − target.
-    low, low_excess = 1.0, tpot_ms(1.0) + slope * 1.0 - target_ms
+    low, low_excess = 1.0, at(1) + slope * 1.0 - target_ms
     if low_excess >= 0:  # the batch stays at one request: the step alone binds
         return work / (1 - first / target_ms)
     # TPOT is linear between powers of two (sizing.tpot_curve), so is the excess: find
     # the first power of two past the root, then the root on that line.
     while low < MAX_DECODE_BATCH:
         high = 2 * low
-        high_excess = tpot_ms(high) + slope * high - target_ms
+        high_excess = at(int(high)) + slope * high - target_ms
         if high_excess >= 0:
             batch = low + -low_excess / (high_excess - low_excess) * (high - low)
             return rate_tokens * target_ms / 1e3 / batch

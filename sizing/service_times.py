@@ -139,17 +139,17 @@ class ServiceTable:
             return found
         probs, picked = self._outcomes(hits)
         mean = second = acc = 0.0
-        p95 = 0.0
+        ms = 0.0  # the percentile: where 95 % is reached (else the last outcome; 0: none)
         outcomes = iter(picked)
         for ms, seconds, column in outcomes:  # up to the 95th percentile
             p = probs[column]
             weighted = p * seconds
             mean += weighted
             second += weighted * seconds
-            p95 = ms
             acc += p
             if not acc < 0.95 - 1e-12:
                 break
+        p95 = ms
         for _ms, seconds, column in outcomes:  # the rest
             weighted = probs[column] * seconds
             mean += weighted
