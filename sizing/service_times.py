@@ -139,7 +139,6 @@ class ServiceTable:
             return found
         probs, picked = self._outcomes(hits)
         mean = second = acc = 0.0
-        ms = 0.0  # the percentile: where 95 % is reached (else the last outcome; 0: none)
         outcomes = iter(picked)
         for ms, seconds, column in outcomes:  # up to the 95th percentile
             p = probs[column]
@@ -148,8 +147,10 @@ class ServiceTable:
             second += weighted * seconds
             acc += p
             if not acc < 0.95 - 1e-12:
+                p95 = ms
                 break
-        p95 = ms
+        else:  # 95 % not reached: the last outcome (none: 0)
+            p95 = picked[-1][0] if picked else 0.0
         for _ms, seconds, column in outcomes:  # the rest
             weighted = probs[column] * seconds
             mean += weighted
