@@ -131,6 +131,27 @@ class Settled(NamedTuple):
             peak_batch=self.peak_batch,
         )
 
+    def meets(
+        self, table: ServiceTable, hits: TierHits, ttft_p95_ms: float, tpot_ms: float
+    ) -> bool:
+        """Whether :meth:`load` meets both targets (:meth:`sizing.scale.Evaluation.meets`),
+        without the whole TTFT p95 bisection where its bounds decide the comparison
+        (:meth:`~sizing.service_times.ServiceTable.p95_with_wait`, ``decides``)."""
+        if self.overload is not None:
+            return self.overload.ttft_p95_ms <= ttft_p95_ms and self.overload.tpot_ms <= tpot_ms
+        step = self.step_ms  # the load's TPOT; its TTFT p95 is the percentile + step
+        if not step <= tpot_ms:
+            return False
+        p95 = table.p95_with_wait(
+            hits,
+            self.rho,
+            self.wait_mean_ms,
+            self.service_p95_ms,
+            self.wait_p95_ms,
+            decides=(step, ttft_p95_ms),
+        )
+        return p95 + step <= ttft_p95_ms
+
 
 def settle(
     *,

@@ -39,10 +39,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 from sizing import scale_guess
 from sizing.cluster import MAX_NODES
+from sizing.count_search import first_passing
 from sizing.hit_rate import ReferenceStream, TierHits, Window, tier_hits, window_and_share
 from sizing.load import MAX_DECODE_BATCH, ReplicaLoad, Settled, settle
 from sizing.service_times import ServiceTable
@@ -105,6 +106,18 @@ class Scale:
     no_tier_replicas: int | None
 
 
+class _Passes(NamedTuple):
+    """An evaluation's passes settled (:meth:`Evaluator._passes`): the last pass's hits,
+    its key among the settled loads, its batch, and the largest batch any pass tried."""
+
+    hits: TierHits
+    key: tuple[float, ...]
+    settled: Settled
+    peak_batch: float
+
+
+K = TypeVar("K", Evaluation, _Passes)
+
 GUESS_STEPS = 2
 """Times the compute search's first guess is made again from the hit rates at the guess."""
 
@@ -135,6 +148,7 @@ class Evaluator:
         )
         self._loads: dict[tuple[float, ...], Settled] = {}
         self._finished: dict[tuple[float, ...], ReplicaLoad] = {}
+        self._pending: dict[Any, _Passes] = {}
 
     def __call__(self, replicas: int, *, tiers: bool = True, memory: bool = True) -> Evaluation:
         """Hit rates and load of one of ``replicas`` replicas; ``memory=False`` lets the
@@ -147,6 +161,23 @@ class Evaluator:
         hit rates and load depend on nothing else. The two ``memory`` switches differ only
         in the pool's limit on the decode batch, so an evaluation whose batch never passed
         that limit (:attr:`Evaluation.peak_batch`) is kept for both."""
+        key, hit = self._kept(self._memo, replicas, tiers, memory)
+        if hit is None:
+            passes = self._kept(self._pending, replicas, tiers, memory)[1]
+            if passes is None:
+                passes = self._passes(replicas, tiers=tiers, memory=memory)
+            load = self._finished.get(passes.key)
+            if load is None:  # the last pass only
+                load = self._finished[passes.key] = passes.settled.load(self.table, passes.hits)
+            hit = self._memo[key] = Evaluation(replicas, passes.hits, load, passes.peak_batch)
+        return hit
+
+    def _kept(
+        self, store: dict[Any, K], replicas: int, tiers: bool, memory: bool
+    ) -> tuple[Any, K | None]:
+        """The key of an evaluation in ``store`` (:meth:`__call__`) and what is kept under
+        it, or under the other ``memory`` switch when its batch never passed this one's
+        limit (``None``: nothing)."""
         cap = self.cap
         held = (
             (self._cpu_tokens(replicas), cap.nvme_tokens_per_replica, cap.shared_tokens)
@@ -154,14 +185,39 @@ class Evaluator:
             else None
         )
         key = (replicas, memory, cap.pool_tokens_per_replica, held)
-        hit = self._memo.get(key)
+        hit = store.get(key)
         if hit is None:
-            other = self._memo.get((replicas, not memory, cap.pool_tokens_per_replica, held))
+            hit = store.get((replicas, not memory, cap.pool_tokens_per_replica, held))
             limit = min(cap.pool_tokens_per_replica / self.mean_request_tokens, MAX_DECODE_BATCH)
-            if other is None or other.peak_batch > limit:
-                other = self._evaluate(replicas, tiers=tiers, memory=memory)
-            hit = self._memo[key] = other
-        return hit
+            if hit is not None and hit.peak_batch > limit:
+                hit = None
+            elif hit is not None:
+                store[key] = hit
+        return key, hit
+
+    def meets(
+        self,
+        replicas: int,
+        ttft_p95_ms: float,
+        tpot_ms: float,
+        *,
+        tiers: bool = True,
+        memory: bool = True,
+    ) -> bool:
+        """``self(replicas, tiers=tiers, memory=memory).meets(ttft_p95_ms, tpot_ms)``,
+        without the whole TTFT p95 bisection where its bounds decide the comparison
+        (:meth:`~sizing.service_times.ServiceTable.p95_with_wait`): a search needs only
+        the answer. The settled passes are kept for :meth:`__call__`."""
+        hit = self._kept(self._memo, replicas, tiers, memory)[1]
+        if hit is not None:
+            return hit.meets(ttft_p95_ms, tpot_ms)
+        key, passes = self._kept(self._pending, replicas, tiers, memory)
+        if passes is None:
+            passes = self._pending[key] = self._passes(replicas, tiers=tiers, memory=memory)
+        load = self._finished.get(passes.key)
+        if load is not None:
+            return load.ttft_p95_ms <= ttft_p95_ms and load.tpot_ms <= tpot_ms
+        return passes.settled.meets(self.table, passes.hits, ttft_p95_ms, tpot_ms)
 
     def _window(self, stream: ReferenceStream, capacity_tokens: float) -> tuple[float, float]:
         """:func:`~sizing.hit_rate.window_and_share`, kept per rate of new conversations
@@ -179,8 +235,9 @@ class Evaluator:
         cap = self.cap
         return min(cap.cpu_tokens_total / replicas, cap.cpu_tokens_max_per_replica)
 
-    def _evaluate(self, replicas: int, *, tiers: bool, memory: bool) -> Evaluation:
-        """Hit rates and load of one of ``replicas`` replicas, as :meth:`__call__` says.
+    def _passes(self, replicas: int, *, tiers: bool, memory: bool) -> _Passes:
+        """The passes of :meth:`__call__`'s evaluation of ``replicas`` replicas, settled
+        to the decode batch (the TTFT p95 is taken from the last one).
 
         A pass whose hit shares, rate and batch limit were settled before (the shared
         tier often adds no hit to the tiers before it: the plan's final evaluation with
@@ -229,14 +286,11 @@ class Evaluator:
                 break  # the batch takes under 1 % of the pool: the GPU cache is as assumed
             free = left
         assert settled is not None  # two passes at most, at least one
-        load = self._finished.get(key)
-        if load is None:
-            load = self._finished[key] = settled.load(self.table, hits)  # the last pass only
-        return Evaluation(replicas, hits, load, peak)
+        return _Passes(hits, key, settled, peak)
 
     def smallest(
         self,
-        ok: Callable[[Evaluation], bool],
+        ok: Callable[[Evaluation], bool] | None = None,
         *,
         low: int,
         high: int,
@@ -244,46 +298,28 @@ class Evaluator:
         multiple: int = 1,
         tiers: bool = True,
         memory: bool = True,
+        targets_ms: tuple[float, float] | None = None,
     ) -> int | None:
         """The smallest replica count in ``[low, high]`` whose evaluation is ``ok``
         (monotone in the count), or ``None``; only multiples of ``multiple`` past ``low``
         are tried (``high − low`` is one).
 
-        The search starts at ``start`` (a first guess; ``low`` without one) and steps 1,
-        2, 4, … multiples from it, up while the count is not ``ok`` and down while it is,
-        until the answer lies between two tried counts; then it halves that interval."""
+        The search (:func:`sizing.count_search.first_passing`) starts at ``start`` (a
+        first guess; ``low`` without one) and steps in multiples.
+        ``targets_ms`` (TTFT p95, TPOT) instead of ``ok``: the evaluation meets both
+        (:meth:`meets`)."""
 
         def check(step: int) -> bool:
-            return ok(self(low + step * multiple, tiers=tiers, memory=memory))
+            count = low + step * multiple
+            if targets_ms is not None:
+                return self.meets(count, *targets_ms, tiers=tiers, memory=memory)
+            assert ok is not None
+            return ok(self(count, tiers=tiers, memory=memory))
 
         top = (high - low) // multiple
         probe = min(top, max(0, -(-((start or low) - low) // multiple)))
-        bad = -1  # below the range: taken as not ok
-        step = 1
-        if check(probe):
-            good = probe
-            while good - bad > 1:
-                probe = max(bad + 1, good - step)
-                if not check(probe):
-                    bad = probe
-                    break
-                good, step = probe, step * 2
-        else:
-            while True:
-                if probe == top:
-                    return None
-                bad, probe = probe, min(top, probe + step)
-                step *= 2
-                if check(probe):
-                    good = probe
-                    break
-        while good - bad > 1:
-            mid = (good + bad) // 2
-            if check(mid):
-                good = mid
-            else:
-                bad = mid
-        return low + good * multiple
+        good = first_passing(check, top=top, start=probe)
+        return None if good is None else low + good * multiple
 
     def guess(self, kind: str, near: Evaluation, *, targets_ms: tuple[float, float]) -> int | None:
         """A search's first guess from the evaluation ``near``, one of
@@ -351,9 +387,6 @@ def scale(
     low = min_nodes * replicas_per_node
     targets = (ttft_p95_ms, tpot_ms)
 
-    def meets(e: Evaluation) -> bool:
-        return e.meets(ttft_p95_ms, tpot_ms)
-
     # From the most replicas (the best hit rates): None means no load meets the targets.
     guess = evaluate.guess("compute", evaluate(high, tiers=tiers), targets_ms=targets)
     steps = 0
@@ -365,13 +398,20 @@ def scale(
             break
         guess = better
     compute = evaluate.smallest(
-        meets, low=1, high=high, start=high if guess is None else guess, tiers=tiers, memory=False
+        low=1,
+        high=high,
+        start=high if guess is None else guess,
+        tiers=tiers,
+        memory=False,
+        targets_ms=targets,
     )
     needed = None
     if compute is not None:
         near = evaluate(compute, tiers=tiers, memory=False)
         start = evaluate.guess("pools", near, targets_ms=targets)
-        needed = evaluate.smallest(meets, low=compute, high=high, start=start, tiers=tiers)
+        needed = evaluate.smallest(
+            low=compute, high=high, start=start, tiers=tiers, targets_ms=targets
+        )
     nodes = max(min_nodes, math.ceil((needed or high) / replicas_per_node))
     final = evaluate(nodes * replicas_per_node, tiers=tiers)
     memory = replicas_for_memory(
@@ -391,14 +431,12 @@ def scale(
     target = max(final.load.ttft_p95_ms, 1.0) * (1 + 1e-9)
     floor = evaluate.guess("no_tier", same, targets_ms=(target, tpot_ms))
     no_tier = evaluate.smallest(
-        lambda e: (
-            e.load.ttft_p95_ms <= target and e.load.tpot_ms <= max(tpot_ms, final.load.tpot_ms)
-        ),
         low=max(low, final.replicas),
         high=high,
         start=high if floor is None else floor,
         multiple=replicas_per_node,
         tiers=False,
+        targets_ms=(target, max(tpot_ms, final.load.tpot_ms)),
     )
     return Scale(
         replicas_for_memory=memory,

@@ -161,17 +161,39 @@ class ServiceTable:
         return found
 
     def p95_with_wait(
-        self, hits: TierHits, rho: float, wait_mean_ms: float, service_p95: float, wait_p95: float
+        self,
+        hits: TierHits,
+        rho: float,
+        wait_mean_ms: float,
+        service_p95: float,
+        wait_p95: float,
+        *,
+        decides: tuple[float, float] | None = None,
     ) -> float:
         """95th percentile of wait + service, ms: ``P(W + S > t) = Σ pᵢ P(W > t − sᵢ)`` with
         ``P(W > x) = ρ exp(−ρ x / E[W])`` for ``x ≥ 0`` (the wait of an M/G/1 FCFS queue does
         not depend on the request's own service), solved between ``max(S₉₅, W₉₅)`` and
-        ``S₉₅ + W₉₅``."""
+        ``S₉₅ + W₉₅``.
+
+        ``decides = (step_ms, limit_ms)``: only whether the percentile + ``step_ms`` is at
+        most ``limit_ms`` is asked. The bisection's answer lies between its bounds at every
+        step (each midpoint lies between them), so once ``lo + step_ms`` is above the limit
+        or ``hi + step_ms`` at most it, that bound is returned: it compares as the answer
+        does (with finite figures, the bounds in order)."""
         if rho <= 0 or wait_mean_ms <= 0:
             return service_p95
         rate = rho / wait_mean_ms
         lo, hi = max(service_p95, wait_p95), service_p95 + wait_p95
         top = hi
+        step = limit = 0.0
+        early = decides is not None and lo <= hi and math.isfinite(lo + hi + sum(decides))
+        if early:
+            assert decides is not None
+            step, limit = decides
+            if lo + step > limit:
+                return lo
+            if hi + step <= limit:
+                return hi
         # The outcomes are sorted by time. With k outcomes shorter than t,
         # P(W + S > t) = Σ_{i≥k} pᵢ + ρ e^{(top − t) rate} Σ_{i<k} pᵢ e^{(sᵢ − top) rate}:
         # the sums once, then each t costs a bisection. Every t tried lies in (lo, top), so
@@ -214,8 +236,12 @@ class ServiceTable:
             k = where(times, mid)
             if above[k] + rho * exp((top - mid) * rate) * below[k] > 0.05:  # P(W + S > mid)
                 lo = mid
+                if early and lo + step > limit:
+                    return lo
             else:
                 hi = mid
+                if early and hi + step <= limit:
+                    return hi
         return hi
 
     def gpu_share_for_p95(self, ms: float) -> float | None:

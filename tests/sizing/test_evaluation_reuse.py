@@ -196,3 +196,38 @@ def test_a_shared_tier_evaluation_that_settles_as_one_without_is_a_fresh_one(
         assert (with_shared.hits.shared, with_shared.load) == (0.0, without.load)
     else:  # it holds more: its hits are its own, not the tiers' before it
         assert with_shared.hits.shared > 0 and with_shared.load != without.load
+
+
+def test_a_percentile_asked_only_against_a_limit_compares_as_the_whole_bisection() -> None:
+    # The bisection stopped once a bound shows the side of the limit (p95_with_wait's
+    # decides): the same answer to "percentile + step at most the limit" as the whole one,
+    # for limits on both sides and close to the answer.
+    table = _table()
+    rng = random.Random(11)
+    for _ in range(60):
+        hits = _hits(rng.random() / 2, rng.random() / 2)
+        rho, wait_ms = rng.uniform(0.06, 0.89), rng.uniform(1.0, 900.0)
+        p95 = table.moments(hits)[2]
+        wait_p95 = wait_ms / rho * math.log(rho / 0.05)
+        step = rng.uniform(5.0, 200.0)
+        whole = table.p95_with_wait(hits, rho, wait_ms, p95, wait_p95) + step
+        for limit in (whole, whole - 0.3, whole + 0.3, whole * 0.8, whole * 1.2, p95 + step):
+            stopped = table.p95_with_wait(hits, rho, wait_ms, p95, wait_p95, decides=(step, limit))
+            assert (stopped + step <= limit) == (whole <= limit)
+
+
+def test_a_count_checked_against_targets_meets_them_as_its_evaluation_does() -> None:
+    # Evaluator.meets (the searches' check, settled passes kept) against the evaluation
+    # of the same count by an evaluator that never checked it, for targets around it.
+    users = 20_000
+    checked = _evaluator(users, 0.0)
+    for replicas in (20, 40, 64, 100):
+        for memory in (True, False):
+            for tiers in (True, False):
+                e = _evaluator(users, 0.0)(replicas, tiers=tiers, memory=memory)
+                ttft, tpot = e.load.ttft_p95_ms, e.load.tpot_ms
+                for targets in ((ttft, tpot), (ttft * 0.99, tpot), (ttft, tpot * 0.99)):
+                    assert checked.meets(replicas, *targets, tiers=tiers, memory=memory) == (
+                        e.meets(*targets)
+                    )
+                assert checked(replicas, tiers=tiers, memory=memory) == e
