@@ -12,6 +12,7 @@ from django.core.files.uploadedfile import InMemoryUploadedFile
 from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import redirect, render
+from django.template.loader import get_template
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.datastructures import MultiValueDict
 from django.utils.functional import SimpleLazyObject
@@ -219,7 +220,10 @@ def estimate(request: HtmxHttpRequest) -> HttpResponse:
     valid = form.is_valid()
     if request.htmx:
         context = _estimate_context(request, form, traffic=False)
-        response = render(request, "inquiries/configurator.html#estimate", context, status=refused)
+        # The partial prints only what the view puts in its context: rendered without the
+        # request, it skips the context processors, whose values it never reads.
+        partial = get_template("inquiries/configurator.html#estimate").render(context)
+        response = HttpResponse(partial, status=refused)
         return replace_url(response, context["share_url"])
     return _page(request, form, ContactForm(), status=refused or (200 if valid else 400))
 

@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Context, Decimal
 from functools import cache
-from html import escape
 from typing import Any
 
 from django import template
@@ -31,6 +30,7 @@ from django.utils.safestring import SafeData, SafeString, mark_safe
 
 from configurator.inquiries.explain.words import words
 from configurator.inquiries.notes import NoteView
+from configurator.inquiries.templatetags.markup import escaped
 from configurator.numbers import grouped, separators
 
 register = template.Library()
@@ -327,13 +327,13 @@ def _value(
 
 def _shown(value: Any, context: TemplateContext, decimal: str | None) -> Any:
     """``value`` as ``blocktranslate`` prints it (localized, escaped where ``context``
-    escapes). A text is printed as it is; without ``USE_THOUSAND_SEPARATOR``, a whole
-    number as Python writes it and a float in plain notation with the language's
-    ``decimal`` separator, as localizing gives them."""
+    escapes). A text is printed as it is; given the language's ``decimal`` separator
+    (``None`` with ``USE_THOUSAND_SEPARATOR``), a whole number as Python writes it and a
+    float in plain notation with that separator, as localizing gives them."""
     kind = type(value)
     if kind is str:
-        return escape(value) if context.autoescape else value
-    if decimal is not None and not settings.USE_THOUSAND_SEPARATOR:
+        return escaped(value) if context.autoescape else value
+    if decimal is not None:
         if kind is int:
             return str(value)
         if kind is float:
@@ -371,7 +371,8 @@ def _wording(context: TemplateContext) -> _Wording:
     invalid = context.template.engine.string_if_invalid if context.template else ""
     language = translation.get_language()
     by_three = _by_three(language) if language else None
-    decimal = separators(language)[0] if language else None
+    plain = language and not settings.USE_THOUSAND_SEPARATOR
+    decimal = separators(language)[0] if language and plain else None
     return _Wording(context, invalid, language, by_three, decimal)
 
 

@@ -34,11 +34,10 @@ from django.template.base import render_value_in_context
 from django.template.context import Context
 from django.template.defaultfilters import floatformat
 from django.utils import translation
-from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString
 
 from configurator.inquiries.explain.words import words
-from configurator.inquiries.templatetags.markup import figure_items
+from configurator.inquiries.templatetags.markup import escaped, figure_items
 from configurator.inquiries.templatetags.note_sentences import note_items
 from configurator.inquiries.templatetags.tier_chart import tier_chart
 
@@ -87,7 +86,7 @@ def _filled(gettext: Callable[[str], str], message: str, context: Context, **val
 def _shown(value: Any, context: Context) -> str:
     """``value`` as ``{{ value }}`` prints it; a text escaped directly."""
     if type(value) is str:
-        return conditional_escape(value) if context.autoescape else value
+        return escaped(value) if context.autoescape else value
     return render_value_in_context(value, context)
 
 

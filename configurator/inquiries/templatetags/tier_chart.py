@@ -12,7 +12,6 @@ coordinates plain SVG numbers as ``unlocalize`` writes them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from html import escape
 
 from django import template
 from django.templatetags.l10n import unlocalize
@@ -21,6 +20,7 @@ from django.utils.translation import get_language, gettext, gettext_noop
 
 from configurator.inquiries.chart import Chart
 from configurator.inquiries.explain.words import words
+from configurator.inquiries.templatetags.markup import escaped
 
 register = template.Library()
 
@@ -46,14 +46,14 @@ def tier_chart(chart: Chart, counts: Mapping[str, str]) -> SafeString:
     chart.counts_text`): the bar with its title, the legend."""
     language = get_language()
     _ = words(language).gettext if language else gettext
-    count = {kind: escape(counts[kind]) for kind in counts}
+    count = {kind: escaped(counts[kind]) for kind in counts}
     shared = f"{_('shared tier')}: {count['shared']}, " if chart.shared else ""
     title = (
         f"{_('GPU')}: {count['gpu']}, {_('CPU memory')}: {count['cpu']}, "
         f"{_('NVMe')}: {count['nvme']}, {shared}{_('recomputed')}: {count['recompute']}"
     )
     bars = "".join(
-        f'<rect class="seg seg-{escape(kind)}" x="{_svg_number(x)}" y="0" '
+        f'<rect class="seg seg-{escaped(kind)}" x="{_svg_number(x)}" y="0" '
         f'width="{_svg_number(width)}" height="8"></rect>'
         for kind, _count, x, width in chart.segments
     )
