@@ -337,3 +337,25 @@ def test_a_two_node_alternative_states_nodes_total_gpus_and_memory_per_node() ->
     assert "2 nodes × 2 GPUs (NVIDIA RTX PRO 6000" in text and "= 4 GPUs" in text
     assert "= 384 GB per node; 2 nodes: 48 DIMMs, 768 GB in all" in text
     assert "Nodes" in text and "2 × 2 = 4" in text  # side-by-side table
+
+
+@pytest.mark.parametrize(
+    ("flags", "rule"),
+    [
+        # expert parallel: each card holds its share of the experts and, over TP, the rest
+        (["--expert-parallel"], "the weights on a card (the routed experts over EP"),
+        ([], "weights / TP"),
+    ],
+)
+def test_the_pdfs_budget_rule_follows_expert_parallelism(
+    tmp_path: Path, flags: list[str], rule: str
+) -> None:
+    out = tmp_path / "draft.pdf"
+    call_command(
+        "quote_pdf",
+        "--model", "Qwen/Qwen3-30B-A3B", "--context", "8192", "--users", "100",
+        "--gpu", "rtx-pro-6000-se", "--gpus-per-node", "4", *flags,
+        "--customer", "Beispiel AG", "--language", "en", "--out", str(out),
+    )  # fmt: skip
+    text = " ".join(" ".join(pdf_pages(out.read_bytes())).split())
+    assert rule in text
