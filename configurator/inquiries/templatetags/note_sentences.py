@@ -30,6 +30,7 @@ from django.utils.safestring import SafeData, SafeString, mark_safe
 
 from configurator.inquiries.explain.words import words
 from configurator.inquiries.notes import NoteView
+from configurator.inquiries.templatetags.kept import Kept, plain_items
 from configurator.inquiries.templatetags.markup import escaped
 from configurator.numbers import grouped, separators
 
@@ -429,4 +430,23 @@ def note_items(
     and ``end`` (``{% note_items reasons "<li>" "</li>" %}``), in one step for the whole
     list as the live estimate words its verdict on every keystroke."""
     wording = _wording(context)
-    return SafeString("".join([f"{start}{_worded(note, wording)}{end}" for note in notes]))
+    return SafeString("".join([f"{start}{_kept_worded(note, wording)}{end}" for note in notes]))
+
+
+KEPT_SENTENCES = 2048
+"""How many worded notes a process keeps (:func:`_kept_worded`)."""
+
+_kept = Kept(KEPT_SENTENCES)
+
+
+def _kept_worded(note: NoteView, wording: _Wording) -> str:
+    """``note`` worded as :func:`_worded` words it, kept for its code, its values
+    (:func:`~configurator.inquiries.templatetags.kept.plain_items`) and what the wording
+    depends on, in a language whose numbers are formatted without Django's lookups: most
+    notes of the live estimate stay the same from one keystroke to the next."""
+    values = plain_items(note.values)
+    if values is None or wording.by_three is None or wording.decimal is None:
+        return _worded(note, wording)
+    shown = (wording.context.autoescape, wording.context.use_l10n, wording.decimal)
+    key = (note.code, values, wording.language, wording.invalid, wording.by_three, shown)
+    return _kept.get(key, lambda: _worded(note, wording))

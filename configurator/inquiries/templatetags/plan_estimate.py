@@ -25,7 +25,6 @@ _estimate_context` sets.
 from __future__ import annotations
 
 from collections.abc import Callable
-from threading import Lock
 from typing import Any
 
 from django import template
@@ -37,6 +36,7 @@ from django.utils import translation
 from django.utils.safestring import SafeString
 
 from configurator.inquiries.explain.words import words
+from configurator.inquiries.templatetags.kept import Kept
 from configurator.inquiries.templatetags.markup import escaped, figure_items
 from configurator.inquiries.templatetags.note_sentences import note_items
 from configurator.inquiries.templatetags.tier_chart import tier_chart
@@ -46,24 +46,13 @@ register = template.Library()
 KEPT_FRAGMENTS = 512
 """How many rendered TTFT charts and traffic assumptions a process keeps (each a few KB)."""
 
-_kept: dict[tuple[str, str, str], str] = {}
-_keeping = Lock()
+_kept = Kept(KEPT_FRAGMENTS)
 
 
 def _kept_fragment(kind: str, key: str, render: Callable[[], str]) -> str:
     """The fragment ``kind`` for ``key`` in the active language, rendered by ``render``
-    the first time; the oldest entry goes when :data:`KEPT_FRAGMENTS` are kept."""
-    entry = (kind, translation.get_language() or "", key)
-    try:
-        return _kept[entry]
-    except KeyError:
-        pass
-    fragment = render()
-    with _keeping:
-        if len(_kept) >= KEPT_FRAGMENTS:
-            del _kept[next(iter(_kept))]
-        _kept[entry] = fragment
-    return fragment
+    the first time (:class:`~configurator.inquiries.templatetags.kept.Kept`)."""
+    return _kept.get((kind, translation.get_language() or "", key), render)
 
 
 def _included(context: Context, name: str) -> str:
