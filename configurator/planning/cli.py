@@ -19,6 +19,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from configurator.modelhub.upload import model_from_config_upload
 from configurator.planning.services import plan_create
+from configurator.uploads import MAX_CONFIG_BYTES
 from configurator.version import engine_version
 from sizing import catalog
 from sizing.errors import SizingError
@@ -269,7 +270,15 @@ class SizingCommand(BaseCommand):
             return None
         path = Path(options["config"])
         try:
-            text = path.read_text("utf-8")
+            with path.open("rb") as file:  # no more than the limit: a device or weights file
+                data = file.read(MAX_CONFIG_BYTES + 1)
+            if len(data) > MAX_CONFIG_BYTES:
+                raise CommandError(
+                    f"--config: {path} is larger than {MAX_CONFIG_BYTES:,} bytes: give the "
+                    "model's config.json, not its weights",
+                    returncode=2,
+                )
+            text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
             raise CommandError(f"--config: cannot read {path}: {reason}", returncode=2) from exc

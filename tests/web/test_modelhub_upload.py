@@ -137,6 +137,9 @@ def test_size_command_with_config_file(tmp_path: Path) -> None:
         (["--model", "Qwen/Qwen3-32B-FP8", "--weights-gib", "3"], "--model-name/--weights-gib"),
         (["--config", "{missing}"], "--config: cannot read"),
         (["--config", "{bad}"], "--config: the config.json is not valid JSON"),
+        # A device without end is read only up to the 1 MB limit (docs/customer.md).
+        (["--config", "/dev/zero"], "--config: /dev/zero is larger than 1,000,000 bytes"),
+        (["--config", "{large}"], "is larger than 1,000,000 bytes"),
         (["--config", "{path}", "--weights-gib", "-1"], "--weights-gib"),
     ],
 )
@@ -147,7 +150,14 @@ def test_size_command_bad_private_model_input_is_one_line_exit_2(
     good.write_text(json.dumps(published_config("Qwen/Qwen3-8B")), encoding="utf-8")
     bad = tmp_path / "bad.json"
     bad.write_text('{"model_type": ', encoding="utf-8")
-    paths = {"path": str(good), "missing": str(tmp_path / "nope.json"), "bad": str(bad)}
+    large = tmp_path / "large.json"  # valid JSON, 1 byte over the 1 MB limit
+    large.write_text('{"pad": "' + "x" * (1_000_001 - 11) + '"}', encoding="utf-8")
+    paths = {
+        "path": str(good),
+        "missing": str(tmp_path / "nope.json"),
+        "bad": str(bad),
+        "large": str(large),
+    }
     done = run_size(*[a.format(**paths) for a in args], "--context", "8192", "--users", "5")
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
