@@ -41,12 +41,23 @@ class JsonRefused(ValueError):
     """JSON text that is not read: invalid, too deep, or with an over-long number.
 
     ``code`` is ``not_json``, ``too_deep`` or ``number_too_long``; ``line`` and
-    ``column`` locate an invalid document (0 when unknown); ``detail`` says what.
+    ``column`` locate an invalid document (0 when unknown); ``detail`` says what, in
+    English; ``values`` holds its figures for a translated message (``max_depth`` for
+    ``too_deep``; ``chars`` and ``max_chars`` for ``number_too_long``).
     """
 
-    def __init__(self, code: str, detail: str, *, line: int = 0, column: int = 0) -> None:
+    def __init__(
+        self,
+        code: str,
+        detail: str,
+        *,
+        line: int = 0,
+        column: int = 0,
+        values: dict[str, int] | None = None,
+    ) -> None:
         super().__init__(detail)
         self.code, self.detail, self.line, self.column = code, detail, line, column
+        self.values = values or {}
 
 
 def _number(kind: type[int] | type[float]) -> Any:
@@ -55,6 +66,7 @@ def _number(kind: type[int] | type[float]) -> Any:
             raise JsonRefused(
                 "number_too_long",
                 f"a number of {len(text):,} characters (at most {MAX_NUMBER_CHARS})",
+                values={"chars": len(text), "max_chars": MAX_NUMBER_CHARS},
             )
         return kind(text)
 
@@ -99,6 +111,12 @@ def _depth(value: Any) -> int:
     return deepest
 
 
+def _too_deep(max_depth: int) -> JsonRefused:
+    return JsonRefused(
+        "too_deep", f"nested deeper than {max_depth} levels", values={"max_depth": max_depth}
+    )
+
+
 def parse_json(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """The document ``text`` holds.
 
@@ -118,9 +136,9 @@ def parse_json(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
     except _ConstantRefused as exc:
         raise _constant_refused(text, str(exc)) from None
     except RecursionError:
-        raise JsonRefused("too_deep", f"nested deeper than {max_depth} levels") from None
+        raise _too_deep(max_depth) from None
     if _depth(value) > max_depth:
-        raise JsonRefused("too_deep", f"nested deeper than {max_depth} levels")
+        raise _too_deep(max_depth)
     return value
 
 

@@ -17,10 +17,12 @@ MAX_WEIGHTS_GIB = 100_000.0
 
 JSON_REFUSED = {
     "too_deep": gettext_noop(
-        "the config.json is nested too deeply to be a model config (%(detail)s)"
+        "the config.json is nested too deeply to be a model config (deeper than %(max_depth)s "
+        "levels)"
     ),
     "number_too_long": gettext_noop(
-        "the config.json holds a number too long to be a model's (%(detail)s)"
+        "the config.json holds a number too long to be a model's (%(chars)s characters, at "
+        "most %(max_chars)s)"
     ),
 }
 """The error of a config.json the JSON reader refuses, by :class:`JsonRefused` code."""
@@ -73,7 +75,7 @@ def model_from_config_upload(
             template=JSON_REFUSED[exc.code],
             field="config",
             code=f"upload_{exc.code}",
-            values={"detail": exc.detail},
+            values=exc.values,
         ) from None
     if not isinstance(config, dict):
         raise ModelLookupError(

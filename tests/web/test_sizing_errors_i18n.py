@@ -557,12 +557,17 @@ def test_upload_errors_are_german(
 
 
 # configurator/modelhub/upload.py: MAX_CONFIG_BYTES 1,000,000, MAX_WEIGHTS_GIB 100,000,
-# names of at most 200 characters; configurator/uploads.py: 64 levels of nesting.
+# names of at most 200 characters; configurator/uploads.py: 64 levels of nesting and
+# numbers of at most 100 characters, both worded in German with their figures.
 UPLOAD_LIMITS = [
     ({"config_text": "x" * 1_000_001}, "upload_too_large", "größer als 1.000.000 Byte"),
     ({"config_text": '{"a": 1,'}, "upload_not_json", "Fehler in Zeile 1, Spalte 9"),
-    ({"config_text": "[" * 70 + "]" * 70}, "upload_too_deep", "zu tief verschachtelt"),
-    ({"config_text": '{"a": ' + "9" * 500 + "}"}, "upload_number_too_long", "Zahl, die"),
+    ({"config_text": "[" * 70 + "]" * 70}, "upload_too_deep", "(tiefer als 64 Ebenen)."),
+    (
+        {"config_text": '{"a": ' + "9" * 500 + "}"},
+        "upload_number_too_long",
+        "(500 Zeichen, höchstens 100).",
+    ),
     ({"config_text": "[1, 2]"}, "upload_not_object", "muss ein JSON-Objekt ({...})"),
     ({"model_name": "x" * 201}, "model_name_too_long", "höchstens 200 Zeichen"),
     (
