@@ -16,7 +16,10 @@ zero is no model (transformers builds ``nn.ModuleList`` of ``num_hidden_layers``
 and divides by ``num_attention_heads``), and the sizing would otherwise read a zero
 ``num_key_value_heads`` as "unset" and size multi-head attention. ``head_dim`` may be 0
 only in an MLA config (``kv_lora_rank`` set), which never reads it (GLM-5.3-Flash in
-the catalog ships ``head_dim: 0``). A float is no count: transformers passes it on to
+the catalog ships ``head_dim: 0``). ``max_position_embeddings`` may not be negative (0
+and a missing key both mean "no stated limit" to :mod:`sizing.architecture`; a negative
+limit would refuse every context). A float, or a JSON ``true``/``false`` (which Python
+reads as 1 and 0), is no count: transformers passes it on to
 ``torch.nn.Linear``, which accepts only integers. The KV heads must divide the
 attention heads: transformers' ``repeat_kv`` (``models/llama/modeling_llama.py``)
 repeats each KV head ``num_attention_heads // num_key_value_heads`` times, and vLLM's
@@ -140,6 +143,9 @@ POSITIVE = frozenset(
 )
 """Counts that must be at least 1 when present (``None`` means unset and is left alone)."""
 
+NON_NEGATIVE = frozenset({"max_position_embeddings"})
+"""Counts that must be at least 0 when present (0 means no stated limit)."""
+
 SHOWN_DIGITS = 15
 """Integers with more digits are echoed in scientific notation, not digit by digit."""
 
@@ -167,13 +173,14 @@ def check_config_bounds(config: Mapping[str, Any]) -> None:
     :data:`LIST_KEYS`, and every other integer ``num_*`` key against
     :data:`OTHER_COUNT_BOUND`. Values of other types are left to the parsers.
 
-    Also refuses a zero or negative count of :data:`POSITIVE`, a float or a text (such
-    as ``"32"``) where a count of :data:`BOUNDS` is required, and KV heads that do not
-    divide the attention heads.
+    Also refuses a zero or negative count of :data:`POSITIVE`, a negative one of
+    :data:`NON_NEGATIVE`, a float, a boolean or a text (such as ``"32"``) where a count
+    of :data:`BOUNDS` is required, and KV heads that do not divide the attention heads.
 
     Raises:
         ConfigError: on field ``config.<key>`` with code ``config_out_of_range`` (values
             ``key``, ``got``, ``max``), ``config_not_positive_int`` (``key``, ``got``),
+            ``config_not_non_negative_int`` (``key``, ``got``),
             ``config_not_whole_number`` (``key``, ``got``) or
             ``config_kv_heads_indivisible`` (``heads``, ``kv_heads``). ``got`` is
             :func:`shown_value` of the config's value: never hundreds of digits (a text
@@ -216,16 +223,26 @@ def _check_count(part: Mapping[str, Any], key: str, value: Any) -> None:
     """Refuse a float or text count of :data:`BOUNDS` and a count of :data:`POSITIVE`
     below 1 (a text such as ``"32"`` is no number to transformers' ``nn.ModuleList``
     either, and would otherwise read as a missing key)."""
-    if isinstance(value, str | float) and key in BOUNDS:
-        got = _shown_text(value) if isinstance(value, str) else shown_value(value)
+    if isinstance(value, str | float | bool) and key in BOUNDS:
+        if isinstance(value, bool):
+            got: int | str = "true" if value else "false"
+        else:
+            got = _shown_text(value) if isinstance(value, str) else shown_value(value)
         raise ConfigError(
             f"config.{key}",
             template=NOT_WHOLE_NUMBER,
             code="config_not_whole_number",
             values={"key": key, "got": got},
         )
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if not isinstance(value, int | float):
         return
+    if key in NON_NEGATIVE and value < 0:
+        raise ConfigError(
+            f"config.{key}",
+            template=NOT_NON_NEGATIVE_INT,
+            code="config_not_non_negative_int",
+            values={"key": key, "got": shown_value(value)},
+        )
     if key not in POSITIVE or value >= 1:
         return
     if key == "head_dim" and value == 0 and part.get("kv_lora_rank"):

@@ -51,6 +51,32 @@ def test_a_zero_or_negative_count_is_refused_naming_the_key(key: str, value: int
     assert f"the config.json field {key} must be a positive integer, got {value}" in error.message
 
 
+def test_a_negative_context_limit_is_refused_and_zero_is_no_limit() -> None:
+    # sizing/config_bounds.py NON_NEGATIVE: 0 (like a missing key) states no limit.
+    with pytest.raises(ConfigError) as caught:
+        from_config(qwen3_8b(max_position_embeddings=-5))
+    error = caught.value
+    assert error.field == "config.max_position_embeddings"
+    assert error.code == "config_not_non_negative_int"
+    assert error.message == (
+        "the config.json field max_position_embeddings must be a non-negative integer, got -5"
+    )
+    assert from_config(qwen3_8b(max_position_embeddings=0)).max_context_tokens == 0
+
+
+@pytest.mark.parametrize(("value", "shown"), [(True, "true"), (False, "false")])
+def test_a_boolean_count_is_refused_as_not_whole(value: bool, shown: str) -> None:
+    # JSON true/false is no count, though Python reads it as 1/0 (was: "has no num_hidden_layers").
+    with pytest.raises(ConfigError) as caught:
+        from_config(qwen3_8b(num_hidden_layers=value))
+    error = caught.value
+    assert error.field == "config.num_hidden_layers" and error.code == "config_not_whole_number"
+    assert (
+        error.message
+        == f"the config.json field num_hidden_layers must be a whole number, got {shown}"
+    )
+
+
 def test_a_null_count_is_unset_not_zero() -> None:
     # transformers' default for a missing num_key_value_heads: one per attention head.
     arch = from_config(qwen3_8b(num_key_value_heads=None))
