@@ -73,6 +73,9 @@ class PriceResource(resources.ModelResource):  # type: ignore[misc]  # untyped l
         skip_unchanged = True
         report_skipped = False
         use_transactions = True
+        # Each row is validated as the model's form would (digits, category, lengths):
+        # a 22-digit price that SQLite stored would make every read of the list fail.
+        clean_model_instances = True
 
 
 class PriceImportForm(ImportForm):  # type: ignore[misc]  # untyped library

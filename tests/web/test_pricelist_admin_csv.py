@@ -159,3 +159,24 @@ def test_non_finite_and_exponent_prices_are_row_errors(
     )
     assert 'name="import_file_name"' not in page  # no confirm form: nothing can be imported
     assert Price.objects.get(sku="NVLINK-BRIDGE-4WAY").unit_price_eur == Decimal("1450.00")
+
+
+@pytest.mark.parametrize(
+    ("column", "row"),
+    [
+        # Price.unit_price_eur: max_digits 12, decimal_places 2 (catalog/models.py).
+        ("unit_price_eur", "bridge,9999999999999999999999,1100.00"),
+        ("unit_price_eur", "bridge,1450.001,1100.00"),
+        # Price.category: one of Category.choices.
+        ("category", "no-such-category,1450.00,1100.00"),
+    ],
+)
+def test_a_row_the_model_refuses_is_a_row_error_and_the_list_still_reads(
+    staff: Client, bridge: Price, column: str, row: str
+) -> None:
+    body = f"{HEADER}\nNVLINK-BRIDGE-4WAY,a,b,{row},2026-01-01,0\n"
+    page = _import_csv(staff, body.encode(), "en")
+    assert "Traceback" not in page
+    assert f'<span class="validation-error-field-label">{column}</span>' in page
+    assert 'name="import_file_name"' not in page  # no confirm form: nothing can be imported
+    assert [p.unit_price_eur for p in Price.objects.all()] == [Decimal("1450.00")]
