@@ -45,10 +45,30 @@ class PriceWidget(widgets.DecimalWidget):  # type: ignore[misc]  # untyped libra
         return cleaned
 
 
+class FlagWidget(widgets.BooleanWidget):  # type: ignore[misc]  # untyped library
+    """A yes/no column: a value the library does not know is a row error naming it."""
+
+    def clean(self, value: Any, row: Any = None, **kwargs: Any) -> bool | None:
+        """``value`` as ``True`` (1, true), ``False`` (0, false) or None (empty, null).
+
+        Raises ``ValueError`` for any other text (the library reads it as ``False``,
+        so that "yes" or "ja" would silently clear the flag).
+        """
+        known = (*self.TRUE_VALUES, *self.FALSE_VALUES, *self.NULL_VALUES)
+        if value not in known:
+            raise ValueError(_("“%(value)s” is neither 1 nor 0") % {"value": value})
+        cleaned: bool | None = super().clean(value, row=row, **kwargs)
+        return cleaned
+
+
 class PriceResource(resources.ModelResource):  # type: ignore[misc]  # untyped library
     """CSV columns of the price list; rows are matched on SKU and valid-from date."""
 
-    WIDGETS_MAP = {**resources.ModelResource.WIDGETS_MAP, "DecimalField": PriceWidget}
+    WIDGETS_MAP = {
+        **resources.ModelResource.WIDGETS_MAP,
+        "DecimalField": PriceWidget,
+        "BooleanField": FlagWidget,
+    }
 
     class Meta:
         model = Price

@@ -161,6 +161,18 @@ def test_non_finite_and_exponent_prices_are_row_errors(
     assert Price.objects.get(sku="NVLINK-BRIDGE-4WAY").unit_price_eur == Decimal("1450.00")
 
 
+@pytest.mark.parametrize("flag", ["yes", "ja", "maybe"])
+def test_an_unknown_example_flag_is_a_row_error_not_false(
+    staff: Client, bridge: Price, flag: str
+) -> None:
+    # import_export's BooleanWidget reads any text but 1/true and 0/false as False.
+    body = f"{HEADER}\nNVLINK-BRIDGE-4WAY,a,b,bridge,1450.00,1100.00,2026-01-01,{flag}\n"
+    page = _import_csv(staff, body.encode(), "en")
+    assert '<span class="validation-error-field-label">is_example</span>' in page
+    assert f"“{flag}” is neither 1 nor 0" in page
+    assert 'name="import_file_name"' not in page  # no confirm form: nothing can be imported
+
+
 @pytest.mark.parametrize(
     ("column", "row"),
     [
