@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
 from sizing import scale_guess
 from sizing.cluster import MAX_NODES
@@ -116,8 +116,6 @@ class _Passes(NamedTuple):
     peak_batch: float
 
 
-K = TypeVar("K", Evaluation, _Passes)
-
 GUESS_STEPS = 2
 """Times the compute search's first guess is made again from the hit rates at the guess."""
 
@@ -134,7 +132,7 @@ class Evaluator:
         capacities: Capacities,
         tpot_ms: Callable[[float], float],
         mean_request_tokens: float,
-        memo: dict[Any, Evaluation] | None = None,
+        memo: dict[Any, Any] | None = None,
         windows: dict[tuple[float, float], tuple[float, float]] | None = None,
     ) -> None:
         self.stream = stream
@@ -142,13 +140,12 @@ class Evaluator:
         self.cap = capacities
         self.tpot_ms = tpot_ms
         self.mean_request_tokens = mean_request_tokens
-        self._memo: dict[Any, Evaluation] = {} if memo is None else memo
+        self._memo: dict[Any, Any] = {} if memo is None else memo
         self._windows: dict[tuple[float, float], tuple[float, float]] = (
             {} if windows is None else windows
         )
         self._loads: dict[tuple[float, ...], Settled] = {}
         self._finished: dict[tuple[float, ...], ReplicaLoad] = {}
-        self._pending: dict[Any, _Passes] = {}
 
     def __call__(self, replicas: int, *, tiers: bool = True, memory: bool = True) -> Evaluation:
         """Hit rates and load of one of ``replicas`` replicas; ``memory=False`` lets the
@@ -161,33 +158,34 @@ class Evaluator:
         hit rates and load depend on nothing else. The two ``memory`` switches differ only
         in the pool's limit on the decode batch, so an evaluation whose batch never passed
         that limit (:attr:`Evaluation.peak_batch`) is kept for both."""
-        key, hit = self._kept(self._memo, replicas, tiers, memory)
+        key, hit = self._kept("evaluation", replicas, tiers, memory)
         if hit is None:
-            passes = self._kept(self._pending, replicas, tiers, memory)[1]
+            passes = self._kept("passes", replicas, tiers, memory)[1]
             if passes is None:
                 passes = self._passes(replicas, tiers=tiers, memory=memory)
             load = self._finished.get(passes.key)
             if load is None:  # the last pass only
                 load = self._finished[passes.key] = passes.settled.load(self.table, passes.hits)
             hit = self._memo[key] = Evaluation(replicas, passes.hits, load, passes.peak_batch)
+        assert isinstance(hit, Evaluation)
         return hit
 
-    def _kept(
-        self, store: dict[Any, K], replicas: int, tiers: bool, memory: bool
-    ) -> tuple[Any, K | None]:
-        """The key of an evaluation in ``store`` (:meth:`__call__`) and what is kept under
-        it, or under the other ``memory`` switch when its batch never passed this one's
-        limit (``None``: nothing)."""
+    def _kept(self, kind: str, replicas: int, tiers: bool, memory: bool) -> tuple[Any, Any]:
+        """The key of an evaluation's ``kind`` (``evaluation`` or its settled ``passes``)
+        in the memo (:meth:`__call__`) and what is kept under it, or under the other
+        ``memory`` switch when its batch never passed this one's limit (``None``:
+        nothing)."""
         cap = self.cap
         held = (
             (self._cpu_tokens(replicas), cap.nvme_tokens_per_replica, cap.shared_tokens)
             if tiers
             else None
         )
-        key = (replicas, memory, cap.pool_tokens_per_replica, held)
+        store = self._memo
+        key = (kind, replicas, memory, cap.pool_tokens_per_replica, held)
         hit = store.get(key)
         if hit is None:
-            hit = store.get((replicas, not memory, cap.pool_tokens_per_replica, held))
+            hit = store.get((kind, replicas, not memory, cap.pool_tokens_per_replica, held))
             limit = min(cap.pool_tokens_per_replica / self.mean_request_tokens, MAX_DECODE_BATCH)
             if hit is not None and hit.peak_batch > limit:
                 hit = None
@@ -207,17 +205,24 @@ class Evaluator:
         """``self(replicas, tiers=tiers, memory=memory).meets(ttft_p95_ms, tpot_ms)``,
         without the whole TTFT p95 bisection where its bounds decide the comparison
         (:meth:`~sizing.service_times.ServiceTable.p95_with_wait`): a search needs only
-        the answer. The settled passes are kept for :meth:`__call__`."""
-        hit = self._kept(self._memo, replicas, tiers, memory)[1]
+        the answer. The settled passes and the answer are kept in the memo, as
+        :meth:`__call__` keeps evaluations."""
+        hit = self._kept("evaluation", replicas, tiers, memory)[1]
         if hit is not None:
-            return hit.meets(ttft_p95_ms, tpot_ms)
-        key, passes = self._kept(self._pending, replicas, tiers, memory)
-        if passes is None:
-            passes = self._pending[key] = self._passes(replicas, tiers=tiers, memory=memory)
-        load = self._finished.get(passes.key)
-        if load is not None:
-            return load.ttft_p95_ms <= ttft_p95_ms and load.tpot_ms <= tpot_ms
-        return passes.settled.meets(self.table, passes.hits, ttft_p95_ms, tpot_ms)
+            return bool(hit.meets(ttft_p95_ms, tpot_ms))
+        key, passes = self._kept("passes", replicas, tiers, memory)
+        asked = ("meets", key, ttft_p95_ms, tpot_ms)
+        answer = self._memo.get(asked)
+        if answer is None:
+            if passes is None:
+                passes = self._memo[key] = self._passes(replicas, tiers=tiers, memory=memory)
+            load = self._finished.get(passes.key)
+            if load is not None:
+                answer = load.ttft_p95_ms <= ttft_p95_ms and load.tpot_ms <= tpot_ms
+            else:
+                answer = passes.settled.meets(self.table, passes.hits, ttft_p95_ms, tpot_ms)
+            self._memo[asked] = answer
+        return bool(answer)
 
     def _window(self, stream: ReferenceStream, capacity_tokens: float) -> tuple[float, float]:
         """:func:`~sizing.hit_rate.window_and_share`, kept per rate of new conversations
