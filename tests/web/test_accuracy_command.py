@@ -59,18 +59,36 @@ def test_measured_fields_do_not_change_predictions(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [(None, "--cases: cannot read"), ("{not json", "is not JSON"), ('{"cases": 3}', "list")],
+    [
+        (None, "--cases: cannot read"),
+        ("{not json", "is not JSON"),
+        ('{"cases": 3}', "list"),
+        # Past Python's recursion limit, and past configurator/uploads.py's 64 levels.
+        ("[" * 100_000 + "]" * 100_000, "is not JSON: nested deeper than 64 levels"),
+        (b"\xff\xfe", "is not UTF-8 text"),
+    ],
 )
 def test_bad_cases_file_exits_2_with_one_line(
-    tmp_path: Path, content: str | None, message: str
+    tmp_path: Path, content: str | bytes | None, message: str
 ) -> None:
     path = tmp_path / "cases.json"
-    if content is not None:
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content is not None:
         path.write_text(content)
     result = _run("--cases", str(path))
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1
     assert message in result.stderr
+
+
+def test_a_cases_file_without_end_is_read_only_up_to_its_limit() -> None:
+    # accuracy.py MAX_CASES_BYTES: 16 MiB; /dev/zero never ends.
+    result = _run("--cases", "/dev/zero")
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "manage.py accuracy: error: --cases: /dev/zero is larger than 16,777,216 bytes"
+    )
 
 
 def test_summary_separates_fit_and_held_out_cases(

@@ -18,16 +18,28 @@ from django.core.management.base import CommandError, CommandParser
 
 from configurator.planning import traffic_accuracy, ttft_accuracy
 from configurator.planning.cli import SizingCommand
+from configurator.uploads import JsonRefused, parse_json
 from sizing.calibrated.accuracy import MISS_PCT, CaseResult, evaluate, misses
+
+MAX_CASES_BYTES = 16 * 2**20
+"""A cases file larger than this (16 MiB) is not read: the bundled ones are under 100 kB."""
 
 
 def _load_cases(path: str) -> list[dict[str, Any]]:
     try:
-        data = json.loads(Path(path).read_text("utf-8"))
+        with Path(path).open("rb") as file:  # no more than the limit: a device never ends
+            raw = file.read(MAX_CASES_BYTES + 1)
+        if len(raw) > MAX_CASES_BYTES:
+            raise CommandError(
+                f"--cases: {path} is larger than {MAX_CASES_BYTES:,} bytes", returncode=2
+            )
+        data = parse_json(raw.decode("utf-8"))
     except OSError as exc:
         raise CommandError(f"--cases: cannot read {path}: {exc.strerror}", returncode=2) from exc
-    except json.JSONDecodeError as exc:
-        raise CommandError(f"--cases: {path} is not JSON: {exc.msg}", returncode=2) from exc
+    except UnicodeDecodeError as exc:
+        raise CommandError(f"--cases: {path} is not UTF-8 text", returncode=2) from exc
+    except JsonRefused as exc:
+        raise CommandError(f"--cases: {path} is not JSON: {exc.detail}", returncode=2) from exc
     cases = data.get("cases") if isinstance(data, dict) else data
     if not isinstance(cases, list) or not all(isinstance(c, dict) for c in cases):
         raise CommandError(
