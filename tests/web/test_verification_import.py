@@ -82,6 +82,16 @@ def test_command_with_a_partial_file_stores_nothing(tmp_path):
 
 
 @pytest.mark.django_db
+def test_command_reads_a_file_only_up_to_the_upload_limit():
+    # verification/forms.py MAX_UPLOAD_BYTES: 20 MiB, as in the admin; /dev/zero never ends.
+    with pytest.raises(CommandError) as info:
+        call_command("import_benchmarks", str(VLLM_LOG), "/dev/zero", "--gpu=H100 80GB")
+    assert info.value.returncode == 2
+    assert str(info.value) == "/dev/zero: the file is larger than 20,971,520 bytes"
+    assert not BenchmarkRecord.objects.exists()
+
+
+@pytest.mark.django_db
 def test_command_initial_loads_the_bundled_cases(capsys):
     call_command("import_benchmarks", "--initial")
     assert BenchmarkRecord.objects.filter(kind="ground_truth").exists()

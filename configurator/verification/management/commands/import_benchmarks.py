@@ -1,7 +1,8 @@
 """``manage.py import_benchmarks``: import engine logs and benchmark results.
 
-All files or none: a malformed or partial file ends the command with status 2 and one
-line naming the file and what is missing, and nothing is stored.
+All files or none: a malformed or partial file, or one over the admin upload's 20 MiB,
+ends the command with status 2 and one line naming the file and what is missing, and
+nothing is stored.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from configurator.dbcheck import require_tables
+from configurator.verification.forms import MAX_UPLOAD_BYTES
 from configurator.verification.models import BenchmarkRecord
 from configurator.verification.parsers import FORMATS, ParseError
 from configurator.verification.services import benchmarks_load_initial, record_import_file
@@ -40,9 +42,15 @@ class Command(BaseCommand):
             with transaction.atomic():
                 for path in options["paths"]:
                     try:
-                        content = path.read_bytes()
+                        with path.open("rb") as file:  # the admin upload's limit
+                            content = file.read(MAX_UPLOAD_BYTES + 1)
                     except OSError as exc:
                         raise CommandError(f"{path}: {exc.strerror}", returncode=2) from None
+                    if len(content) > MAX_UPLOAD_BYTES:
+                        raise CommandError(
+                            f"{path}: the file is larger than {MAX_UPLOAD_BYTES:,} bytes",
+                            returncode=2,
+                        )
                     _record, created = record_import_file(
                         content=content,
                         filename=str(path),
