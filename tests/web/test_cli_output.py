@@ -71,3 +71,25 @@ def test_a_replaced_file_holds_only_the_new_content(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     data = out.read_bytes()
     assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
+
+
+@pytest.mark.parametrize(
+    ("customer", "expected"),
+    [
+        # configurator/inquiries/contact.py HIDDEN_CHARACTERS: the quote request's name
+        # field refuses them too; an escape sequence would recolour a terminal.
+        ("ACME\x1b[31m", "--customer: remove the invisible control character U+001B"),
+        ("ACME\u202eEMCA", "--customer: remove the invisible control character U+202E"),
+        # quote_pdf.py MAX_CUSTOMER_CHARS: 200, the quote request's company field.
+        ("W" * 201, "--customer: at most 200 characters, got 201"),
+    ],
+)
+def test_a_customer_the_quote_request_would_refuse_is_one_line_exit_2(
+    tmp_path: Path, customer: str, expected: str
+) -> None:
+    out = tmp_path / "q.pdf"
+    result = run("quote_pdf", *SEED, "--customer", customer, "--out", str(out))
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.endswith(f"quote_pdf: error: {expected}")
+    assert not out.exists()
