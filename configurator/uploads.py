@@ -6,6 +6,8 @@
   only up to :data:`MAX_CONFIG_BYTES` (a multipart upload is otherwise streamed to disk
   whole), so that the form can refuse the file at its field and keep the other inputs.
   A body over :data:`PUBLIC_MAX_READ_BYTES` is not read at all.
+- :func:`read_at_most` reads a file named on the command line only up to a limit, so a
+  device (``/dev/zero``) or a weights file is refused instead of read without end.
 - :func:`parse_json` parses JSON text with limits on nesting depth and on the length of
   a number, so that neither Python's recursion limit nor its 4,300-digit limit on
   int conversion (``sys.set_int_max_str_digits``) turns an upload into a 500.
@@ -17,6 +19,7 @@ import contextlib
 import io
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from django.core.files.uploadedfile import InMemoryUploadedFile
@@ -115,6 +118,18 @@ def _too_deep(max_depth: int) -> JsonRefused:
     return JsonRefused(
         "too_deep", f"nested deeper than {max_depth} levels", values={"max_depth": max_depth}
     )
+
+
+def read_at_most(path: Path, max_bytes: int) -> bytes | None:
+    """The bytes of the file ``path``, or ``None`` when it holds more than ``max_bytes``
+    (only ``max_bytes + 1`` are read to tell).
+
+    Raises:
+        OSError: the system's refusal to open or read ``path``.
+    """
+    with path.open("rb") as file:
+        data = file.read(max_bytes + 1)
+    return None if len(data) > max_bytes else data
 
 
 def parse_json(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:

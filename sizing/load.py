@@ -211,12 +211,15 @@ def settle(
         low, start, rise, inside, edge = 1, first, 0.0, 2.0, 0.0
         for _ in range(100):
             new_batch = tokens_per_s * step / 1e3
-            if new_batch > 1.0:
-                if new_batch > peak:
-                    peak = new_batch
-                if new_batch > limit:
-                    over = ReplicaLoad(requests_per_s, rho, inf, inf, inf, new_batch, peak)
-                    return Settled(over, new_batch, peak)
+            above_one = new_batch > 1.0
+            if not above_one:
+                new_batch = 1.0
+            if new_batch > peak:
+                peak = new_batch
+            if new_batch > limit:
+                over = ReplicaLoad(requests_per_s, rho, inf, inf, inf, new_batch, peak)
+                return Settled(over, new_batch, peak)
+            if above_one:
                 if not inside <= new_batch < edge:
                     low, start, rise = curve.line(int(log2(new_batch)))
                     inside, edge = low * _INSIDE, 2 * low * _BELOW
@@ -225,12 +228,6 @@ def settle(
                 else:
                     new_step = (start + (new_batch - low) / low * rise) / idle
             else:
-                new_batch = 1.0
-                if new_batch > peak:
-                    peak = new_batch
-                if new_batch > limit:
-                    over = ReplicaLoad(requests_per_s, rho, inf, inf, inf, new_batch, peak)
-                    return Settled(over, new_batch, peak)
                 new_step = one
             if abs(new_batch - batch) <= 1e-3 * batch:
                 batch, step = new_batch, new_step

@@ -19,7 +19,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from configurator.modelhub.upload import model_from_config_upload
 from configurator.planning.services import plan_create
-from configurator.uploads import MAX_CONFIG_BYTES
+from configurator.uploads import MAX_CONFIG_BYTES, read_at_most
 from configurator.version import engine_version
 from sizing import catalog
 from sizing.errors import SizingError
@@ -270,9 +270,8 @@ class SizingCommand(BaseCommand):
             return None
         path = Path(options["config"])
         try:
-            with path.open("rb") as file:  # no more than the limit: a device or weights file
-                data = file.read(MAX_CONFIG_BYTES + 1)
-            if len(data) > MAX_CONFIG_BYTES:
+            data = read_at_most(path, MAX_CONFIG_BYTES)  # a device or a weights file
+            if data is None:
                 raise CommandError(
                     f"--config: {path} is larger than {MAX_CONFIG_BYTES:,} bytes: give the "
                     "model's config.json, not its weights",

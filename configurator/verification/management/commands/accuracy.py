@@ -18,7 +18,7 @@ from django.core.management.base import CommandError, CommandParser
 
 from configurator.planning import traffic_accuracy, ttft_accuracy
 from configurator.planning.cli import SizingCommand
-from configurator.uploads import JsonRefused, parse_json
+from configurator.uploads import JsonRefused, parse_json, read_at_most
 from sizing.calibrated.accuracy import MISS_PCT, CaseResult, evaluate, misses
 
 MAX_CASES_BYTES = 16 * 2**20
@@ -27,9 +27,8 @@ MAX_CASES_BYTES = 16 * 2**20
 
 def _load_cases(path: str) -> list[dict[str, Any]]:
     try:
-        with Path(path).open("rb") as file:  # no more than the limit: a device never ends
-            raw = file.read(MAX_CASES_BYTES + 1)
-        if len(raw) > MAX_CASES_BYTES:
+        raw = read_at_most(Path(path), MAX_CASES_BYTES)  # a device never ends
+        if raw is None:
             raise CommandError(
                 f"--cases: {path} is larger than {MAX_CASES_BYTES:,} bytes", returncode=2
             )

@@ -14,6 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from configurator.dbcheck import require_tables
+from configurator.uploads import read_at_most
 from configurator.verification.forms import MAX_UPLOAD_BYTES
 from configurator.verification.models import BenchmarkRecord
 from configurator.verification.parsers import FORMATS, ParseError
@@ -42,11 +43,10 @@ class Command(BaseCommand):
             with transaction.atomic():
                 for path in options["paths"]:
                     try:
-                        with path.open("rb") as file:  # the admin upload's limit
-                            content = file.read(MAX_UPLOAD_BYTES + 1)
+                        content = read_at_most(path, MAX_UPLOAD_BYTES)  # the admin's limit
                     except OSError as exc:
                         raise CommandError(f"{path}: {exc.strerror}", returncode=2) from None
-                    if len(content) > MAX_UPLOAD_BYTES:
+                    if content is None:
                         raise CommandError(
                             f"{path}: the file is larger than {MAX_UPLOAD_BYTES:,} bytes",
                             returncode=2,
