@@ -14,17 +14,28 @@ from configurator.planning.services import plan_stored
 from configurator.quotes.models import QuoteAlternative
 from sizing.bom_check import Deviation, bom_deviations
 from sizing.errors import SizingError
+from sizing.plan import Plan
 
 
-def alternative_deviations(alt: QuoteAlternative) -> list[Deviation]:
-    """The deviations of ``alt``'s current lines from the plan of its inputs.
-
-    An alternative whose inputs can no longer be sized (a model removed from the
-    catalog) has no plan to compare with and gives none.
-    """
+def alternative_plan(alt: QuoteAlternative) -> Plan | None:
+    """The plan of ``alt``'s stored inputs, or ``None`` when they can no longer be sized
+    (a model removed from the catalog)."""
     try:
-        plan = plan_stored(alt.inputs)
+        return plan_stored(alt.inputs)
     except SizingError:
+        return None
+
+
+def alternative_deviations(alt: QuoteAlternative, plan: Plan | None = None) -> list[Deviation]:
+    """The deviations of ``alt``'s current lines from ``plan``, by default the plan of
+    its inputs (:func:`alternative_plan`; pass it when it is at hand).
+
+    An alternative without a plan (``None`` from :func:`alternative_plan`) has nothing to
+    compare with and gives none.
+    """
+    if plan is None:
+        plan = alternative_plan(alt)
+    if plan is None:
         return []
     return bom_deviations(plan, [(ln.sku, ln.category, ln.quantity) for ln in alt.lines.all()])
 
@@ -59,6 +70,6 @@ def deviation_text(dev: Deviation) -> str:
     }
 
 
-def alternative_deviation_texts(alt: QuoteAlternative) -> list[str]:
+def alternative_deviation_texts(alt: QuoteAlternative, plan: Plan | None = None) -> list[str]:
     """:func:`alternative_deviations` of ``alt`` as sentences in the active language."""
-    return [deviation_text(d) for d in alternative_deviations(alt)]
+    return [deviation_text(d) for d in alternative_deviations(alt, plan)]

@@ -17,15 +17,15 @@ from django.utils import timezone, translation
 
 from configurator.catalog.models import Price
 from configurator.inquiries import traffic_chart, ttft_chart
-from configurator.quotes.deviations import alternative_deviation_texts
+from configurator.quotes.deviations import alternative_deviation_texts, alternative_plan
 from configurator.quotes.document_types import (
     DocumentAlternative,
     DocumentLine,
     QuoteDocument,
     Totals,
 )
-from configurator.quotes.engine_appendix import engine_appendix
-from configurator.quotes.models import Quote, compute_totals
+from configurator.quotes.engine_appendix import engine_appendix, engine_appendix_of
+from configurator.quotes.models import Quote, QuoteAlternative, compute_totals
 from configurator.quotes.pricing import PricedLine
 from configurator.quotes.terms import vat_rate
 from configurator.quotes.verification_reader import latest_verification
@@ -45,6 +45,7 @@ def _alternative(
     lines: list[DocumentLine],
     discount_percent: Decimal,
     deviations: list[str] | None = None,
+    engine: dict[str, Any] | None,
 ) -> DocumentAlternative:
     rows = [
         (int(ln["quantity"]), Decimal(ln["unit_price_eur"]), Decimal(ln["unit_cost_eur"]))
@@ -70,7 +71,7 @@ def _alternative(
             margin_percent=str(totals["margin_percent"]),
         ),
         "deviations": deviations or [],
-        "engine": engine_appendix(inputs),
+        "engine": engine,
     }
 
 
@@ -112,8 +113,12 @@ def document_from_quote(quote: Quote, *, live: bool = False) -> QuoteDocument:
     if quote.is_issued and quote.snapshot and not live:
         return cast(QuoteDocument, dict(quote.snapshot))  # stored by quote_issue
     alternatives = []
-    examples = _example_skus(quote)
-    for alt in quote.alternatives.prefetch_related("lines"):
+    # One query for the alternatives and one for their lines, and one plan for each
+    # alternative (its deviations and its engine appendix both read it).
+    alts = list(quote.alternatives.prefetch_related("lines"))
+    examples = _example_skus(alts)
+    for alt in alts:
+        plan = alternative_plan(alt)
         lines = [
             _line(
                 position=n,
@@ -136,7 +141,8 @@ def document_from_quote(quote: Quote, *, live: bool = False) -> QuoteDocument:
                 summary=alt.plan_summary,
                 lines=lines,
                 discount_percent=quote.discount_percent,
-                deviations=_in_language(quote.language, alternative_deviation_texts, alt),
+                deviations=_in_language(quote.language, alternative_deviation_texts, alt, plan),
+                engine=None if plan is None else engine_appendix_of(plan),
             )
         )
     issued = timezone.localdate(quote.issued_at) if quote.issued_at else timezone.localdate()
@@ -168,9 +174,10 @@ def _in_language(language: str, func: Any, *args: Any) -> Any:
         return func(*args)
 
 
-def _example_skus(quote: Quote) -> set[str]:
-    """The SKUs of ``quote`` whose price-list entry is marked as an example."""
-    skus = {ln.sku for alt in quote.alternatives.all() for ln in alt.lines.all()}
+def _example_skus(alternatives: list[QuoteAlternative]) -> set[str]:
+    """The SKUs of the ``alternatives``' lines whose price-list entry is marked as an
+    example."""
+    skus = {ln.sku for alt in alternatives for ln in alt.lines.all()}
     return set(Price.objects.filter(sku__in=skus, is_example=True).values_list("sku", flat=True))
 
 
@@ -202,6 +209,7 @@ def document_from_plans(
                 for n, ln in enumerate(lines, start=1)
             ],
             discount_percent=Decimal("0.00"),
+            engine=engine_appendix(inputs),
         )
         for label, inputs, summary, lines in alternatives
     ]

@@ -19,26 +19,36 @@ from configurator.planning.services import plan_stored
 from sizing import vllm_buffer
 from sizing.engines import deployment, shell, vllm
 from sizing.errors import SizingError
+from sizing.plan import Plan
 from sizing.units import GIB
 
 
 def engine_appendix(inputs: dict[str, Any]) -> dict[str, Any] | None:
-    """The vLLM launch of ``inputs``' first engine instance as JSON-safe data: the exec
+    """:func:`engine_appendix_of` the plan of stored ``inputs``
+    (:func:`~configurator.planning.services.plan_stored`); ``None`` when they cannot be
+    sized."""
+    try:
+        plan = plan_stored(inputs)
+    except (SizingError, ValueError):
+        return None
+    return engine_appendix_of(plan)
+
+
+def engine_appendix_of(plan: Plan) -> dict[str, Any] | None:
+    """The vLLM launch of ``plan``'s first engine instance as JSON-safe data: the exec
     line of that instance's ``serve.sh`` in the bundle (``numactl`` binding, port and
     flags from the same slot, ``sizing.engines.placement``).
 
-    Returns ``None`` when the inputs cannot be sized or the bundle has no launch for
-    the layout. Keys: ``command`` (the shell command, one option per line),
-    ``short_command`` (the short form or ``None``), ``config`` (the
-    ``--kv-transfer-config`` object or ``None`` without a CPU tier), ``env`` (the
-    script's exported variables, ``NAME=value`` lines), ``script`` (its path in the
-    bundle), ``ports`` (the first node's instance ports, the router's backends),
-    ``instances``, ``cpu_gib_per_instance``, ``cpu_bytes_per_instance``,
-    ``tier_dirs`` (the ``fs`` tiers' directories) and ``shared_configured`` (whether
-    the command uses a shared NFS or S3 tier).
+    Returns ``None`` when the bundle has no launch for the layout. Keys: ``command``
+    (the shell command, one option per line), ``short_command`` (the short form or
+    ``None``), ``config`` (the ``--kv-transfer-config`` object or ``None`` without a CPU
+    tier), ``env`` (the script's exported variables, ``NAME=value`` lines), ``script``
+    (its path in the bundle), ``ports`` (the first node's instance ports, the router's
+    backends), ``instances``, ``cpu_gib_per_instance``, ``cpu_bytes_per_instance``,
+    ``tier_dirs`` (the ``fs`` tiers' directories) and ``shared_configured`` (whether the
+    command uses a shared NFS or S3 tier).
     """
     try:
-        plan = plan_stored(inputs)
         d = deployment.from_plan(plan)
     except (SizingError, ValueError):
         return None
