@@ -17,9 +17,13 @@ Rules and sources:
 - **Decode.** Requests that are generating form the decode batch ``B``; by Little's law
   ``B = λ × output tokens × TPOT``. Prefills take the share ``ρ`` of the replica's time
   (chunked prefill interleaves them with decode steps), so a step of the batch lasts
-  ``TPOT(B) / (1 − ρ)``; ``B`` is the fixed point of both.
-- **Stability.** A replica whose prefill utilisation reaches :data:`MAX_PREFILL_UTILIZATION`
-  or whose decode batch does not settle is overloaded: more replicas are needed.
+  ``TPOT(B) / (1 − ρ)``; ``B`` is the fixed point of both, the smallest one at or above
+  a batch of one request. On the plan's TPOT curve (straight lines between powers of two,
+  :mod:`sizing.tpot_curve`) it is solved exactly on the line it lies on; any other TPOT
+  function is iterated from one request until a step changes the batch by at most 0.1 %.
+- **Stability.** A replica whose prefill utilisation reaches :data:`MAX_PREFILL_UTILIZATION`,
+  whose decode batch exceeds what its KV pool holds or :data:`MAX_DECODE_BATCH`, or whose
+  iterated batch does not settle within 100 steps is overloaded: more replicas are needed.
 """
 
 from __future__ import annotations
@@ -36,11 +40,6 @@ from sizing.tpot_curve import TpotCurve
 MAX_PREFILL_UTILIZATION = 0.9
 """Highest prefill utilisation planned for: beyond it the M/G/1 wait grows without bound
 for a small rise in load."""
-
-_INSIDE = 1 + 2.0**-40
-_BELOW = 1 - 2.0**-40
-"""The margins inside a power of two within which :func:`settle` takes a batch's TPOT
-line from the one before (its comment)."""
 
 MAX_DECODE_BATCH = 1024
 """Most requests one replica generates for at once: vLLM's default ``max_num_seqs`` on
@@ -153,6 +152,37 @@ class Settled(NamedTuple):
         return p95 + step <= ttft_p95_ms
 
 
+def _on_lines(curve: TpotCurve, rate: float, limit: float) -> tuple[float, float] | None:
+    """The decode batch of :func:`settle` on ``curve`` and its TPOT (ms), solved on the
+    curve's straight lines; ``None`` when it lies above ``limit`` (then the batch's
+    iteration reports the overload as for any TPOT).
+
+    ``rate`` is the requests per ms of a step, λ × output tokens / (1 − ρ) / 10³, so the
+    batch is ``B = rate × TPOT(B)``. Iterated from one request, Little's law rises to the
+    smallest such ``B`` at or above ``rate × TPOT(1)`` (TPOT does not fall with the
+    batch); on the line of ``[low, 2 low]`` (:meth:`~sizing.tpot_curve.TpotCurve.line`,
+    TPOT ``start + (B − low) / low × rise``) ``B − rate × TPOT(B)`` is linear, so that
+    ``B`` is where it crosses zero: ``low + (rate × start − low) / (1 − rate × rise /
+    low)``, on the first line, walking up from the one at ``rate × TPOT(1)``, whose end
+    reaches it. A curve whose lines fall gives ``None`` (the iteration holds for it)."""
+    first = curve.point(1)
+    batch = rate * first
+    if not batch > 1.0:
+        return (1.0, first) if limit >= 1.0 else None
+    exponent = int(math.log2(batch))
+    while True:
+        low, start, rise = curve.line(exponent)
+        if low > limit or rise < 0:
+            return None
+        if rate * (start + rise) <= 2 * low:  # the line's end is at or above the batch
+            excess = rate * start - low  # ≥ 0: the batch is not below the line's start
+            root = low + excess / (1 - rate * rise / low) if excess > 0 else low
+            if root > limit:
+                return None
+            return root, start + (root - low) / low * rise
+        exponent += 1
+
+
 def settle(
     *,
     requests_per_s: float,
@@ -175,67 +205,44 @@ def settle(
     wait_mean = requests_per_s * second_s2 / (2 * (1 - rho)) * 1e3
     wait_p95 = wait_mean / rho * math.log(rho / 0.05) if rho > 0.05 else 0.0
     idle = 1 - rho
-    # A TpotCurve's lines are read here directly (the same figures as calling it).
-    curve = tpot_ms if type(tpot_ms) is TpotCurve else None
-    first = curve.point(1) if curve is not None else tpot_ms(1.0)
-    batch, step = 1.0, first / idle
     limit = min(max_batch, MAX_DECODE_BATCH)
+    if type(tpot_ms) is TpotCurve:
+        exact = _on_lines(tpot_ms, requests_per_s * output_tokens / 1e3 / idle, limit)
+        if exact is not None:
+            batch, tpot = exact
+            return Settled(
+                None,
+                batch,
+                batch,
+                requests_per_s,
+                rho,
+                mean_s,
+                wait_mean,
+                wait_p95,
+                service_p95,
+                tpot / idle,
+            )
+    # Any other TPOT (or a batch beyond the limit): Little's law iterated from one request.
+    batch, step = 1.0, tpot_ms(1.0) / idle
     tokens_per_s = requests_per_s * output_tokens
     peak = 0.0
-    if curve is None:
-        for _ in range(100):
-            new_batch = tokens_per_s * step / 1e3
-            if not new_batch > 1.0:
-                new_batch = 1.0
-            if new_batch > peak:
-                peak = new_batch
-            if new_batch > limit:
-                over = ReplicaLoad(requests_per_s, rho, inf, inf, inf, new_batch, peak)
-                return Settled(over, new_batch, peak)
-            new_step = tpot_ms(new_batch) / idle
-            if abs(new_batch - batch) <= 1e-3 * batch:
-                batch, step = new_batch, new_step
-                break
+    for _ in range(100):
+        new_batch = tokens_per_s * step / 1e3
+        if not new_batch > 1.0:
+            new_batch = 1.0
+        if new_batch > peak:
+            peak = new_batch
+        if new_batch > limit:
+            over = ReplicaLoad(requests_per_s, rho, inf, inf, inf, new_batch, peak)
+            return Settled(over, new_batch, peak)
+        new_step = tpot_ms(new_batch) / idle
+        if abs(new_batch - batch) <= 1e-3 * batch:
             batch, step = new_batch, new_step
-        else:
-            over = ReplicaLoad(requests_per_s, rho, inf, inf, inf, batch, peak)
-            return Settled(over, batch, peak)
+            break
+        batch, step = new_batch, new_step
     else:
-        one = step  # the step of a batch of one request
-        log2 = math.log2
-        # The line a batch above 1 is read from: TpotCurve.__call__'s, from the power of
-        # two at or below the batch, int(log2(batch)). Batches in [inside, edge) are read
-        # from the line of the last batch without taking the logarithm again: they lie
-        # 2^-40 (relatively) or more inside its powers of two, where log2's error (under
-        # one ulp) cannot move int(log2(batch)). None read yet: the interval is empty.
-        low, start, rise, inside, edge = 1, first, 0.0, 2.0, 0.0
-        for _ in range(100):
-            new_batch = tokens_per_s * step / 1e3
-            above_one = new_batch > 1.0
-            if not above_one:
-                new_batch = 1.0
-            if new_batch > peak:
-                peak = new_batch
-            if new_batch > limit:
-                over = ReplicaLoad(requests_per_s, rho, inf, inf, inf, new_batch, peak)
-                return Settled(over, new_batch, peak)
-            if above_one:
-                if not inside <= new_batch < edge:
-                    low, start, rise = curve.line(int(log2(new_batch)))
-                    inside, edge = low * _INSIDE, 2 * low * _BELOW
-                if low == new_batch:
-                    new_step = start / idle
-                else:
-                    new_step = (start + (new_batch - low) / low * rise) / idle
-            else:
-                new_step = one
-            if abs(new_batch - batch) <= 1e-3 * batch:
-                batch, step = new_batch, new_step
-                break
-            batch, step = new_batch, new_step
-        else:
-            over = ReplicaLoad(requests_per_s, rho, inf, inf, inf, batch, peak)
-            return Settled(over, batch, peak)
+        over = ReplicaLoad(requests_per_s, rho, inf, inf, inf, batch, peak)
+        return Settled(over, batch, peak)
     return Settled(
         None, batch, peak, requests_per_s, rho, mean_s, wait_mean, wait_p95, service_p95, step
     )

@@ -11,6 +11,7 @@ import pytest
 from sizing.hit_rate import ConversationShape, TierHits
 from sizing.load import replica_load
 from sizing.service_times import TIERS, ServiceTable, service_table
+from sizing.tpot_curve import TpotCurve
 
 
 def _hits(gpu: float = 0.0, cpu: float = 0.0) -> TierHits:
@@ -137,3 +138,66 @@ def test_ttft_p95_against_simulated_queue(rate: float) -> None:
     )
     simulated = _simulated_p95(rate, table.mixture(hits))
     assert load.ttft_p95_ms == pytest.approx(simulated, rel=0.15)
+
+
+def _no_prefill(output_tokens: int) -> ServiceTable:
+    return service_table(
+        shape=ConversationShape(1, 1, output_tokens),
+        shared_prefix_tokens=0,
+        miss_ms=lambda prompt: 0.0,
+        hit_ms=lambda tier, prompt, cached: 0.0,
+    )
+
+
+def test_batch_on_a_tpot_curve_is_the_exact_fixed_point() -> None:
+    # The same Little's law as above on a TpotCurve, whose lines hold TPOT = 20 + 0.1 B
+    # exactly: B = 20 / 0.9 with no iteration error (the iteration stops within 0.1 %).
+    curve = TpotCurve(lambda batch: 20 + 0.1 * batch)
+    load = replica_load(
+        requests_per_s=5.0, table=_no_prefill(200), hits=_hits(), output_tokens=200, tpot_ms=curve
+    )
+    assert load.decode_batch == pytest.approx(20 / 0.9, rel=1e-12)
+    assert load.tpot_ms == pytest.approx(20 + 2 / 0.9, rel=1e-12)
+    iterated = replica_load(
+        requests_per_s=5.0,
+        table=_no_prefill(200),
+        hits=_hits(),
+        output_tokens=200,
+        tpot_ms=lambda b: curve(b),
+    )
+    assert iterated.decode_batch == pytest.approx(load.decode_batch, rel=1e-2)
+
+
+def test_batch_on_a_later_line_of_the_tpot_curve() -> None:
+    # TPOT = 10 + B ms, 9 requests/s of 100 tokens: B = 0.9 (10 + B), so B = 90 and TPOT
+    # 100 ms. From one request (B = 9.9) the root lies four lines up, on [64, 128]. The
+    # iteration creeps towards it by a factor 0.9 a step and stops within 1 % of it.
+    curve = TpotCurve(lambda batch: 10.0 + batch)
+    load = replica_load(
+        requests_per_s=9.0, table=_no_prefill(100), hits=_hits(), output_tokens=100, tpot_ms=curve
+    )
+    assert load.decode_batch == pytest.approx(90.0, rel=1e-12)
+    assert load.tpot_ms == pytest.approx(100.0, rel=1e-12)
+    iterated = replica_load(
+        requests_per_s=9.0,
+        table=_no_prefill(100),
+        hits=_hits(),
+        output_tokens=100,
+        tpot_ms=lambda b: curve(b),
+    )
+    assert iterated.decode_batch == pytest.approx(90.0, rel=1e-2)
+    assert iterated.decode_batch < load.decode_batch
+
+
+def test_batch_beyond_the_pool_is_an_overload_on_a_tpot_curve() -> None:
+    # B = 20 / 0.9 ≈ 22.2 as above, but the pool holds 20 requests.
+    curve = TpotCurve(lambda batch: 20 + 0.1 * batch)
+    load = replica_load(
+        requests_per_s=5.0,
+        table=_no_prefill(200),
+        hits=_hits(),
+        output_tokens=200,
+        tpot_ms=curve,
+        max_batch=20.0,
+    )
+    assert load.overloaded and load.decode_batch > 20.0
