@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 
 from django import forms
@@ -55,6 +56,26 @@ def refuse_hidden_characters(value: str) -> None:
         )
 
 
+def visible(value: str) -> bool:
+    """Whether ``value`` has a character a reader sees: not white space and not a Unicode
+    format character (category ``Cf``: zero-width spaces and joiners, the word joiner,
+    the byte-order mark, soft hyphens; Unicode Standard Annex #44, General_Category)."""
+    return any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in value)
+
+
+class VisibleTextField(forms.CharField):
+    """A text field whose value counts as empty when a reader would see nothing in it
+    (:func:`visible`), so a required one refuses a name of zero-width spaces as it
+    refuses an empty one. A value with a :data:`HIDDEN_CHARACTERS` character is kept for
+    the validator that names it."""
+
+    def to_python(self, value: object) -> str:
+        text = str(super().to_python(value))
+        if text and not visible(text) and not HIDDEN_CHARACTERS.search(text):
+            return str(self.empty_value)
+        return text
+
+
 PHONE = RegexValidator(
     r"^\+?[0-9 ()./-]*[0-9][0-9 ()./-]*(?:(?:ext\.?|x|Durchwahl|DW)\s*[0-9]+)?$",
     _("Enter a phone number of digits, spaces and + ( ) - . / (and ext. 12 for an extension)."),
@@ -66,8 +87,8 @@ PHONE = RegexValidator(
 class ContactForm(forms.Form):
     """Who asks for the quote. ``website`` is a honeypot: people never see it."""
 
-    name = forms.CharField(label=_("Name"), max_length=200, validators=[refuse_hidden_characters])
-    company = forms.CharField(
+    name = VisibleTextField(label=_("Name"), max_length=200, validators=[refuse_hidden_characters])
+    company = VisibleTextField(
         label=_("Company"), max_length=200, validators=[refuse_hidden_characters]
     )
     email = forms.EmailField(label=_("Email"))

@@ -154,6 +154,35 @@ def test_hidden_characters_are_refused_at_their_field(
     assert mail.outbox == []
 
 
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        # ZERO WIDTH SPACE, BYTE ORDER MARK, WORD JOINER (Unicode category Cf) and a
+        # no-break space: a name or company a reader sees as blank
+        ("name", "\ufeff"),
+        ("company", "\u200b\u200b"),
+        ("name", " \u2060\u00a0"),
+    ],
+)
+def test_a_required_field_of_invisible_characters_is_empty(
+    client: Client, field: str, value: str
+) -> None:
+    response = client.post("/quote/", request_data(**{field: value}), headers=EN)
+    assert response.status_code == 400
+    error = re.search(rf'<p id="id_{field}_error"[^>]*>([^<]+)</p>', response.content.decode())
+    assert error and "This field is required." in error.group(1)
+    assert not Inquiry.objects.exists()
+    assert mail.outbox == []
+
+
+def test_a_name_with_a_joiner_among_letters_is_taken(client: Client) -> None:
+    # ZERO WIDTH NON-JOINER inside a Persian name is part of how it is written.
+    name = "\u0645\u06cc\u200c\u0631\u0648\u06cc"
+    response = client.post("/quote/", request_data(name=name), headers=EN)
+    assert response.status_code == 303
+    assert Inquiry.objects.get().name == name
+
+
 @pytest.mark.parametrize("phone", ["<script>alert(1)</script>", "+49 <b>1</b>", "call me", "--"])
 def test_a_phone_that_is_no_number_is_refused(client: Client, phone: str) -> None:
     response = client.post("/quote/", request_data(phone=phone), headers=EN)
