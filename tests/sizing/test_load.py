@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -149,44 +150,34 @@ def _no_prefill(output_tokens: int) -> ServiceTable:
     )
 
 
-def test_batch_on_a_tpot_curve_is_the_exact_fixed_point() -> None:
-    # The same Little's law as above on a TpotCurve, whose lines hold TPOT = 20 + 0.1 B
-    # exactly: B = 20 / 0.9 with no iteration error (the iteration stops within 0.1 %).
-    curve = TpotCurve(lambda batch: 20 + 0.1 * batch)
-    load = replica_load(
-        requests_per_s=5.0, table=_no_prefill(200), hits=_hits(), output_tokens=200, tpot_ms=curve
+@pytest.mark.parametrize(
+    ("tpot", "rate", "batch", "tpot_ms"),
+    [
+        # The Little's law above on a TpotCurve, whose lines hold TPOT = 20 + 0.1 B
+        # exactly: B = 20 / 0.9, with no iteration error.
+        (lambda b: 20 + 0.1 * b, 5.0, 20 / 0.9, 20 + 2 / 0.9),
+        # TPOT = 10 + B ms, 4.5 requests/s of 200 tokens: B = 0.9 (10 + B), so B = 90
+        # and TPOT 100 ms. From one request (B = 9.9) the root lies four lines up, on
+        # [64, 128], and the iteration creeps towards it by a factor 0.9 a step.
+        (lambda b: 10.0 + b, 4.5, 90.0, 100.0),
+    ],
+)
+def test_batch_on_a_tpot_curve_is_the_exact_fixed_point(
+    tpot: Callable[[float], float], rate: float, batch: float, tpot_ms: float
+) -> None:
+    curve = TpotCurve(tpot)
+    exact, iterated = (
+        replica_load(
+            requests_per_s=rate, table=_no_prefill(200), hits=_hits(), output_tokens=200, tpot_ms=f
+        )
+        for f in (curve, lambda b: curve(b))
     )
-    assert load.decode_batch == pytest.approx(20 / 0.9, rel=1e-12)
-    assert load.tpot_ms == pytest.approx(20 + 2 / 0.9, rel=1e-12)
-    iterated = replica_load(
-        requests_per_s=5.0,
-        table=_no_prefill(200),
-        hits=_hits(),
-        output_tokens=200,
-        tpot_ms=lambda b: curve(b),
-    )
-    assert iterated.decode_batch == pytest.approx(load.decode_batch, rel=1e-2)
-
-
-def test_batch_on_a_later_line_of_the_tpot_curve() -> None:
-    # TPOT = 10 + B ms, 9 requests/s of 100 tokens: B = 0.9 (10 + B), so B = 90 and TPOT
-    # 100 ms. From one request (B = 9.9) the root lies four lines up, on [64, 128]. The
-    # iteration creeps towards it by a factor 0.9 a step and stops within 1 % of it.
-    curve = TpotCurve(lambda batch: 10.0 + batch)
-    load = replica_load(
-        requests_per_s=9.0, table=_no_prefill(100), hits=_hits(), output_tokens=100, tpot_ms=curve
-    )
-    assert load.decode_batch == pytest.approx(90.0, rel=1e-12)
-    assert load.tpot_ms == pytest.approx(100.0, rel=1e-12)
-    iterated = replica_load(
-        requests_per_s=9.0,
-        table=_no_prefill(100),
-        hits=_hits(),
-        output_tokens=100,
-        tpot_ms=lambda b: curve(b),
-    )
-    assert iterated.decode_batch == pytest.approx(90.0, rel=1e-2)
-    assert iterated.decode_batch < load.decode_batch
+    assert exact.decode_batch == pytest.approx(batch, rel=1e-12)
+    assert exact.tpot_ms == pytest.approx(tpot_ms, rel=1e-12)
+    # The iteration stops once a step moves the batch by at most 0.1 %: below the root,
+    # within 1 % of it.
+    assert iterated.decode_batch == pytest.approx(batch, rel=1e-2)
+    assert iterated.decode_batch <= exact.decode_batch
 
 
 def test_batch_beyond_the_pool_is_an_overload_on_a_tpot_curve() -> None:
