@@ -109,6 +109,7 @@ def inquiry_create(
     plan: Plan,
     contact: dict[str, Any],
     language: str,
+    notify: bool = True,
 ) -> tuple[Inquiry, bool]:
     """Store an inquiry with the workload, a snapshot of the plan and the contact.
 
@@ -123,6 +124,7 @@ def inquiry_create(
         plan: the plan the customer saw for that workload.
         contact: cleaned data of :class:`~configurator.inquiries.forms.ContactForm`.
         language: the customer's language code (``de`` or ``en``), used for their email.
+        notify: ``False`` to send no emails (the demo's example inquiry).
 
     Returns:
         ``(inquiry, created)``: the saved inquiry with its reference
@@ -137,7 +139,12 @@ def inquiry_create(
     for _attempt in range(2):
         try:
             inquiry = _inquiry_store(
-                workload=workload, plan=plan, contact=contact, language=language, dedup_key=key
+                workload=workload,
+                plan=plan,
+                contact=contact,
+                language=language,
+                dedup_key=key,
+                notify=notify,
             )
             return inquiry, True
         except IntegrityError:
@@ -154,6 +161,7 @@ def _inquiry_store(
     contact: dict[str, Any],
     language: str,
     dedup_key: str,
+    notify: bool,
 ) -> Inquiry:
     with transaction.atomic():
         inquiry = Inquiry.objects.create(
@@ -170,7 +178,8 @@ def _inquiry_store(
         )
         inquiry.reference = Inquiry.reference_for(year=inquiry.received_at.year, pk=inquiry.pk)
         inquiry.save(update_fields=["reference"])
-        transaction.on_commit(lambda: inquiry_notify(inquiry=inquiry), robust=True)
+        if notify:
+            transaction.on_commit(lambda: inquiry_notify(inquiry=inquiry), robust=True)
     return inquiry
 
 

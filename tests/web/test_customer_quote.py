@@ -17,12 +17,14 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core import mail
 from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 from pypdf import PdfReader
 
 from configurator.catalog.models import Price
+from configurator.inquiries.models import Inquiry
 from configurator.quotes.document import document_from_quote
 from configurator.quotes.forms import MAX_NOTES_CHARS, QuoteSettingsForm
 from configurator.quotes.models import Quote
@@ -150,3 +152,21 @@ def test_demo_presales_login_opens_the_price_list_and_benchmark_records(
         assert client.get(url).status_code == 200, url
     assert client.get("/admin/catalog/price/1/change/").status_code in (200, 302)
     assert timezone.now()  # the command ran in-process, without spawning manage.py
+
+
+def test_demo_setup_keeps_one_example_inquiry_for_the_queue_without_mail(
+    client: Client, settings: Any
+) -> None:
+    out = io.StringIO()
+    call_command("demo_setup", stdout=out)
+    call_command("demo_setup", stdout=io.StringIO())  # again, as every `make run` does
+    inquiry = Inquiry.objects.get()
+    assert inquiry.email == "demo-customer@example.com"
+    # The seed document's worked example (DESIGN §3): 500 users on 4 RTX PRO 6000 cards,
+    # 204 conversations on the GPUs.
+    assert (inquiry.users, inquiry.gpu, inquiry.gpus_per_node) == (500, "rtx-pro-6000-se", 4)
+    assert inquiry.plan_summary["conversations_on_gpus"] == 204
+    assert f"Example inquiry in the presales queue: {inquiry.reference}." in out.getvalue()
+    assert mail.outbox == [] and inquiry.mail_error == ""
+    client.force_login(get_user_model().objects.get(username="presales"))
+    assert inquiry.reference in client.get("/presales/").content.decode()

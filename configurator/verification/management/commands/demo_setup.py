@@ -1,5 +1,6 @@
-"""``manage.py demo_setup``: load the bundled price list and benchmark data, and create
-a demo presales login for the embedded default. Safe to run repeatedly."""
+"""``manage.py demo_setup``: load the bundled price list and benchmark data, create a
+demo presales login for the embedded default and one example inquiry (the seed
+document's worked example, DESIGN §3) for its queue. Safe to run repeatedly."""
 
 from __future__ import annotations
 
@@ -12,9 +13,25 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
 from configurator.catalog.services import pricelist_load_demo
+from configurator.inquiries.forms import WorkloadForm
+from configurator.inquiries.models import Inquiry
+from configurator.inquiries.services import inquiry_create
 from configurator.verification.services import benchmarks_load_initial
 
 DEMO_USERNAME = "presales"
+DEMO_INQUIRY_EMAIL = "demo-customer@example.com"
+"""The example inquiry's contact address (RFC 2606's reserved domain): one inquiry from
+it is kept, and no mail is sent for it."""
+DEMO_WORKLOAD = {
+    "model": "Qwen/Qwen3-32B-FP8",
+    "context_tokens": "8192",
+    "users": "500",
+    "kv_dtype": "fp8",
+    "gpu": "rtx-pro-6000-se",
+    "gpus_per_node": "4",
+    "new_conversations_per_day": "2000",
+}
+"""The seed document's worked example (DESIGN §3) as the configurator's form fields."""
 PRESALES_PERMISSIONS = {
     ("catalog", "price"): ("view", "add", "change", "delete"),
     ("catalog", "publicpricing"): ("view", "change"),
@@ -60,8 +77,36 @@ class Command(BaseCommand):
             group, _ = Group.objects.get_or_create(name="presales")
             group.permissions.add(*presales_permissions())
             user.groups.add(group)
+            example = _example_inquiry()
         self.stdout.write(f"Price list: {skus} SKUs. Benchmark records: {records}.")
+        if example is not None:
+            self.stdout.write(f"Example inquiry in the presales queue: {example}.")
         self.stdout.write(
             f"Demo presales login: user '{DEMO_USERNAME}', password '{password}' "
             f"(new on every start) at {options['base_url'].rstrip('/')}/presales/"
         )
+
+
+def _example_inquiry() -> str | None:
+    """The reference of the example inquiry, stored unless one is there already (no
+    mail); ``None`` when the seed workload cannot be sized here."""
+    kept = Inquiry.objects.filter(email=DEMO_INQUIRY_EMAIL).first()
+    if kept is not None:
+        return kept.reference
+    form = WorkloadForm({**WorkloadForm.defaults(), **DEMO_WORKLOAD})
+    if not form.is_valid() or form.plan is None:
+        return None
+    inquiry, _ = inquiry_create(
+        workload=form.inquiry_columns(),
+        plan=form.plan,
+        contact={
+            "name": "Demo Customer",
+            "company": "Example Inference GmbH",
+            "email": DEMO_INQUIRY_EMAIL,
+            "message": "An example inquiry of the demo: the seed workload, 500 users.",
+            "consent": True,
+        },
+        language="de",
+        notify=False,
+    )
+    return inquiry.reference
