@@ -1,0 +1,78 @@
+"""The live estimate in one process, for :mod:`benchmarks.bench_instructions`.
+
+``python -m benchmarks.estimate_instructions N`` (under callgrind, started with its
+instrumentation off) loads the application as a web worker does (``configurator.wsgi``),
+reads the page's form from ``GET /``, posts 150 estimates to warm its stores, turns the
+instrumentation on (``callgrind_control -i on``), posts ``N`` estimates exactly as the
+page sends them (:mod:`benchmarks.page_form`: the whole form, multipart, with the htmx
+and CSRF headers; a new number of users each, 10,100 on), and turns it off again. The
+environment names the settings (a throw-away SQLite database, no rate limits).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from typing import Any
+
+TYPED = {"model": "Qwen/Qwen3-32B-FP8", "context_tokens": "8192"}
+TOKEN = "b" * 32
+WARM_UP = 150
+
+
+def _call(app: Any, method: str, path: str, body: bytes, headers: dict[str, str]) -> bytes:
+    """One request through the WSGI application; its body (a status other than 200 is
+    an error)."""
+    environ = {
+        "REQUEST_METHOD": method,
+        "PATH_INFO": path,
+        "QUERY_STRING": "",
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "80",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "HTTP_HOST": "127.0.0.1",
+        "HTTP_ACCEPT_LANGUAGE": "de",
+        "HTTP_COOKIE": f"csrftoken={TOKEN}",
+        "CONTENT_LENGTH": str(len(body)),
+        "wsgi.input": io.BytesIO(body),
+        "wsgi.errors": sys.stderr,
+        "wsgi.url_scheme": "http",
+        **headers,
+    }
+    status: list[str] = []
+    out = b"".join(app(environ, lambda line, _headers, _exc=None: status.append(line)))
+    if not status[0].startswith("200"):
+        raise RuntimeError(f"{method} {path} answered {status[0]}")
+    return out
+
+
+def _instrumentation(state: str) -> None:
+    subprocess.run(
+        ["callgrind_control", "-i", state, str(os.getpid())], check=True, stdout=subprocess.DEVNULL
+    )
+
+
+def main(count: int) -> None:
+    from benchmarks.page_form import form_controls, multipart_body
+    from configurator.wsgi import application
+
+    controls = form_controls(_call(application, "GET", "/", b"", {}).decode())
+
+    def post(users: int) -> bytes:
+        body, content_type = multipart_body(controls, {**TYPED, "users": str(users)})
+        headers = {"CONTENT_TYPE": content_type, "HTTP_HX_REQUEST": "true"}
+        headers["HTTP_X_CSRFTOKEN"] = TOKEN
+        return _call(application, "POST", "/estimate/", body, headers)
+
+    for users in range(5_000, 5_000 + WARM_UP):
+        post(users)
+    _instrumentation("on")
+    for users in range(10_100, 10_100 + count):
+        post(users)
+    _instrumentation("off")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]))
