@@ -24,4 +24,5 @@ if settings.SECRET_KEY_IS_EPHEMERAL and not settings.DEBUG:
     raise ImproperlyConfigured("set DJANGO_SECRET_KEY (or DJANGO_SECRET_KEY_FILE) before serving")
 
 get_resolver().resolve("/")  # loads the URLconf and the views it imports before the freeze
+gc.collect()  # start-up's garbage is freed, not frozen with the rest
 gc.freeze()
