@@ -52,7 +52,7 @@ def test_page_cli_and_pdf_name_the_seed_gpu_alike(
     quote = quote_create_from_inquiry(inquiry=make_inquiry(), user=None)
     pdf = " ".join(" ".join(pdf_pages(quote_pdf_render(document_from_quote(quote)))).split())
     assert f"4 × {SEED_GPU} in 1 node" in page.content.decode()
-    assert f"4 x {SEED_GPU}, KV cache fp8" in cli
+    assert f"4 x {SEED_GPU} per node, KV cache fp8" in cli
     assert f"4 × {SEED_GPU}, FP8 cache" in pdf  # the requested configuration's title
     assert f"4 GPUs ({SEED_GPU})" in pdf
     # Every "n × RTX PRO 6000 …" of the PDF is the catalog name.
