@@ -133,7 +133,7 @@ class Settled(NamedTuple):
     def meets(
         self, table: ServiceTable, hits: TierHits, ttft_p95_ms: float, tpot_ms: float
     ) -> bool:
-        """Whether :meth:`load` meets both targets (:meth:`sizing.scale.Evaluation.meets`),
+        """Whether :meth:`load` meets both targets (:meth:`sizing.evaluator.Evaluation.meets`),
         without the whole TTFT p95 bisection where its bounds decide the comparison
         (:meth:`~sizing.service_times.ServiceTable.p95_with_wait`, ``decides``)."""
         if self.overload is not None:
@@ -194,7 +194,7 @@ def settle(
 ) -> Settled:
     """The decode batch of one replica serving ``requests_per_s`` (arguments, errors and
     source as :func:`replica_load`), without the TTFT p95: a caller that needs only the
-    batch (:meth:`sizing.scale.Evaluator.__call__`'s first pass) skips the percentile."""
+    batch (:meth:`sizing.evaluator.Evaluator.__call__`'s first pass) skips the percentile."""
     if not math.isfinite(requests_per_s) or requests_per_s < 0:
         raise ValueError(f"requests_per_s must be a finite number >= 0, got {requests_per_s}")
     mean_s, second_s2, service_p95 = table.moments(hits)

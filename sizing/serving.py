@@ -35,10 +35,11 @@ from sizing.cluster import (
     router_for,
     shared_tier,
 )
+from sizing.evaluator import Capacities, Evaluation, Evaluator
 from sizing.hit_rate import ConversationShape, TierHits
 from sizing.model import ModelSpec
 from sizing.return_gaps import GapDistribution
-from sizing.scale import Capacities, Evaluation, Evaluator, Scale, scale
+from sizing.scale import Scale, scale
 from sizing.serving_model import ENGINE, Replica, bound, windows
 from sizing.tier_reads import read_rates
 from sizing.traffic import (

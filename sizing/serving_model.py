@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from sizing import performance
+from sizing.evaluator import Evaluation
 from sizing.hit_rate import ConversationShape
 from sizing.kept import kept
 from sizing.model import ModelSpec
 from sizing.performance import ModelShape
 from sizing.performance.calibration import missing_path
-from sizing.scale import Evaluation
 from sizing.service_times import ServiceTable, service_table
 from sizing.tier_reads import TierReadRates, staged_hit_ms
 from sizing.tpot_curve import TpotCurve
@@ -138,7 +138,7 @@ class Bound(NamedTuple):
         unmeasured: the tiers without a measured reload for :data:`ENGINE`, timed from
             their read rate (:mod:`sizing.tier_reads`).
         tpot_ms: TPOT against the decode batch, ms.
-        memo: the evaluations of replica counts (:class:`~sizing.scale.Evaluator`'s memo).
+        memo: the evaluations of replica counts (:class:`~sizing.evaluator.Evaluator`'s memo).
     """
 
     table: ServiceTable
@@ -214,7 +214,7 @@ _WINDOWS: dict[tuple[Any, ...], tuple[ModelSpec, Windows]] = {}
 
 def windows(model: ModelSpec, shape: ConversationShape, traffic: Traffic, users: int) -> Windows:
     """The store of hit-rate windows of one workload's busy-hour stream
-    (:meth:`sizing.scale.Evaluator._window`), kept per shape, traffic and users: they
+    (:meth:`sizing.evaluator.Evaluator._window`), kept per shape, traffic and users: they
     depend on the stream and a tier's capacity only, not on the GPU, so the plans of
     every GPU type in a search share them."""
     return kept(_WINDOWS, model, (id(model), shape, traffic, users), dict)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from sizing.cluster import MAX_NODES
 from sizing.errors import Fix, InfeasibleError, gettext_noop
-from sizing.scale import Evaluation
+from sizing.evaluator import Evaluation
 from sizing.traffic import DEFAULT_TPOT_MS, DEFAULT_TTFT_P95_MS, Traffic
 from sizing.verdict import Note
 

@@ -1,7 +1,7 @@
 """The two traffic charts' data: hit rate against the CPU tier's size, and TTFT p95
 against the number of users, for a plan under traffic.
 
-Both re-evaluate the plan's own workload (:class:`sizing.scale.Evaluator`, the rules of
+Both re-evaluate the plan's own workload (:class:`sizing.evaluator.Evaluator`, the rules of
 :mod:`sizing.hit_rate` and :mod:`sizing.load`) at the plan's replica count, changing one
 input: the CPU tier per replica, or the users (their busy-hour stream and their share of
 the CPU tier scale together, as the plan's tier is every user's conversation).
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from sizing.evaluator import Capacities, Evaluator
 from sizing.hit_rate import ReferenceStream
-from sizing.scale import Capacities, Evaluator
 from sizing.serving import Serving
 from sizing.units import GIB
 

@@ -13,10 +13,10 @@ from itertools import accumulate
 
 import pytest
 
+from sizing.evaluator import Capacities, Evaluator
 from sizing.hit_rate import ConversationShape, ReferenceStream, TierHits
 from sizing.load import replica_load, settle
 from sizing.return_gaps import PROFILES
-from sizing.scale import Capacities, Evaluator
 from sizing.service_times import ServiceTable, service_table
 from sizing.tpot_curve import TpotCurve
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from sizing.evaluator import Capacities, Evaluation, Evaluator
 from sizing.hit_rate import ConversationShape, ReferenceStream
 from sizing.return_gaps import PROFILES
-from sizing.scale import Capacities, Evaluation, Evaluator, scale
+from sizing.scale import scale
 from sizing.service_times import service_table
 
 SHAPE = ConversationShape(8, 681, 343)  # 8 turns filling 8,192 tokens
