@@ -62,8 +62,11 @@ def main(count: int) -> None:
 
     def post(users: int) -> bytes:
         body, content_type = multipart_body(controls, {**TYPED, "users": str(users)})
-        headers = {"CONTENT_TYPE": content_type, "HTTP_HX_REQUEST": "true"}
-        headers["HTTP_X_CSRFTOKEN"] = TOKEN
+        headers = {
+            "CONTENT_TYPE": content_type,
+            "HTTP_HX_REQUEST": "true",
+            "HTTP_X_CSRFTOKEN": TOKEN,
+        }
         return _call(application, "POST", "/estimate/", body, headers)
 
     for users in range(5_000, 5_000 + WARM_UP):

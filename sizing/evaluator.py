@@ -107,11 +107,12 @@ class Evaluator:
         hit rates and load depend on nothing else. The two ``memory`` switches differ only
         in the pool's limit on the decode batch, so an evaluation whose batch never passed
         that limit (:attr:`Evaluation.peak_batch`) is kept for both."""
-        key, hit = self._kept("evaluation", replicas, tiers, memory)
+        held = self._held(replicas, tiers)
+        key, hit = self._kept("evaluation", replicas, held, memory)
         if hit is None:
-            passes = self._kept("passes", replicas, tiers, memory)[1]
+            passes = self._kept("passes", replicas, held, memory)[1]
             if passes is None:
-                passes = self._passes(replicas, tiers=tiers, memory=memory)
+                passes = self._passes(replicas, held, memory=memory)
             load = self._finished.get(passes.key)
             if load is None:  # the last pass only
                 load = self._finished[passes.key] = passes.settled.load(self.table, passes.hits)
@@ -119,17 +120,23 @@ class Evaluator:
         assert isinstance(hit, Evaluation)
         return hit
 
-    def _kept(self, kind: str, replicas: int, tiers: bool, memory: bool) -> tuple[Any, Any]:
-        """The key of an evaluation's ``kind`` (``evaluation`` or its settled ``passes``)
-        in the memo (:meth:`__call__`) and what is kept under it, or under the other
-        ``memory`` switch when its batch never passed this one's limit (``None``:
-        nothing)."""
+    def _held(self, replicas: int, tiers: bool) -> tuple[float, float, float] | None:
+        """What one of ``replicas`` replicas' tiers beyond the GPU hold, as the memo's keys
+        name it (:meth:`__call__`): its share of the CPU tier, its NVMe tier and the
+        shared tier (``None`` without tiers)."""
+        if not tiers:
+            return None
         cap = self.cap
-        held = (
-            (self._cpu_tokens(replicas), cap.nvme_tokens_per_replica, cap.shared_tokens)
-            if tiers
-            else None
-        )
+        return (self._cpu_tokens(replicas), cap.nvme_tokens_per_replica, cap.shared_tokens)
+
+    def _kept(
+        self, kind: str, replicas: int, held: tuple[float, float, float] | None, memory: bool
+    ) -> tuple[Any, Any]:
+        """The key of an evaluation's ``kind`` (``evaluation`` or its settled ``passes``)
+        in the memo (:meth:`__call__`), for what its tiers hold (:meth:`_held`), and what
+        is kept under it, or under the other ``memory`` switch when its batch never passed
+        this one's limit (``None``: nothing)."""
+        cap = self.cap
         store = self._memo
         key = (kind, replicas, memory, cap.pool_tokens_per_replica, held)
         hit = store.get(key)
@@ -156,15 +163,16 @@ class Evaluator:
         (:meth:`~sizing.service_times.ServiceTable.p95_with_wait`): a search needs only
         the answer. The settled passes and the answer are kept in the memo, as
         :meth:`__call__` keeps evaluations."""
-        hit = self._kept("evaluation", replicas, tiers, memory)[1]
+        held = self._held(replicas, tiers)
+        hit = self._kept("evaluation", replicas, held, memory)[1]
         if hit is not None:
             return bool(hit.meets(ttft_p95_ms, tpot_ms))
-        key, passes = self._kept("passes", replicas, tiers, memory)
+        key, passes = self._kept("passes", replicas, held, memory)
         asked = ("meets", key, ttft_p95_ms, tpot_ms)
         answer = self._memo.get(asked)
         if answer is None:
             if passes is None:
-                passes = self._memo[key] = self._passes(replicas, tiers=tiers, memory=memory)
+                passes = self._memo[key] = self._passes(replicas, held, memory=memory)
             load = self._finished.get(passes.key)
             if load is not None:
                 answer = load.ttft_p95_ms <= ttft_p95_ms and load.tpot_ms <= tpot_ms
@@ -189,9 +197,12 @@ class Evaluator:
         cap = self.cap
         return min(cap.cpu_tokens_total / replicas, cap.cpu_tokens_max_per_replica)
 
-    def _passes(self, replicas: int, *, tiers: bool, memory: bool) -> _Passes:
-        """The passes of :meth:`__call__`'s evaluation of ``replicas`` replicas, settled
-        to the decode batch (the TTFT p95 is taken from the last one).
+    def _passes(
+        self, replicas: int, held: tuple[float, float, float] | None, *, memory: bool
+    ) -> _Passes:
+        """The passes of :meth:`__call__`'s evaluation of ``replicas`` replicas whose tiers
+        hold ``held`` (:meth:`_held`), settled to the decode batch (the TTFT p95 is taken
+        from the last one).
 
         A pass whose hit shares, rate and batch limit were settled before (the shared
         tier often adds no hit to the tiers before it: the plan's final evaluation with
@@ -206,9 +217,8 @@ class Evaluator:
         window = self._window
         # The tiers beyond the GPU do not change between the passes (hit_rates' windows).
         beyond: tuple[Window | None, Window | None, Window | None] = (None, None, None)
-        if tiers:
-            cpu = self._cpu_tokens(replicas)
-            nvme, shared = cap.nvme_tokens_per_replica, cap.shared_tokens
+        if held is not None:
+            cpu, nvme, shared = held
             beyond = (
                 window(per, cpu) if cpu else None,
                 window(per, nvme) if nvme else None,

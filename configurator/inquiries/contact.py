@@ -84,12 +84,18 @@ PHONE = RegexValidator(
 """A phone number as people write it (``+49 (0)89 123-456``, ``+1 555 0100 ext. 12``)."""
 
 
+MAX_NAME_CHARS = 200
+"""The longest name or company a quote request takes (and a quote PDF's customer)."""
+
+
 class ContactForm(forms.Form):
     """Who asks for the quote. ``website`` is a honeypot: people never see it."""
 
-    name = VisibleTextField(label=_("Name"), max_length=200, validators=[refuse_hidden_characters])
+    name = VisibleTextField(
+        label=_("Name"), max_length=MAX_NAME_CHARS, validators=[refuse_hidden_characters]
+    )
     company = VisibleTextField(
-        label=_("Company"), max_length=200, validators=[refuse_hidden_characters]
+        label=_("Company"), max_length=MAX_NAME_CHARS, validators=[refuse_hidden_characters]
     )
     email = forms.EmailField(label=_("Email"))
     phone = forms.CharField(

@@ -26,18 +26,18 @@ def alternative_plan(alt: QuoteAlternative) -> Plan | None:
         return None
 
 
-def alternative_deviations(alt: QuoteAlternative, plan: Plan | None = None) -> list[Deviation]:
-    """The deviations of ``alt``'s current lines from ``plan``, by default the plan of
-    its inputs (:func:`alternative_plan`; pass it when it is at hand).
-
-    An alternative without a plan (``None`` from :func:`alternative_plan`) has nothing to
-    compare with and gives none.
-    """
-    if plan is None:
-        plan = alternative_plan(alt)
+def plan_deviations(alt: QuoteAlternative, plan: Plan | None) -> list[Deviation]:
+    """The deviations of ``alt``'s current lines from ``plan``, the plan of its inputs
+    (:func:`alternative_plan`). An alternative without a plan (``None``) has nothing to
+    compare with and gives none."""
     if plan is None:
         return []
     return bom_deviations(plan, [(ln.sku, ln.category, ln.quantity) for ln in alt.lines.all()])
+
+
+def alternative_deviations(alt: QuoteAlternative) -> list[Deviation]:
+    """:func:`plan_deviations` of ``alt`` from the plan of its inputs."""
+    return plan_deviations(alt, alternative_plan(alt))
 
 
 def _n(value: int) -> str:
@@ -70,6 +70,11 @@ def deviation_text(dev: Deviation) -> str:
     }
 
 
-def alternative_deviation_texts(alt: QuoteAlternative, plan: Plan | None = None) -> list[str]:
+def deviation_texts(deviations: list[Deviation]) -> list[str]:
+    """``deviations`` as sentences in the active language (:func:`deviation_text`)."""
+    return [deviation_text(d) for d in deviations]
+
+
+def alternative_deviation_texts(alt: QuoteAlternative) -> list[str]:
     """:func:`alternative_deviations` of ``alt`` as sentences in the active language."""
-    return [deviation_text(d) for d in alternative_deviations(alt, plan)]
+    return deviation_texts(alternative_deviations(alt))

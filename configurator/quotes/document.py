@@ -17,7 +17,7 @@ from django.utils import timezone, translation
 
 from configurator.catalog.models import Price
 from configurator.inquiries import traffic_chart, ttft_chart
-from configurator.quotes.deviations import alternative_deviation_texts, alternative_plan
+from configurator.quotes.deviations import alternative_plan, deviation_texts, plan_deviations
 from configurator.quotes.document_types import (
     DocumentAlternative,
     DocumentLine,
@@ -141,7 +141,9 @@ def document_from_quote(quote: Quote, *, live: bool = False) -> QuoteDocument:
                 summary=alt.plan_summary,
                 lines=lines,
                 discount_percent=quote.discount_percent,
-                deviations=_in_language(quote.language, alternative_deviation_texts, alt, plan),
+                deviations=_in_language(
+                    quote.language, deviation_texts, plan_deviations(alt, plan)
+                ),
                 engine=None if plan is None else engine_appendix_of(plan),
             )
         )

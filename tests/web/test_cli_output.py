@@ -80,7 +80,7 @@ def test_a_replaced_file_holds_only_the_new_content(tmp_path: Path) -> None:
         # field refuses them too; an escape sequence would recolour a terminal.
         ("ACME\x1b[31m", "--customer: remove the invisible control character U+001B"),
         ("ACME\u202eEMCA", "--customer: remove the invisible control character U+202E"),
-        # quote_pdf.py MAX_CUSTOMER_CHARS: 200, the quote request's company field.
+        # contact.py MAX_NAME_CHARS: 200, the quote request's name and company fields.
         ("W" * 201, "--customer: at most 200 characters, got 201"),
     ],
 )

@@ -13,7 +13,7 @@ from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone, translation
 
 from configurator.catalog.services import prices_from_demo_file, prices_on
-from configurator.inquiries.contact import HIDDEN_CHARACTERS
+from configurator.inquiries.contact import HIDDEN_CHARACTERS, MAX_NAME_CHARS
 from configurator.planning.cli import SizingCommand, flag_for, output_file
 from configurator.quotes.document import document_from_plans
 from configurator.quotes.pdf import quote_pdf_render
@@ -21,9 +21,6 @@ from configurator.quotes.pricing import alternative_label, price_bom
 from sizing.errors import SizingError
 from sizing.summary import plan_summary
 from sizing.workload import stored_inputs
-
-MAX_CUSTOMER_CHARS = 200
-"""The longest customer name, as the quote request's name and company fields take."""
 
 
 class Command(SizingCommand):
@@ -40,9 +37,9 @@ class Command(SizingCommand):
         customer = options["customer"].strip()
         if not customer:
             raise CommandError("--customer: must not be empty", returncode=2)
-        if len(customer) > MAX_CUSTOMER_CHARS:
+        if len(customer) > MAX_NAME_CHARS:
             raise CommandError(
-                f"--customer: at most {MAX_CUSTOMER_CHARS} characters, got {len(customer):,}",
+                f"--customer: at most {MAX_NAME_CHARS} characters, got {len(customer):,}",
                 returncode=2,
             )
         hidden = HIDDEN_CHARACTERS.search(customer)
