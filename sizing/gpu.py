@@ -1,28 +1,9 @@
-"""GPU KV budget per card and the parallelism plan: TP, PP, EP, replicas and nodes.
+"""The parallelism plan: TP, PP, EP, replicas and nodes.
 
-Planning rule (seed document, DESIGN §3.2): the KV cache of one card is
-
-    kv_per_gpu_gib = utilization × reported_gib − overhead_gib − weights_per_gpu_gib
-
-with utilization 0.9, the driver-reported total (95.6 GiB for the RTX PRO 6000
-Blackwell Server Edition), 3 GiB for CUDA graphs and activations. Seed example:
-0.9 × 95.6 − 3 − 32.0 = 51 GiB, 51 full-length 1 GiB conversations per card.
-
-Weights per card (:func:`weights_per_gpu_gib`):
-
-- tensor parallel (TP) splits every weight matrix over the TP ranks; pipeline parallel
-  (PP) splits the layers over PP stages: ``weights / (TP × PP)``;
-- with expert parallel (EP) the routed experts are sharded over the EP ranks instead,
-  and vLLM's ``--enable-expert-parallel`` makes ``EP = TP × DP``: the experts are spread
-  over all data-parallel ranks while attention and dense weights stay split by TP only
-  (vLLM docs, "Expert Parallel Deployment"; ``vllm/config/parallel.py``).
-
-Per conversation and card: TP splits the KV heads (replicated when TP exceeds them);
-PP splits the layers as vLLM does (``vllm/distributed/utils.py::get_pp_indices``: the
-layers divided evenly, the remainder added to the stages before the last one), and the
-engine's pool is the smallest of its stages' pools, so the stage with the most cache
-binds. A shared system prompt is stored once per replica (prefix caching, see
-:mod:`sizing.plan`).
+The KV budget of one card after its weights is :mod:`sizing.gpu_budget`'s (the seed's
+planning rule), one conversation's cache on one card of each pipeline stage
+:mod:`sizing.stage_cache`'s. The engine's pool is the smallest of its stages' pools, so
+the stage with the most cache binds.
 
 Valid TP sizes follow vLLM (``ModelConfig.verify_with_parallel_config``): TP divides the
 attention heads, and TP and the KV heads divide one another.
@@ -49,61 +30,17 @@ fit no single node at all, and a given TP that cannot hold one request is an err
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from sizing.architecture import Architecture, conversation_bytes, kv_bytes_per_token
+from sizing.architecture import Architecture
 from sizing.catalog import Gpu
 from sizing.errors import Fix, InfeasibleError, SizingError, gettext_noop
+from sizing.gpu_budget import BudgetRule, kv_budget_per_gpu_gib, weights_per_gpu_gib
 from sizing.layout import Parallelism as Parallelism
-from sizing.layout import pipeline_stages
-from sizing.units import GIB
+from sizing.stage_cache import ConversationShape, LayerSums, layer_sums, stage_cache_gib
 
 MAX_PIPELINE_NODES = 8
 """Most nodes one pipeline-parallel replica spans in a plan."""
-
-
-@dataclass(frozen=True)
-class BudgetRule:
-    """The seed's planning rule for the GPU KV budget.
-
-    Attributes:
-        utilization: share of the reported memory the engine may use (0.9, vLLM's
-            long-standing ``--gpu-memory-utilization`` default).
-        overhead_gib: CUDA graphs and activations per card, in GiB (3, seed document).
-    """
-
-    utilization: float = 0.9
-    overhead_gib: float = 3.0
-
-
-def weights_per_gpu_gib(
-    *, weights_gib: float, expert_weights_gib: float = 0.0, tp: int, pp: int = 1, ep: int = 1
-) -> float:
-    """Weights on one card, GiB.
-
-    ``(dense / TP + experts / EP) / PP`` with ``dense = weights − experts``; without EP
-    (``ep`` 1) the experts are split by TP like every other matrix, so this is
-    ``weights / (TP × PP)``. Source: module docstring (vLLM expert-parallel docs).
-
-    Raises:
-        ValueError: if a parallel size is not positive.
-    """
-    if min(tp, pp, ep) <= 0:
-        raise ValueError("parallel sizes must be positive")
-    experts_over = ep if ep > 1 else tp
-    dense = weights_gib - expert_weights_gib
-    return (dense / tp + expert_weights_gib / experts_over) / pp
-
-
-def kv_budget_per_gpu_gib(gpu: Gpu, weights_gib_on_gpu: float, rule: BudgetRule) -> float:
-    """KV-cache budget of one card in GiB under the planning rule (may be negative).
-
-    Args:
-        gpu: the card; its driver-reported total in GiB is used.
-        weights_gib_on_gpu: weights on this card, GiB (:func:`weights_per_gpu_gib`).
-        rule: utilization and overhead.
-    """
-    return rule.utilization * gpu.reported_gib - rule.overhead_gib - weights_gib_on_gpu
 
 
 def valid_tp_sizes(arch: Architecture, gpus_per_node: int) -> list[int]:
@@ -119,21 +56,6 @@ def valid_tp_sizes(arch: Architecture, gpus_per_node: int) -> list[int]:
 
 
 @dataclass(frozen=True)
-class ConversationShape:
-    """What one conversation asks of the GPUs.
-
-    Attributes:
-        kv_dtype: KV-cache dtype (``fp8``, ``auto``…).
-        context_tokens: tokens of one full-length conversation.
-        shared_prefix_tokens: tokens of a system prompt all conversations share.
-    """
-
-    kv_dtype: str
-    context_tokens: int
-    shared_prefix_tokens: int = 0
-
-
-@dataclass(frozen=True)
 class _Candidate:
     tp: int
     pp: int
@@ -143,47 +65,6 @@ class _Candidate:
     unique_gib: float
     prefix_gib: float
     per_replica: int
-
-
-@dataclass(frozen=True)
-class _LayerSums:
-    """Running totals over the layers for one TP size: ``whole[i]`` and ``prefix[i]`` are
-    one conversation's bytes and the shared prefix's bytes in layers ``[0, i)`` on one
-    rank, so a pipeline stage's bytes are two subtractions."""
-
-    whole: tuple[int, ...]
-    prefix: tuple[int, ...]
-
-
-def _layer_sums(arch: Architecture, work: ConversationShape, tp: int) -> _LayerSums:
-    """The running totals of :class:`_LayerSums`; both sums add up layer by layer
-    (:func:`conversation_bytes`, :func:`kv_bytes_per_token`), and identical layers (most
-    of a model) are computed once (``Architecture.layer_groups``)."""
-    per_group = []
-    for layer, _count in arch.layer_groups:
-        one = replace(arch, layers=(layer,))
-        per_group.append(
-            (
-                conversation_bytes(one, work.kv_dtype, work.context_tokens, tp),
-                kv_bytes_per_token(one, work.kv_dtype, tp) * work.shared_prefix_tokens,
-            )
-        )
-    whole, prefix = [0], [0]
-    for group in arch.layer_group_index:
-        got = per_group[group]
-        whole.append(whole[-1] + got[0])
-        prefix.append(prefix[-1] + got[1])
-    return _LayerSums(tuple(whole), tuple(prefix))
-
-
-def _stage_cache_gib(sums: _LayerSums, num_layers: int, pp: int) -> list[tuple[float, float]]:
-    """Per stage: (one conversation's own cache, the shared prefix) on one card, GiB."""
-    out = []
-    for start, end in pipeline_stages(num_layers, pp):
-        whole = sums.whole[end] - sums.whole[start]
-        prefix = sums.prefix[end] - sums.prefix[start]
-        out.append(((whole - prefix) / GIB, prefix / GIB))
-    return out
 
 
 def _evaluate(
@@ -197,13 +78,13 @@ def _evaluate(
     tp: int,
     pp: int,
     ep: int,
-    sums: _LayerSums,
+    sums: LayerSums,
 ) -> _Candidate:
     on_gpu = weights_per_gpu_gib(
         weights_gib=weights_gib, expert_weights_gib=expert_weights_gib, tp=tp, pp=pp, ep=ep
     )
     budget = kv_budget_per_gpu_gib(gpu, on_gpu, rule)
-    stages = _stage_cache_gib(sums, arch.num_layers, pp)
+    stages = stage_cache_gib(sums, arch.num_layers, pp)
     per_replica = math.inf
     unique_bind, prefix_bind = stages[0]
     for unique, prefix in stages:
@@ -302,12 +183,12 @@ def choose_parallelism(
             },
         )
     ep = gpus_per_node if expert_parallel and expert_weights_gib > 0 else 1
-    sums_by_tp: dict[int, _LayerSums] = {}
+    sums_by_tp: dict[int, LayerSums] = {}
 
     def evaluate(tp: int, pp: int) -> _Candidate:
         sums = sums_by_tp.get(tp)
         if sums is None:
-            sums = sums_by_tp[tp] = _layer_sums(arch, work, tp)
+            sums = sums_by_tp[tp] = layer_sums(arch, work, tp)
         return _evaluate(
             arch=arch,
             gpu=gpu,

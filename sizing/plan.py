@@ -17,7 +17,8 @@ from typing import Any
 
 from sizing.benefit import with_benefit
 from sizing.catalog import Gpu, Platform
-from sizing.gpu import BudgetRule, Parallelism
+from sizing.gpu import Parallelism
+from sizing.gpu_budget import BudgetRule
 from sizing.host_memory import CpuTier, HostMemory, cpu_tier, host_memory
 from sizing.kept import kept
 from sizing.model import ModelSpec

@@ -3,8 +3,9 @@ the node's GPUs, the bytes per rank, each node's buffer limit, the NVMe tier as 
 sized for one node and one replica of the layout, composed for :func:`sizing.plan.make_plan`.
 
 Rules and sources are in the modules it calls (:mod:`sizing.architecture`,
-:mod:`sizing.gpu`, :mod:`sizing.rank_bytes`, :mod:`sizing.cluster`,
-:mod:`sizing.host_memory`, :mod:`sizing.nvme`). None of it depends on the users or the
+:mod:`sizing.gpu`, :mod:`sizing.gpu_budget`, :mod:`sizing.stage_cache`,
+:mod:`sizing.rank_bytes`, :mod:`sizing.cluster`, :mod:`sizing.host_memory`,
+:mod:`sizing.nvme`). None of it depends on the users or the
 traffic, so it is kept per model object (:mod:`sizing.kept`) and the inputs it reads: the
 plans of a customer changing only the users, and those of a configuration search that
 share a GPU type, count and conversation, compute it once.
@@ -21,13 +22,15 @@ from sizing.catalog import Gpu, Platform
 from sizing.checkpoint import WEIGHT_BITS
 from sizing.cluster import max_buffer_gb_per_node
 from sizing.experts import expert_weights_bytes
-from sizing.gpu import BudgetRule, ConversationShape, Parallelism, choose_parallelism
+from sizing.gpu import Parallelism, choose_parallelism
+from sizing.gpu_budget import BudgetRule
 from sizing.host_memory import host_memory_cap_gb
 from sizing.kept import kept
 from sizing.model import ModelSpec
 from sizing.nvme import NvmeTier, nvme_tier
 from sizing.rank_bytes import RankBytes, stage_bytes
 from sizing.serving_model import Replica
+from sizing.stage_cache import ConversationShape
 from sizing.units import GIB
 from sizing.workload import Workload
 

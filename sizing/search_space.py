@@ -208,7 +208,7 @@ def could_hold_everyone(request: PlanRequest) -> bool:
     """Whether ``request``'s GPUs could hold every user's conversation, so that the plan
     needs no CPU tier for memory: an upper bound from the memory alone.
 
-    ``gpus × utilization × reported GiB`` (:mod:`sizing.gpu`'s budget before weights and
+    ``gpus × utilization × reported GiB`` (:mod:`sizing.gpu_budget`'s budget before weights and
     overhead) over one node, or over :data:`sizing.gpu.MAX_PIPELINE_NODES` nodes when the
     weights need more than one, against ``users × (conversation − shared prompt)`` at
     TP 1 (TP never stores fewer bytes per conversation over all ranks).

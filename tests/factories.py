@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from sizing.gpu import BudgetRule
+from sizing.gpu_budget import BudgetRule
 from sizing.model import ModelSpec
 from sizing.plan import PlanRequest
 from sizing.traffic import Traffic

@@ -1,6 +1,6 @@
 """Engine-calibrated KV-pool model: what vLLM or SGLang will allocate, per GPU.
 
-The seed's planning rule (:mod:`sizing.gpu`) is the default for quotes; this model
+The seed's planning rule (:mod:`sizing.gpu_budget`) is the default for quotes; this model
 follows the engines' own budget and page arithmetic (:mod:`.vllm`, :mod:`.sglang`,
 :mod:`.pages`) and is what the verification and the ``accuracy`` command compare with
 measured start-up logs.

@@ -16,7 +16,8 @@ from sizing.architecture import conversation_bytes
 from sizing.catalog import gpu
 from sizing.errors import InfeasibleError
 from sizing.experts import expert_params, moe_layers
-from sizing.gpu import valid_tp_sizes, weights_per_gpu_gib
+from sizing.gpu import valid_tp_sizes
+from sizing.gpu_budget import weights_per_gpu_gib
 from sizing.layout import pipeline_stages, replica_layout
 from sizing.model import catalog_entry, catalog_ids, from_catalog
 from sizing.plan import make_plan

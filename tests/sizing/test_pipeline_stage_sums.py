@@ -1,7 +1,7 @@
 """Pipeline stages' cache bytes from running totals equal the bytes of the stage's layers.
 
 The parallelism search sizes each stage of every (TP, PP) candidate from running totals
-over the layers (``sizing.gpu``); the reference here is :func:`conversation_bytes` and
+over the layers (``sizing.stage_cache``); the reference here is :func:`conversation_bytes` and
 :func:`kv_bytes_per_token` applied to the stage's own layers, split as vLLM's
 ``get_pp_indices`` does (:func:`sizing.layout.pipeline_stages`). Models cover growing
 full attention (Llama 3.1 405B), MLA (DeepSeek-V3), sliding windows (Gemma 3) and
@@ -15,9 +15,9 @@ from dataclasses import replace
 import pytest
 
 from sizing.architecture import conversation_bytes, kv_bytes_per_token
-from sizing.gpu import ConversationShape, _layer_sums, _stage_cache_gib
 from sizing.layout import pipeline_stages
 from sizing.model import from_catalog
+from sizing.stage_cache import ConversationShape, layer_sums, stage_cache_gib
 from sizing.units import GIB
 
 MODELS = [
@@ -35,9 +35,9 @@ def test_stage_bytes_match_the_stage_layers(repo_id: str, kv_dtype: str) -> None
     arch = from_catalog(repo_id).architecture
     work = ConversationShape(kv_dtype=kv_dtype, context_tokens=8192, shared_prefix_tokens=1500)
     for tp in (1, 2, 4, 8):
-        sums = _layer_sums(arch, work, tp)
+        sums = layer_sums(arch, work, tp)
         for pp in range(1, 7):
-            got = _stage_cache_gib(sums, arch.num_layers, pp)
+            got = stage_cache_gib(sums, arch.num_layers, pp)
             want = []
             for start, end in pipeline_stages(arch.num_layers, pp):
                 stage = replace(arch, layers=arch.layers[start:end])

@@ -9,7 +9,7 @@ import copy
 import pytest
 
 from sizing.errors import SizingError
-from sizing.gpu import BudgetRule
+from sizing.gpu_budget import BudgetRule
 from sizing.model import from_catalog
 from sizing.plan import PlanRequest, make_plan
 from sizing.plan_layout import memory_layout

@@ -264,7 +264,8 @@ def test_text_report_layout_and_budget_rule_follow_the_plan(
 
 EXPERT_PARALLEL = {
     # Qwen3-30B-A3B: 128 routed experts; with expert parallel each of the 4 cards holds a
-    # quarter of them and (at TP 1) all of the other weights (sizing.gpu.weights_per_gpu_gib).
+    # quarter of them and (at TP 1) all of the other weights
+    # (sizing.gpu_budget.weights_per_gpu_gib).
     "model": "Qwen/Qwen3-30B-A3B",
     "context_tokens": 8192,
     "users": 100,

@@ -12,7 +12,8 @@ from sizing.units import GIB
 
 
 def gpu_figure(plan: Plan, w: Words) -> Figure:
-    """GPUs, nodes, replicas and the KV budget per card (``sizing.gpu``)."""
+    """GPUs, nodes, replicas and the KV budget per card (``sizing.gpu``,
+    ``sizing.gpu_budget``)."""
     _, num = w.gettext, w.num
     p = plan.parallelism
     rule = plan.request.rule
@@ -111,7 +112,7 @@ def gpu_figure(plan: Plan, w: Words) -> Figure:
 def _expert_parallel_weights(plan: Plan, w: Words, values: dict[str, str]) -> tuple[str, str]:
     """The templates of an expert-parallel plan's KV budget step and of the step that adds
     up the weights on one card (the routed experts over EP, the other weights over TP:
-    ``sizing.gpu.weights_per_gpu_gib``); adds the numbers they quote to ``values``."""
+    ``sizing.gpu_budget.weights_per_gpu_gib``); adds the numbers they quote to ``values``."""
     _, num = w.gettext, w.num
     model = plan.request.model
     experts_gib = expert_weights_bytes(model.config, model.weight_format, model.weights_bytes) / GIB
