@@ -15,14 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sizing.architecture import (
-    ATTENTION_KINDS,
-    CLASS_VOCAB,
-    Layer,
-    LayerKind,
-    from_config,
-    text_config,
-)
+from sizing.architecture import ATTENTION_KINDS, Layer, LayerKind
+from sizing.architecture_config import CLASS_VOCAB, from_config, text_config
 
 WEIGHT_BITS: Mapping[str, float] = {
     "bf16": 16,

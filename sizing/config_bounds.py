@@ -17,9 +17,9 @@ and divides by ``num_attention_heads``), and the sizing would otherwise read a z
 ``num_key_value_heads`` as "unset" and size multi-head attention. ``head_dim`` may be 0
 only in an MLA config (``kv_lora_rank`` set), which never reads it (GLM-5.3-Flash in
 the catalog ships ``head_dim: 0``). ``max_position_embeddings`` may not be negative (0
-and a missing key both mean "no stated limit" to :mod:`sizing.architecture`; a negative
-limit would refuse every context). A float, or a JSON ``true``/``false`` (which Python
-reads as 1 and 0), is no count: transformers passes it on to
+and a missing key both mean "no stated limit" to :mod:`sizing.architecture_config`; a
+negative limit would refuse every context). A float, or a JSON ``true``/``false``
+(which Python reads as 1 and 0), is no count: transformers passes it on to
 ``torch.nn.Linear``, which accepts only integers. The KV heads must divide the
 attention heads: transformers' ``repeat_kv`` (``models/llama/modeling_llama.py``)
 repeats each KV head ``num_attention_heads // num_key_value_heads`` times, and vLLM's
@@ -46,7 +46,7 @@ MISSING_FIELD = gettext_noop(
     "config.json has no %(key)s, which this architecture needs to size the KV cache"
 )
 """English templates of the config.json errors that several parsers raise (this module,
-:mod:`sizing.architecture`, :mod:`sizing.layer_kinds`)."""
+:mod:`sizing.architecture_config`, :mod:`sizing.layer_kinds`)."""
 
 _LAYERS = 1_024
 _HEADS = 2_048

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sizing.architecture import text_config
+from sizing.architecture_config import text_config
 from sizing.checkpoint import WEIGHT_BITS
 
 

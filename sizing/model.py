@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
 
-from sizing.architecture import Architecture, from_config
+from sizing.architecture import Architecture
+from sizing.architecture_config import from_config
 from sizing.bundled import data_text
 from sizing.checkpoint import weight_format, weights_bytes_from_config
 from sizing.errors import SizingError, gettext_noop

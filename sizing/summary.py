@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import TypedDict, cast
 
-from sizing.architecture import ASSUMPTIONS
+from sizing.architecture_config import ASSUMPTIONS
 from sizing.performance.calibration import citation
 from sizing.plan import Plan
 from sizing.serving import Serving

@@ -24,7 +24,7 @@ from django.utils.translation import gettext as _
 from configurator.modelhub.errors import ModelLookupError
 from configurator.modelhub.services import subject_template
 from configurator.numbers import num, separators
-from sizing.architecture import ASSUMPTIONS
+from sizing.architecture_config import ASSUMPTIONS
 from sizing.errors import Fix, InfeasibleError, SizingError, decimals, scientific, short_number
 
 SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")

@@ -319,7 +319,7 @@ VALUE_ERROR_CODES = frozenset(
     }
 )
 """Engine codes for a bad value in a config.json (``sizing.config_bounds``,
-``sizing.architecture``): reported as themselves, never as an unsupported architecture."""
+``sizing.architecture_config``): reported as themselves, never as an unsupported architecture."""
 
 
 PRIVATE_MODEL = gettext_noop("the private model %(name)s")

@@ -39,7 +39,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sizing.architecture import ATTENTION_KINDS, LayerKind, text_config
+from sizing.architecture import ATTENTION_KINDS, LayerKind
+from sizing.architecture_config import text_config
 from sizing.checkpoint import WEIGHT_BITS
 from sizing.model import ModelSpec
 from sizing.recurrent import DTYPE_BYTES

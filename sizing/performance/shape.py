@@ -39,8 +39,8 @@ from sizing.architecture import (
     LayerKind,
     kv_bytes_per_token,
     kv_dtype_bytes,
-    text_config,
 )
+from sizing.architecture_config import text_config
 from sizing.checkpoint import WEIGHT_BITS, embedding_params, param_count
 from sizing.experts import expert_params, routed_experts
 from sizing.model import ModelSpec

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sizing.architecture import LayerKind, conversation_bytes, from_config, kv_bytes_per_token
+from sizing.architecture import LayerKind, conversation_bytes, kv_bytes_per_token
+from sizing.architecture_config import from_config
 from sizing.checkpoint import param_count, weight_format
 from sizing.errors import ConfigError
 from sizing.model import catalog_entry, catalog_ids, from_catalog

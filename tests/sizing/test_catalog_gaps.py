@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from sizing.architecture import LayerKind, conversation_bytes, from_config, kv_bytes_per_token
+from sizing.architecture import LayerKind, conversation_bytes, kv_bytes_per_token
+from sizing.architecture_config import from_config
 from sizing.calibrated import predict
 from sizing.calibrated.loaded import rope_table_positions
 from sizing.calibrated.setup import EngineSetup

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from sizing.architecture import from_config
+from sizing.architecture_config import from_config
 from sizing.config_bounds import BOUNDS, check_config_bounds
 from sizing.errors import ConfigError
 from sizing.model import spec_from_metadata

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from sizing.architecture import from_config
+from sizing.architecture_config import from_config
 from sizing.config_bounds import check_config_bounds, shown_value
 from sizing.errors import ConfigError
 

@@ -12,7 +12,7 @@ from sizing.units import GIB
 
 # Gemma-4 style: sliding layers with 16 KV heads of 256, every sixth layer global with 4
 # KV heads of 512 (global_head_dim / num_global_key_value_heads, the layout the
-# architecture reads; sizing/architecture.py).
+# architecture reads; sizing/architecture_config.py).
 GEMMA4_STYLE: dict[str, Any] = {
     "model_type": "gemma4_text",
     "num_hidden_layers": 60,

@@ -6,7 +6,8 @@ import pytest
 
 from configurator.modelhub.services import model_lookup
 from sizing import vllm_buffer
-from sizing.architecture import LayerKind, conversation_bytes, from_config, kv_bytes_per_token
+from sizing.architecture import LayerKind, conversation_bytes, kv_bytes_per_token
+from sizing.architecture_config import from_config
 from sizing.calibrated import EngineSetup, predict, tokens_for_kv_gib
 from sizing.checkpoint import weight_format
 from sizing.errors import InfeasibleError

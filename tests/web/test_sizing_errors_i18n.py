@@ -31,7 +31,8 @@ from configurator.modelhub.errors import HubLookupPending, ModelLookupError
 from configurator.modelhub.services import model_lookup, validate_repo_id
 from configurator.modelhub.upload import model_from_config_upload
 from configurator.planning.services import plan_create
-from sizing.architecture import from_config, kv_dtype_bytes, require_vocab_size
+from sizing.architecture import kv_dtype_bytes, require_vocab_size
+from sizing.architecture_config import from_config
 from sizing.bom import check_node
 from sizing.catalog import platform
 from sizing.chassis import PCIE_CHASSIS, ChassisLimitError, check_chassis
@@ -344,7 +345,8 @@ def test_an_unknown_platform_and_a_model_outside_the_catalog_are_german() -> Non
 
 # Qwen3-8B's config.json (models.json: 36 layers, 32 attention and 8 KV heads, hidden
 # 4,096) with one field changed, each refused by a config.json rule of sizing/
-# (config_bounds.py, architecture.py, layer_kinds.py, recurrent.py); None drops the key.
+# (config_bounds.py, architecture_config.py, layer_kinds.py, recurrent.py); None drops the
+# key.
 GATED_DELTANET = {
     "layer_types": ["linear_attention"] * 36,
     "linear_num_key_heads": 16,
