@@ -1,0 +1,84 @@
+"""The JSON API's answers: a plan, a recommendation, and the errors it reports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ninja import Field, Schema
+
+
+class PlanOut(Schema):
+    """The plan's stable JSON contract (keys as in ``docs/cli.md``)."""
+
+    summary: dict[str, Any]
+
+
+class ErrorOut(Schema):
+    """An input that cannot be sized (which one and why), or an unreadable body."""
+
+    field: str | None = None
+    detail: str
+
+
+class ValidationErrorOut(Schema):
+    """Request validation errors (django-ninja's format)."""
+
+    detail: list[dict[str, Any]]
+
+
+class ConfigurationOut(Schema):
+    """One recommended configuration (keys as in ``docs/cli.md``, ``recommend``)."""
+
+    gpu: str
+    gpu_name: str
+    gpus_per_node: int
+    nodes: int
+    tensor_parallel_size: int
+    replicas: int
+    kv_dtype: str
+    host_memory_gb: int
+    dimm_count: int
+    dimm_gb: int
+    cpu_tier_gib: float
+    conversations_on_gpus: int
+    nvme_tb: float
+    nvme_drive_count: int
+    shared_tier_tb: float
+    max_host_memory_gb: int | None = Field(
+        None, description="host memory limit searched, GB (null: the plan's own rule)"
+    )
+    without_shared_tier: bool = Field(False, description="searched without a shared tier")
+    without_nvme_tier: bool = Field(False, description="searched without an NVMe tier")
+    ttft_p95_ms: float | None
+    tpot_ms: float | None
+    cpu_hit_rate: float | None
+    price_net_eur: str = Field(..., description="net list price, EUR, two decimals")
+    relative_cost: float = Field(..., description="price over the cheapest one's")
+    meets_targets: bool
+    why: str
+    why_codes: list[dict[str, Any]]
+
+
+class DramTradeOut(Schema):
+    """The cheapest configuration with a CPU tier against the cheapest without one."""
+
+    with_cpu_tier: ConfigurationOut | None
+    without_cpu_tier: ConfigurationOut | None
+    saving_eur: str | None
+
+
+class RecommendationOut(Schema):
+    """The cheapest configurations, the Pareto front, and why."""
+
+    configurations: list[ConfigurationOut]
+    pareto: list[ConfigurationOut]
+    pareto_axis: str
+    reference: ConfigurationOut | None
+    binding: str | None = Field(None, description="what binds when nothing meets the workload")
+    binding_text: str | None = Field(
+        None, description="what binds, in the customer's words (e.g. a target with its value)"
+    )
+    nearest: ConfigurationOut | None
+    dram_instead_of_gpus: DramTradeOut
+    evaluated: int
+    priced_on: str
