@@ -2,6 +2,7 @@
 
 :mod:`sizing.verdict` gives each reason and warning as a :class:`~sizing.verdict.Note`:
 a code with its numbers. The sentences themselves are in
+:mod:`configurator.inquiries.templatetags.note_messages`, worded by
 :mod:`configurator.inquiries.templatetags.note_sentences` (``{% note_sentence note %}``,
 which ``inquiries/_note.html`` prints; German and English in ``configurator/locale``),
 which formats the numbers for the active language. An

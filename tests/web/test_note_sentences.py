@@ -5,7 +5,7 @@ Django's ``floatformat`` does.
 
 Expected values come from ``configurator/locale/de/LC_MESSAGES/django.po`` (the
 ``no_measured_basis`` and ``gpus_saved`` entries), from the English message ids of
-``configurator/inquiries/templatetags/note_sentences.py`` and from Django's
+``configurator/inquiries/templatetags/note_messages.py`` and from Django's
 ``floatformat`` filter itself.
 """
 
@@ -19,9 +19,9 @@ from django.template.defaultfilters import floatformat
 from django.utils import translation
 
 from configurator.inquiries.notes import view
+from configurator.inquiries.templatetags.note_messages import SENTENCES
 from configurator.inquiries.templatetags.note_sentences import (
     _GROUPED_PLACES,
-    SENTENCES,
     _by_three,
     _floatformat,
 )
