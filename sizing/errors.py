@@ -186,6 +186,12 @@ FIX_ENGLISH = {
     "longer_ttft_p95": gettext_noop("a longer TTFT p95 target"),
     "longer_tpot": gettext_noop("a longer TPOT target"),
     "faster_gpu": gettext_noop("a faster GPU"),
+    "measured_gpu": gettext_noop(
+        "a GPU with a measured prefill throughput (the plan then spans several nodes)"
+    ),
+    "host_memory_limit": gettext_noop(
+        "a host-memory limit per node (returns beyond it are prefilled again)"
+    ),
     "plan_chooses_tp": gettext_noop("let the plan choose the tensor parallel size"),
     "server_gpu": gettext_noop(
         "a server GPU (passive or blower cooling, e.g. the RTX PRO 6000 Server Edition or Max-Q)"
@@ -213,6 +219,8 @@ FIX_INPUTS = {
     "longer_ttft_p95": "ttft_p95_ms",
     "longer_tpot": "tpot_ms",
     "faster_gpu": "gpu",
+    "measured_gpu": "gpu",
+    "host_memory_limit": "max_host_memory_gb",
     "plan_chooses_tp": "tensor_parallel_size",
     "server_gpu": "gpu",
 }

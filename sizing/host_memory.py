@@ -34,7 +34,7 @@ import math
 from dataclasses import dataclass
 
 from sizing.catalog import Platform, dimm_sizes_gb
-from sizing.errors import Fix, InfeasibleError, SizingError, gettext_noop
+from sizing.errors import Fix, InfeasibleError, SizingError, Value, gettext_noop
 from sizing.rank_bytes import RankBytes
 from sizing.units import GB, GIB
 
@@ -199,12 +199,26 @@ def host_memory_cap_gb(limit_gb: int | None, platform: Platform, node_gpu_gb: fl
 
     Raises:
         SizingError: on field ``max_host_memory_gb`` when no layout within the limit
-            reaches the baseline of twice the node's GPU memory (rule above).
+            reaches the baseline of twice the node's GPU memory (rule above); the message
+            names the higher floor: that baseline, or the smallest balanced layout when
+            even it is above the baseline (4 × L4: 192 GB against 24 × 16 GB = 384 GB).
     """
     if limit_gb is None:
         return None
     layout = largest_layout_gb(platform, limit_gb)
     baseline = 2 * node_gpu_gb
+    smallest = layout_totals_gb(platform)[0]
+    if layout is None and smallest > baseline:
+        # The floor is the chassis's smallest layout, not the GPUs' baseline below it.
+        raise SizingError(
+            "max_host_memory_gb",
+            template=gettext_noop(
+                "%(got)s GB of host memory per node is below the smallest balanced DIMM "
+                "layout, %(smallest_gb)s GB (one of the smallest DIMMs in every channel)"
+            ),
+            code="host_memory_below_smallest_layout",
+            values={"got": limit_gb, "smallest_gb": smallest},
+        )
     if layout is None or layout < baseline:
         raise SizingError(
             "max_host_memory_gb",
@@ -224,6 +238,7 @@ def host_memory(
     gpu_memory_gb_total: float,
     buffer_gb: float,
     kv_cache_is_fp8: bool = False,
+    unmeasured_gpu: str = "",
 ) -> HostMemory:
     """Choose the smallest balanced DIMM layout that meets the planning rule.
 
@@ -231,6 +246,10 @@ def host_memory(
         platform: sockets, channels and DIMMs per channel of the server.
         gpu_memory_gb_total: marketed memory of all GPUs in the node, GB (4 × 96 = 384).
         buffer_gb: pinned offload buffer on the node, GB (0 without a CPU tier).
+        kv_cache_is_fp8: the KV cache is FP8 already (no fix suggests it).
+        unmeasured_gpu: the GPU's name when it has no measured prefill throughput: the
+            plan is then one node (:mod:`sizing.plan_traffic`), and the error says so
+            and names a measured GPU and a host-memory limit as fixes.
 
     Raises:
         InfeasibleError: when even the largest DIMMs in every slot of the chassis are too
@@ -256,20 +275,31 @@ def host_memory(
     fixes = [Fix("fewer_users"), Fix("shorter_context")]
     if not kv_cache_is_fp8:
         fixes.insert(1, Fix("fp8_kv_cache_short"))
+    values: dict[str, Value] = {
+        "need_gb": round(need),
+        "largest_gb": largest,
+        "slots": slots,
+        "dimm_gb": dimm_sizes_gb()[-1],
+    }
+    template = gettext_noop(
+        "the CPU tier needs %(need_gb)s GB of host memory, more than the %(largest_gb)s GB "
+        "one node can hold (%(slots)s DIMM slots × %(dimm_gb)s GB)"
+    )
+    if unmeasured_gpu:
+        template = gettext_noop(
+            "the CPU tier needs %(need_gb)s GB of host memory, more than the %(largest_gb)s GB "
+            "one node can hold (%(slots)s DIMM slots × %(dimm_gb)s GB); without a measured "
+            "prefill throughput of the %(gpu)s the plan cannot spread the users over more "
+            "nodes"
+        )
+        values["gpu"] = unmeasured_gpu
+        fixes += [Fix("measured_gpu"), Fix("host_memory_limit")]
     raise InfeasibleError(
         "users",
-        template=gettext_noop(
-            "the CPU tier needs %(need_gb)s GB of host memory, more than the %(largest_gb)s GB "
-            "one node can hold (%(slots)s DIMM slots × %(dimm_gb)s GB)"
-        ),
+        template=template,
         binding="host memory per node",
         fixes=tuple(fixes),
         names_fixes=True,
         code="host_memory_per_node",
-        values={
-            "need_gb": round(need),
-            "largest_gb": largest,
-            "slots": slots,
-            "dimm_gb": dimm_sizes_gb()[-1],
-        },
+        values=values,
     )

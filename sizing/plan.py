@@ -31,7 +31,7 @@ from sizing.serving import Serving
 from sizing.traffic import Traffic
 from sizing.transfer import TransferEstimate, estimate
 from sizing.units import GB, GIB
-from sizing.verdict import Note, Verdict, decide, restated
+from sizing.verdict import Note, Verdict, decide, restated, with_capped_tier
 from sizing.vllm_buffer import VllmOffload, offload
 from sizing.workload import Workload
 
@@ -217,6 +217,7 @@ def make_plan(request: PlanRequest) -> Plan:
         gpu_memory_gb_total=node_gpu_gb,
         buffer_gb=tier.total_gib * GIB / GB / par.nodes,
         kv_cache_is_fp8=kv_dtype == "fp8",
+        unmeasured_gpu=gpu.name if serving is None else "",
     )
     # A hit prefills what the serving model prefills on a return: the previous answer and
     # the new prompt of the plan's traffic (sizing.load).
@@ -293,7 +294,7 @@ def make_plan(request: PlanRequest) -> Plan:
         )
     in_tier = tier.conversations_per_instance
     buffer = offload(ranks.vllm_native_bytes(in_tier) / GIB if in_tier else 0.0)
-    return Plan(
+    plan = Plan(
         request=request,
         gpu=gpu,
         platform=platform,
@@ -310,3 +311,10 @@ def make_plan(request: PlanRequest) -> Plan:
         serving=serving,
         serving_note=serving_note,
     )
+    if serving is None and tier.total_gib > 0 and (where := plan.placement).recomputed:
+        # Without the traffic model no hit rate shows the misses a cut tier leaves.
+        capped = with_capped_tier(
+            verdict, kept=where.in_cpu_tier, resting=resting, recomputed=where.recomputed
+        )
+        plan = replace(plan, verdict=capped)
+    return plan

@@ -64,6 +64,9 @@ ENGLISH = {
     "this write volume, though the {drives} × {drive} are already rated for {dwpd:g} DWPD, "
     "the most of any drive offered: a shared NAS or S3 tier in place of NVMe, or fewer new "
     "conversations a day, would fix it.",
+    "tier_capped": "The host-memory limit keeps {kept:,} of the {resting:,} resting "
+    "conversations in the CPU tier; the other {recomputed:,} are prefilled again when their "
+    "users return.",
     "single_turn": "Every conversation has one turn: nobody returns, so a tier has nothing "
     "to reload.",
     "recompute_cheap": "A returning prompt reloads from the CPU tier in about {hit_ms:,} ms "
@@ -148,6 +151,7 @@ BINDING = {
     "mirror": "CPU tier not larger than the GPU cache",
     "nvme": "NVMe endurance",
     "nvme_capped": "NVMe bays per node",
+    "tier_capped": "host memory per node",
 }
 """Names of the constraints a plan can run into without being infeasible."""
 
@@ -245,6 +249,21 @@ def decide(
             top = (("drives", drives), ("drive", drive), ("dwpd", dwpd))
             warnings.append(Note("nvme_worn", months + top))
     return Verdict(pays, tuple(reasons), tuple(warnings), tuple(binding))
+
+
+def with_capped_tier(verdict: Verdict, *, kept: int, resting: int, recomputed: int) -> Verdict:
+    """``verdict`` with the warning that a host-memory limit keeps only ``kept`` of the
+    ``resting`` conversations in the CPU tier and ``recomputed`` are prefilled again.
+
+    For a plan without the traffic model (no measured prefill basis), whose verdict has no
+    hit rates to show the misses: the counts are :attr:`sizing.plan.Plan.placement`'s
+    (rule: :mod:`sizing.placement`, a tier cut by a host-memory limit)."""
+    note = Note("tier_capped", (("kept", kept), ("resting", resting), ("recomputed", recomputed)))
+    return replace(
+        verdict,
+        warning_notes=(*verdict.warning_notes, note),
+        binding=(*verdict.binding, BINDING["tier_capped"]),
+    )
 
 
 ON_GPUS_NOTES = ("all_fit",)

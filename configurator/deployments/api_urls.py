@@ -1,7 +1,52 @@
-"""``/api/``: the JSON API and its OpenAPI schema (``/api/openapi.json``)."""
+"""``/api/``: the JSON API and its OpenAPI schema (``/api/openapi.json``).
 
+A method an endpoint does not take (``GET /api/plans``) is answered 405 in the API's
+error shape, ``{"field": null, "detail": …}``, with the ``Allow`` header django-ninja
+sets, instead of django-ninja's plain-text "Method not allowed".
+"""
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.http import HttpRequest, HttpResponseBase, HttpResponseNotAllowed, JsonResponse
 from django.urls import URLPattern, URLResolver, path
 
 from configurator.deployments.api import api
 
-urlpatterns: list[URLPattern | URLResolver] = [path("", api.urls)]
+View = Callable[..., HttpResponseBase]
+
+
+def json_not_allowed(view: View) -> View:
+    """``view`` with its 405 answers in the API's error shape (``Allow`` kept); other
+    answers pass unchanged. ``functools.wraps`` keeps the view's ``csrf_exempt``."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        response = view(request, *args, **kwargs)
+        if not isinstance(response, HttpResponseNotAllowed):
+            return response
+        allowed = response["Allow"]
+        detail = f"{request.method} is not allowed here; use {allowed}"
+        answer = JsonResponse({"field": None, "detail": detail}, status=405)
+        answer["Allow"] = allowed
+        return answer
+
+    return wrapped
+
+
+def _with_json_not_allowed(
+    patterns: list[URLPattern | URLResolver],
+) -> list[URLPattern | URLResolver]:
+    return [
+        URLPattern(p.pattern, json_not_allowed(p.callback), p.default_args, p.name)
+        if isinstance(p, URLPattern)
+        else p
+        for p in patterns
+    ]
+
+
+_patterns, _app_name, _namespace = api.urls
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("", (_with_json_not_allowed(_patterns), _app_name, _namespace))
+]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
+from django.utils.translation import npgettext
 
 from configurator.planning.services import plan_stored
 from configurator.quotes.models import QuoteAlternative
@@ -57,11 +58,12 @@ def deviation_text(dev: Deviation) -> str:
             "have": have,
             "need": need,
         }
+    count = dev.have  # "1 CPU", "2 CPUs": the item agrees with what the quote has
     names = {
-        "chassis": _("server chassis"),
-        "cpu": _("CPUs"),
-        "gpu": _("GPUs"),
-        "nvme": _("NVMe drives"),
+        "chassis": npgettext("quoted item", "server chassis", "server chassis", count),
+        "cpu": npgettext("quoted item", "CPU", "CPUs", count),
+        "gpu": npgettext("quoted item", "GPU", "GPUs", count),
+        "nvme": npgettext("quoted item", "NVMe drive", "NVMe drives", count),
     }
     return _("%(have)s %(item)s, the plan needs %(need)s") % {
         "have": have,

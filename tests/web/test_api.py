@@ -47,6 +47,22 @@ def test_plan_post_names_the_bad_input(client: Client) -> None:
     assert missing.status_code == 422
 
 
+@pytest.mark.parametrize(
+    ("method", "url", "allowed"),
+    [("get", "/api/plans", "POST"), ("put", "/api/recommendations", "POST")],
+)
+def test_a_method_an_endpoint_does_not_take_is_a_json_405(
+    client: Client, method: str, url: str, allowed: str
+) -> None:
+    # The OpenAPI schema (/api/openapi.json) lists POST only for these endpoints.
+    response = getattr(client, method)(url)
+    assert response.status_code == 405 and response["Allow"] == allowed
+    assert response.json() == {
+        "field": None,
+        "detail": f"{method.upper()} is not allowed here; use {allowed}",
+    }
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("debug", [False, True], ids=["production", "debug"])
 @pytest.mark.parametrize("megabytes", [3, 30])

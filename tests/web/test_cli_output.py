@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from pypdf import PdfReader
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ["--model", "Qwen/Qwen3-32B-FP8", "--context", "8192", "--users", "500"]
@@ -92,4 +96,28 @@ def test_a_customer_the_quote_request_would_refuse_is_one_line_exit_2(
     assert result.returncode == 2
     (line,) = result.stderr.strip().splitlines()
     assert line.endswith(f"quote_pdf: error: {expected}")
+    assert not out.exists()
+
+
+@pytest.mark.django_db
+def test_a_customer_on_two_lines_is_one_line_on_the_quote(tmp_path: Path) -> None:
+    # contact.py one_line: the quote request's company field turns line breaks into spaces,
+    # and --customer takes what that field takes (docs/cli.md).
+    out = tmp_path / "q.pdf"
+    stdout = io.StringIO()
+    call_command("quote_pdf", *SEED, "--customer", "ACME\nResearch", "--out", str(out),
+                 "--language", "en", stdout=stdout)  # fmt: skip
+    assert stdout.getvalue().strip() == f"DRAFT quote for ACME Research written to {out}"
+    pages = PdfReader(io.BytesIO(out.read_bytes())).pages
+    assert "ACME Research" in " ".join(" ".join(p.extract_text() for p in pages).split())
+
+
+@pytest.mark.parametrize("customer", ["", "   ", "\u200b\u200b", "\n"])
+def test_a_customer_a_reader_cannot_see_is_refused(tmp_path: Path, customer: str) -> None:
+    # contact.py visible(): white space and zero-width characters count as empty, as in
+    # the quote request's required name field.
+    out = tmp_path / "q.pdf"
+    with pytest.raises(CommandError) as caught:
+        call_command("quote_pdf", *SEED, "--customer", customer, "--out", str(out))
+    assert (str(caught.value), caught.value.returncode) == ("--customer: must not be empty", 2)
     assert not out.exists()

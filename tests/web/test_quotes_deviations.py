@@ -17,10 +17,12 @@ import zipfile
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
 from pypdf import PdfReader
 
 from configurator.deployments.services import bundle_build
 from configurator.planning.services import plan_stored
+from configurator.quotes.deviations import deviation_text
 from configurator.quotes.document import document_from_quote
 from configurator.quotes.engine_appendix import engine_appendix
 from configurator.quotes.models import Quote, QuoteLine, QuoteNumberCounter
@@ -272,3 +274,22 @@ def test_german_presales_texts(client: Client) -> None:
     assert frozen.status_code == 409
     quote.refresh_from_db()
     assert f"Das Angebot {quote.number} ist ausgestellt" in frozen.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("language", "have", "expected"),
+    [
+        ("en", 1, "1 CPU, the plan needs 2"),
+        ("en", 3, "3 CPUs, the plan needs 4"),
+        ("de", 1, "1 CPU, die Auslegung braucht 2"),
+        ("de", 0, "0 CPUs, die Auslegung braucht 2"),
+    ],
+)
+def test_a_deviation_counts_its_items_in_the_singular_and_plural(
+    language: str, have: int, expected: str
+) -> None:
+    # The seed chassis takes 2 CPUs (hardware.json); a quote edited down to one is
+    # "1 CPU", not "1 CPUs" (configurator/quotes/deviations.py).
+    with translation.override(language):
+        text = deviation_text(Deviation("cpu", "short", have, have + 1 if have else 2, "pcs"))
+    assert text == expected

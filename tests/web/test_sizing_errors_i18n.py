@@ -422,12 +422,31 @@ def test_host_memory_per_node_names_the_dimm_slots_in_german() -> None:
     # reserve = 21,667 GB; 24 slots × 256 GB (hardware.json largest RDIMM) = 6,144 GB per
     # node (sizing/host_memory.py message). On the L40S (no measured basis for the load)
     # the plan stays on one node.
+    # It says why the users are not spread over more nodes, and names a measured GPU and
+    # a host-memory limit among the fixes.
     exc = engine_error(users=20_000, gpu="l40s")
     assert exc.code == "host_memory_per_node" and "21,667 GB" in exc.message
     assert worded(exc, "de") == (
         "Die CPU-Speicherstufe braucht 21.667 GB Hauptspeicher, mehr als die 6.144 GB, die "
-        "ein Knoten fasst (24 DIMM-Steckplätze × 256 GB)."
+        "ein Knoten fasst (24 DIMM-Steckplätze × 256 GB); ohne gemessenen Prefill-Durchsatz "
+        "der NVIDIA L40S kann der Plan die Nutzer nicht auf mehr Knoten verteilen."
     )
+    fixes = {fix.code: fix.field for fix in exc.fix_notes}
+    assert fixes["measured_gpu"] == "gpu"
+    assert fixes["host_memory_limit"] == "max_host_memory_gb"
+
+
+def test_a_host_memory_limit_below_the_smallest_layout_names_that_layout() -> None:
+    # 4 × L4 of 24 GB (hardware.json) need 192 GB beside them, but the chassis's smallest
+    # balanced layout is 24 channels × 16 GB = 384 GB (sizing/host_memory.py): 383 GB
+    # names the layout, not the baseline it is above.
+    exc = engine_error(model="Qwen/Qwen3-8B", gpu="l4", gpus_per_node=4, max_host_memory_gb=383)
+    assert (exc.field, exc.code) == ("max_host_memory_gb", "host_memory_below_smallest_layout")
+    assert exc.message == (
+        "383 GB of host memory per node is below the smallest balanced DIMM layout, 384 GB "
+        "(one of the smallest DIMMs in every channel)"
+    )
+    assert "kleinsten ausgewogenen DIMM-Bestückung, 384 GB" in worded(exc, "de")
 
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -145,6 +145,17 @@ SENTENCES: dict[str, Sentence] = {
             "capacity": ("capacity_tb", (_TENTHS,)),
         },
     ),
+    "tier_capped": Sentence(
+        (
+            "The host-memory limit keeps %(kept)s of the %(resting)s resting conversations in the"
+            " CPU tier; the other %(recomputed)s are prefilled again when their users return."
+        ),
+        values={
+            "kept": ("kept", (_INTCOMMA,)),
+            "resting": ("resting", (_INTCOMMA,)),
+            "recomputed": ("recomputed", (_INTCOMMA,)),
+        },
+    ),
     "single_turn": Sentence(
         "Every conversation has one turn: nobody returns, so a tier has nothing to reload.",
     ),

@@ -13,7 +13,7 @@ from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone, translation
 
 from configurator.catalog.services import prices_from_demo_file, prices_on
-from configurator.inquiries.contact import HIDDEN_CHARACTERS, MAX_NAME_CHARS
+from configurator.inquiries.contact import HIDDEN_CHARACTERS, MAX_NAME_CHARS, one_line, visible
 from configurator.planning.cli import SizingCommand, flag_for, output_file
 from configurator.quotes.document import document_from_plans
 from configurator.quotes.pdf import quote_pdf_render
@@ -34,8 +34,9 @@ class Command(SizingCommand):
         parser.add_argument("--force", action="store_true", help="replace an existing --out file")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        customer = options["customer"].strip()
-        if not customer:
+        # as the quote request takes a company name: line breaks become spaces
+        customer = one_line(options["customer"])
+        if not visible(customer):
             raise CommandError("--customer: must not be empty", returncode=2)
         if len(customer) > MAX_NAME_CHARS:
             raise CommandError(
