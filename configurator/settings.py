@@ -8,6 +8,7 @@ worker on Redis. ``DJANGO_SECRET_KEY`` is required unless ``DJANGO_DEBUG`` is on
 from __future__ import annotations
 
 import importlib.util
+import warnings
 from pathlib import Path
 
 import dj_database_url
@@ -148,6 +149,10 @@ STORAGES = {
 # Static files are served by WhiteNoise from STATIC_ROOT (`manage.py collectstatic`);
 # in development, and before collectstatic, straight from the apps' folders.
 WHITENOISE_USE_FINDERS = DEBUG or not STATIC_ROOT.is_dir()
+if not STATIC_ROOT.is_dir():
+    # Served from the apps' folders instead (above): WhiteNoise's start-up warning about
+    # the missing STATIC_ROOT says nothing that needs doing.
+    warnings.filterwarnings("ignore", message="No directory at: ", category=UserWarning)
 
 EMAIL_BACKEND = env_str("DJANGO_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "configurator@localhost")
