@@ -17,6 +17,7 @@ from typing import Any, NoReturn, get_type_hints
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from configurator.modelhub.services import model_lookup
 from configurator.modelhub.upload import model_from_config_upload
 from configurator.planning.services import plan_create
 from configurator.uploads import MAX_CONFIG_BYTES, read_at_most
@@ -246,9 +247,17 @@ class SizingCommand(BaseCommand):
         return Workload(**{name: options[name] for name in FIELDS})
 
     def plan_from_options(self, options: dict[str, Any]) -> Plan:
-        """Size the options' workload; a :class:`SizingError` becomes exit status 2."""
+        """Size the options' workload; a :class:`SizingError` becomes exit status 2. A
+        model answered by a fallback (the Hub off or unreachable, an earlier revision, the
+        catalog's entry for a requested revision) is named on standard error, as the
+        page shows its notice (:class:`~configurator.modelhub.services.ResolvedModel`)."""
         try:
             model = self._uploaded_model(options)
+            if model is None:
+                found = model_lookup(options["model"], revision=options.get("revision"))
+                if found.notice:
+                    self.stderr.write(f"{self._prog}: note: {found.notice}")
+                model = found.spec
             return plan_create(
                 self.workload_from_options(options),
                 model=model,

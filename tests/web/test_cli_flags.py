@@ -5,6 +5,8 @@ only real choices (docs/cli.md)."""
 
 from __future__ import annotations
 
+import io
+import json
 import re
 import zipfile
 from pathlib import Path
@@ -100,3 +102,23 @@ def test_every_bundle_option_says_what_it_takes(capsys: pytest.CaptureFixture[st
     assert "--shared {none,nfs,s3} shared tier: none, an NFS/pNFS export or an S3 bucket" in flat
     assert "--nfs-server NFS_SERVER NAS host name (default: nas.example.internal)" in flat
     assert "--engine {vllm,lmcache,lmcache-server,sglang,dynamo,llm-d,all} engine" in flat
+
+
+@pytest.mark.django_db
+def test_a_revision_answered_by_the_catalog_is_named_on_stderr(settings) -> None:  # type: ignore[no-untyped-def]
+    # configurator/modelhub/services.py: with the Hub off, a catalog model asked for at a
+    # revision is sized with the catalog's entry and the answer carries a notice; the
+    # page shows it, and the CLI names it on standard error, keeping stdout JSON.
+    settings.HF_HUB_OFFLINE = True
+    out, err = io.StringIO(), io.StringIO()
+    call_command("size", "--model", "Qwen/Qwen3-32B-FP8", "--context", "8192", "--users",
+                 "500", "--revision", "v2", "--format", "json", stdout=out, stderr=err)  # fmt: skip
+    assert json.loads(out.getvalue())["summary"]["model"] == "Qwen/Qwen3-32B-FP8"
+    assert err.getvalue().strip() == (
+        "size: note: This installation does not contact the Hugging Face Hub "
+        "(HF_HUB_OFFLINE); Qwen/Qwen3-32B-FP8 at revision 'v2' is sized with the offline "
+        "catalog's entry."
+    )
+    call_command("size", "--model", "Qwen/Qwen3-32B-FP8", "--context", "8192", "--users",
+                 "500", "--format", "json", stdout=io.StringIO(), stderr=(quiet := io.StringIO()))  # fmt: skip
+    assert quiet.getvalue() == ""  # the catalog answers a request without a revision
