@@ -23,7 +23,7 @@ from django_htmx.http import replace_url
 
 from configurator.clients import client_address_of, rate_limited
 from configurator.inquiries import chart, explain, notes, problems, traffic_chart, ttft_chart
-from configurator.inquiries.forms import ContactForm, WorkloadForm, model_suggestions
+from configurator.inquiries.forms import ContactForm, WorkloadForm
 from configurator.inquiries.models import Inquiry
 from configurator.inquiries.recommendations import recommendations_context
 from configurator.inquiries.services import (
@@ -31,6 +31,7 @@ from configurator.inquiries.services import (
     inquiry_rate_count,
     inquiry_rate_limited,
 )
+from configurator.inquiries.workload_inputs import model_suggestions
 from configurator.uploads import body_too_large, read_oversized_body
 from configurator.web import HtmxHttpRequest
 from sizing import catalog

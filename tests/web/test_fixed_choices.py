@@ -9,7 +9,8 @@ import pytest
 from django import forms
 
 from configurator.inquiries.choices import FixedChoiceField
-from configurator.inquiries.forms import WorkloadForm, gpu_choices
+from configurator.inquiries.forms import WorkloadForm
+from configurator.inquiries.workload_inputs import gpu_choices
 
 GROUPED = [("", "none"), ("a", "A"), ("Group", [("b", "B"), ("c", "C")]), (7, "seven")]
 """Plain choices, an option group and a number (the shapes Django's choices take)."""
