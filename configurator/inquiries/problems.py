@@ -21,8 +21,8 @@ from typing import Any
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from configurator.modelhub.engine_errors import subject_template
 from configurator.modelhub.errors import ModelLookupError
-from configurator.modelhub.services import subject_template
 from configurator.numbers import num, separators
 from sizing.architecture_config import ASSUMPTIONS
 from sizing.errors import Fix, InfeasibleError, SizingError, decimals, scientific, short_number

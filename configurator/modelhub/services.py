@@ -29,6 +29,7 @@ from django.db.models import Q, QuerySet
 from django.utils import formats
 
 from configurator.modelhub import background
+from configurator.modelhub.engine_errors import engine_error
 from configurator.modelhub.errors import (
     HubLookupPending,
     HubUnreachableError,
@@ -36,17 +37,12 @@ from configurator.modelhub.errors import (
     ModelLookupError,
 )
 from configurator.modelhub.models import HubModel
-from sizing.errors import ConfigError, SizingError, Value, gettext_noop
+from configurator.modelhub.repo_ids import validate_repo_id, validate_revision
+from sizing.errors import SizingError, gettext_noop
 from sizing.model import ModelSpec, catalog_entry, from_catalog, spec_from_metadata
 
 if TYPE_CHECKING:
     from configurator.modelhub.hub import HubMetadata
-
-REPO_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
-"""Hugging Face repo ids: ``owner/name`` of letters, digits, ``.``, ``_`` and ``-``."""
-
-REVISION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$")
-"""Branches, tags and commits: no spaces, no ``..``, at most 200 characters."""
 
 COMMIT_RE = re.compile(r"^[0-9a-f]{40}$")
 
@@ -74,66 +70,6 @@ class ResolvedModel:
     license: str = ""
 
 
-def validate_repo_id(repo_id: str) -> str:
-    """Return ``repo_id`` stripped, or raise if it is not of the form ``owner/name``.
-
-    ``owner/name`` of letters, digits, ``.``, ``_``, ``-``, then the Hub library's own
-    rules (``huggingface_hub.utils.validate_repo_id``: no ``--`` or ``..``, no ``.git``
-    at the end, at most 96 characters).
-
-    Raises:
-        ModelLookupError: on field ``model``.
-    """
-    value = repo_id.strip()
-    if (
-        not REPO_ID_RE.match(value)
-        or ".." in value
-        or value.endswith((".", "-"))
-        or not (_hub_accepts(value))
-    ):
-        raise ModelLookupError(
-            LookupFailure.INVALID_ID,
-            template=gettext_noop(
-                "%(model)r is not a Hugging Face model id of the form owner/name (for example "
-                "Qwen/Qwen3-32B-FP8)"
-            ),
-            values={"model": repo_id},
-        )
-    return value
-
-
-def _hub_accepts(repo_id: str) -> bool:
-    """Whether the Hub library's validator accepts ``repo_id`` (catalog ids always do;
-    huggingface_hub is imported only for ids that may go to the Hub)."""
-    if catalog_entry(repo_id) is not None:
-        return True
-    from huggingface_hub.errors import HFValidationError
-    from huggingface_hub.utils import validate_repo_id as hf_validate  # type: ignore[attr-defined]
-
-    try:
-        hf_validate(repo_id)
-    except HFValidationError:
-        return False
-    return True
-
-
-def _validate_revision(revision: str | None) -> str | None:
-    value = (revision or "").strip()
-    if not value:
-        return None
-    if not REVISION_RE.match(value) or ".." in value:
-        raise ModelLookupError(
-            LookupFailure.REVISION_NOT_FOUND,
-            template=gettext_noop(
-                "%(revision)r is not a revision: give a branch, tag or 40-digit commit"
-            ),
-            field="revision",
-            code="invalid_revision",
-            values={"revision": str(revision)},
-        )
-    return value
-
-
 def model_resolve(repo_id: str, *, revision: str | None = None) -> ModelSpec:
     """The model spec for ``repo_id`` (see :func:`model_lookup` for the sources).
 
@@ -158,7 +94,7 @@ def model_lookup(repo_id: str, *, revision: str | None = None) -> ResolvedModel:
             background; ask again shortly.
     """
     value = validate_repo_id(repo_id)
-    rev = _validate_revision(revision)
+    rev = validate_revision(revision)
     if rev is None and catalog_entry(value) is not None:
         return ResolvedModel(spec=from_catalog(value), origin="catalog")
     row = _cached_row(value, rev)
@@ -307,93 +243,6 @@ def _spec(found: HubModel | HubMetadata) -> ModelSpec:
             template=gettext_noop("the config.json of %(model)s is malformed: %(detail)s"),
             values={"model": repo_id, "detail": str(exc)},
         ) from exc
-
-
-VALUE_ERROR_CODES = frozenset(
-    {
-        "config_out_of_range",
-        "config_not_positive_int",
-        "config_not_non_negative_int",
-        "config_not_whole_number",
-        "config_kv_heads_indivisible",
-    }
-)
-"""Engine codes for a bad value in a config.json (``sizing.config_bounds``,
-``sizing.architecture_config``): reported as themselves, never as an unsupported architecture."""
-
-
-PRIVATE_MODEL = gettext_noop("the private model %(name)s")
-UNNAMED_PRIVATE_MODEL = gettext_noop("the private model")
-"""Who an error about an upload is about: a named private model, or an unnamed one."""
-
-SUBJECT_DETAIL = gettext_noop("%(subject)s: %(detail)s")
-"""An engine error about a model: whom it is about, then the engine's sentence."""
-
-
-def subject_template(private: bool, name: str) -> str:
-    """The English template naming the model an error is about: ``%(name)s`` alone for a
-    Hub model, :data:`PRIVATE_MODEL` or :data:`UNNAMED_PRIVATE_MODEL` for an upload."""
-    if not private:
-        return "%(name)s"
-    return PRIVATE_MODEL if name else UNNAMED_PRIVATE_MODEL
-
-
-def engine_error(exc: SizingError, *, model: str, field: str) -> ModelLookupError:
-    """The engine's error as a lookup error about ``model`` (the Hub id, or the name of
-    an upload, ``""`` when it has none).
-
-    ``values`` name the model, whether it is an upload (``private`` 1 or 0), the
-    ``subject`` in English (:func:`subject_template`) and the engine's sentence as
-    ``detail``; the engine's own error is the ``cause``. A bad value
-    (:data:`VALUE_ERROR_CODES`) keeps the engine's code and values, so that a page words
-    it as that field's error.
-    """
-    private = field == "config"
-    subject = subject_template(private, model) % {"name": model}
-    values: dict[str, Value] = {
-        "model": model,
-        "private": int(private),
-        "subject": subject,
-        "detail": exc.message,
-    }
-    if exc.field == "weights":
-        return ModelLookupError(
-            LookupFailure.WEIGHTS_UNKNOWN,
-            template=gettext_noop(
-                "%(subject)s: the weight size is unknown (no safetensors index, file sizes or "
-                "parameter count); give the weights in GiB"
-            ),
-            field="weights_gib" if private else field,
-            values=values,
-            cause=exc,
-        )
-    if exc.code in VALUE_ERROR_CODES:
-        return ModelLookupError(
-            LookupFailure.MALFORMED_CONFIG,
-            template=SUBJECT_DETAIL,
-            field=field,
-            code=exc.code,
-            values={**dict(exc.values), **values},
-            cause=exc,
-        )
-    if isinstance(exc, ConfigError):
-        return ModelLookupError(
-            LookupFailure.UNSUPPORTED_ARCHITECTURE,
-            template=gettext_noop(
-                "%(subject)s is not a text-generation architecture the engine can size: %(detail)s"
-            ),
-            field=field,
-            values=values,
-            cause=exc,
-        )
-    return ModelLookupError(
-        LookupFailure.MALFORMED_CONFIG,
-        template=SUBJECT_DETAIL,
-        field=field,
-        code="engine_error",
-        values=values,
-        cause=exc,
-    )
 
 
 def _store(meta: HubMetadata, *, repo_key: str, revision: str | None) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from configurator.modelhub.engine_errors import engine_error
 from configurator.modelhub.errors import LookupFailure, ModelLookupError
-from configurator.modelhub.services import engine_error
 from configurator.uploads import MAX_CONFIG_BYTES as MAX_CONFIG_BYTES
 from configurator.uploads import JsonRefused, parse_json
 from sizing.errors import SizingError, gettext_noop

@@ -28,7 +28,8 @@ from django.utils import translation
 
 from configurator.inquiries.problems import error_text, fix_text
 from configurator.modelhub.errors import HubLookupPending, ModelLookupError
-from configurator.modelhub.services import model_lookup, validate_repo_id
+from configurator.modelhub.repo_ids import validate_repo_id
+from configurator.modelhub.services import model_lookup
 from configurator.modelhub.upload import model_from_config_upload
 from configurator.planning.services import plan_create
 from sizing.architecture import kv_dtype_bytes, require_vocab_size
