@@ -119,6 +119,7 @@ def test_a_revision_answered_by_the_catalog_is_named_on_stderr(settings) -> None
         "(HF_HUB_OFFLINE); Qwen/Qwen3-32B-FP8 at revision 'v2' is sized with the offline "
         "catalog's entry."
     )
+    quiet = io.StringIO()
     call_command("size", "--model", "Qwen/Qwen3-32B-FP8", "--context", "8192", "--users",
-                 "500", "--format", "json", stdout=io.StringIO(), stderr=(quiet := io.StringIO()))  # fmt: skip
+                 "500", "--format", "json", stdout=io.StringIO(), stderr=quiet)  # fmt: skip
     assert quiet.getvalue() == ""  # the catalog answers a request without a revision
