@@ -50,10 +50,14 @@ class WorkloadForm(ShareLinks, CopiedFieldsForm, WorkloadInputs):
     """What the customer wants to run; ``plan`` holds the sizing once the form is valid.
 
     Every :class:`Workload` field is a form field of the same name whose cleaned value is
-    the field's value; :meth:`workload` reads them all.
+    the field's value; :meth:`workload` reads them all. ``sized`` holds the workload and
+    its model once every field is clean and the model is known, also when the requested
+    layout cannot be sized: the recommendation searches other layouts for it, as the
+    JSON API does.
     """
 
     plan: Plan | None = None
+    sized: tuple[Workload, ModelSpec] | None = None
 
     pure_field_types = CopiedFieldsForm.pure_field_types | {SharePercentField}
 
@@ -61,6 +65,7 @@ class WorkloadForm(ShareLinks, CopiedFieldsForm, WorkloadInputs):
         add_autocomplete(type(self).base_fields)
         super().__init__(*args, **kwargs)
         self.plan = None
+        self.sized = None
         self.fixes: list[problems.FixView] = []
         self.notice = ""
         self.lookup_pending = ""
@@ -81,7 +86,9 @@ class WorkloadForm(ShareLinks, CopiedFieldsForm, WorkloadInputs):
             return cleaned
         try:
             spec = self._model_spec(cleaned, config_text)
-            plan = plan_create(self.workload(cleaned, model=spec.repo_id), model=spec)
+            workload = self.workload(cleaned, model=spec.repo_id)
+            self.sized = (workload, spec)
+            plan = plan_create(workload, model=spec)
             check_node(plan)
             self.plan = plan
         except HubLookupPending as exc:

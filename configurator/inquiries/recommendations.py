@@ -201,24 +201,29 @@ def _axis_label(value: float, axis: str) -> str:
 def recommendations_context(form: WorkloadForm) -> dict[str, Any]:
     """What the "Recommended configurations" section shows for a bound workload form.
 
-    ``recommendation_problem`` is a sentence when nothing can be recommended (the form
-    has errors, or the price list carries no GPU); otherwise ``recommendation`` holds the
-    result with its ``rows``, ``pareto`` chart and the price ``policy``.
+    ``recommendation_problem`` is a sentence when nothing can be recommended (an input
+    has an error, or the price list carries no GPU); otherwise ``recommendation`` holds
+    the result with its ``rows``, ``pareto`` chart and the price ``policy``. A workload
+    whose inputs are all clean but whose requested layout cannot be sized (too little
+    host memory on one node, a GPU too small) is searched all the same
+    (:attr:`WorkloadForm.sized`): other layouts may serve it, as the JSON API answers.
     """
-    if not form.is_valid() or form.plan is None:
-        return {
-            "recommendation_problem": _(
-                "Correct the inputs above first: the recommendation sizes the same workload."
-            )
-        }
+    correct_first = {
+        "recommendation_problem": _(
+            "Correct the inputs above first: the recommendation sizes the same workload."
+        )
+    }
+    form.is_valid()
+    if form.sized is None:
+        return correct_first
+    workload, model = form.sized
     try:
         result = recommendation_create(
-            form.plan.request.workload,
-            model=form.plan.request.model,
-            private_config=form.private_config,
-            plan=form.plan,
+            workload, model=model, private_config=form.private_config, plan=form.plan
         )
-    except SizingError:
+    except SizingError as exc:
+        if form.plan is None and exc.field != "gpus":
+            return correct_first  # no layout searched sizes it either
         return {
             "recommendation_problem": _(
                 "No GPU has a price yet, so nothing can be compared: ask us for a quote below."

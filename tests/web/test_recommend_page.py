@@ -278,3 +278,25 @@ def test_a_recommendation_without_nvme_keeps_the_customers_new_conversations(
         if Workload.from_json(r.inputs) == form.plan.request.workload
     ]
     assert [plan_summary(p) for p in recommended] == [plan_summary(form.plan)]
+
+
+def test_a_requested_layout_that_cannot_be_sized_is_still_searched(client: Client) -> None:
+    # 20,000 users at 32,768 tokens on 8 × L40S: the L40S has no measured prefill basis,
+    # so its plan stays on one node, whose 24 × 256 GB slots cannot hold the tier
+    # (sizing/host_memory.py). Every input is clean, so the search runs as the JSON API's
+    # does (POST /api/recommendations) and shows the same configurations.
+    changes = {"gpu": "l40s", "gpus_per_node": 8, "users": 20_000, "context_tokens": 32_768}
+    data = seed_form(**changes, active_share="")
+    estimate = client.post("/estimate/", data, headers={**HTMX, **EN}).content.decode()
+    assert "one node can hold" in estimate
+    html = client.post("/recommendations/", data, headers={**HTMX, **EN}).content.decode()
+    assert "Correct the inputs above first" not in html
+    api = client.post(
+        "/api/recommendations",
+        {**seed_form(**changes), "active_share": None},
+        content_type="application/json",
+    ).json()["configurations"]
+    shown = _rows(html)
+    assert len(shown) == len(api) > 0
+    for row, config in zip(shown, api, strict=True):
+        assert f"{config['nodes']} × {config['gpus_per_node']} × {config['gpu_name']}" in row
