@@ -42,7 +42,30 @@ class PriceWidget(widgets.DecimalWidget):  # type: ignore[misc]  # untyped libra
             raise unreadable from None
         if cleaned is not None and (not cleaned.is_finite() or "e" in str(value).lower()):
             raise unreadable
+        if cleaned is not None and cleaned < 0:
+            # named here: the table's check constraint would report only its own name
+            raise ValueError(
+                _("“%(value)s” is below zero; a price or cost is 0 or more") % {"value": value}
+            )
         return cleaned
+
+
+class DayWidget(widgets.DateWidget):  # type: ignore[misc]  # untyped library
+    """The valid-from column: a value the library cannot read as a date is an error
+    naming the column and the value (the library's own says only that a value "could not
+    be parsed", and before the column is known, since the date matches rows)."""
+
+    def clean(self, value: Any, row: Any = None, **kwargs: Any) -> Any:
+        """``value`` as ``datetime.date`` (ISO 8601, ``2026-01-01``), or None.
+
+        Raises ``ValueError`` naming the column for text that is no date.
+        """
+        try:
+            return super().clean(value, row=row, **kwargs)
+        except ValueError:
+            raise ValueError(
+                _("valid_from: “%(value)s” is no date; write it like 2026-01-01") % {"value": value}
+            ) from None
 
 
 class FlagWidget(widgets.BooleanWidget):  # type: ignore[misc]  # untyped library
@@ -68,6 +91,7 @@ class PriceResource(resources.ModelResource):  # type: ignore[misc]  # untyped l
         **resources.ModelResource.WIDGETS_MAP,
         "DecimalField": PriceWidget,
         "BooleanField": FlagWidget,
+        "DateField": DayWidget,
     }
 
     class Meta:

@@ -192,3 +192,30 @@ def test_a_row_the_model_refuses_is_a_row_error_and_the_list_still_reads(
     assert f'<span class="validation-error-field-label">{column}</span>' in page
     assert 'name="import_file_name"' not in page  # no confirm form: nothing can be imported
     assert [p.unit_price_eur for p in Price.objects.all()] == [Decimal("1450.00")]
+
+
+def test_a_negative_price_names_its_column_and_value(staff: Client, bridge: Price) -> None:
+    # The table's check constraint (price_non_negative) would report only its own name.
+    body = f"{HEADER}\nNVLINK-BRIDGE-4WAY,a,b,bridge,-5.00,1100.00,2026-01-01,0\n"
+    page = _import_csv(staff, body.encode(), "en")
+    assert "price_non_negative" not in page
+    assert (
+        '<span class="validation-error-field-label">unit_price_eur</span>' in page
+        and "“-5.00” is below zero; a price or cost is 0 or more" in page
+    )
+    assert Price.objects.get(sku="NVLINK-BRIDGE-4WAY").unit_price_eur == Decimal("1450.00")
+
+
+@pytest.mark.parametrize(("language", "expected"), [
+    ("en", "valid_from: “2026-02-31” is no date; write it like 2026-01-01"),
+    ("de", "valid_from: „2026-02-31“ ist kein Datum; bitte wie 2026-01-01 schreiben"),
+])  # fmt: skip
+def test_an_unreadable_date_names_the_column_and_value(
+    staff: Client, bridge: Price, language: str, expected: str
+) -> None:
+    # February has no 31st; the library's own message says only "Value could not be
+    # parsed", and the date is read before the row's columns (it matches the rows).
+    body = f"{HEADER}\nNVLINK-BRIDGE-4WAY,a,b,bridge,1450.00,1100.00,2026-02-31,0\n"
+    page = _import_csv(staff, body.encode(), language)
+    assert expected in page
+    assert "could not be parsed" not in page
