@@ -14,6 +14,7 @@ from typing import Any
 
 from django.core.files.uploadedfile import UploadedFile
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
 from configurator.inquiries import problems
 from configurator.inquiries.contact import ContactForm, describe_fields
@@ -44,6 +45,12 @@ from sizing.workload import FIELDS, Workload, stored_inputs
 MODEL_ERROR_FIELDS = {"weights": "model", "config": "config_file"}
 """The form field that shows an engine error on a model input that is no form field
 (every :class:`Workload` field is a form field of the same name)."""
+
+
+TOO_LARGE = gettext_noop(
+    "The file is larger than 1 MB: upload the model's config.json, not its weights."
+)
+"""The error of a config.json over ``MAX_CONFIG_BYTES``, uploaded or kept."""
 
 
 class WorkloadForm(ShareLinks, CopiedFieldsForm, WorkloadInputs):
@@ -131,6 +138,11 @@ class WorkloadForm(ShareLinks, CopiedFieldsForm, WorkloadInputs):
         model_id = cleaned.get("model") or ""
         upload = cleaned.get("config_file")
         kept = cleaned.get("config_text") or ""
+        if self.errors.pop("config_text", None) and not (upload or model_id):
+            # The kept text is over the upload's limit (a page never keeps such a file):
+            # the customer sees the upload's own error, at the upload.
+            self.add_error("config_file", _(TOO_LARGE))
+            return None
         if upload and model_id:
             self.add_error(
                 "config_file",
@@ -160,10 +172,7 @@ class WorkloadForm(ShareLinks, CopiedFieldsForm, WorkloadInputs):
     def _read_upload(self, upload: UploadedFile[bytes]) -> str | None:
         """The uploaded file as text, or ``None`` with a field error (size, type, encoding)."""
         if (upload.size or 0) > MAX_CONFIG_BYTES:
-            self.add_error(
-                "config_file",
-                _("The file is larger than 1 MB: upload the model's config.json, not its weights."),
-            )
+            self.add_error("config_file", _(TOO_LARGE))
             return None
         if not str(upload.name or "").lower().endswith(".json"):
             self.add_error(

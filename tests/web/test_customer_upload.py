@@ -250,3 +250,16 @@ def test_presales_quote_an_inquiry_for_an_uploaded_model(client: Client) -> None
     assert alternatives
     assert all(alt.inputs["private_config"] == SEED_CONFIG for alt in alternatives)
     assert all(alt.plan_summary["model"] == "acme/qwen3-32b-finetune" for alt in alternatives)
+
+
+def test_a_kept_config_over_the_limit_is_its_only_error(client: Client) -> None:
+    # configurator/uploads.py MAX_CONFIG_BYTES (1 MB) bounds the kept text as it bounds
+    # the upload; the empty model field is not a second error, since a config was sent.
+    data = {**workload(config_file=""), "config_text": "{" + " " * 1_000_000 + "}"}
+    response = client.post("/estimate/", data, headers=EN)
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert "Enter a Hugging Face model id" not in page
+    assert field_error(page, "config_file") == (
+        "The file is larger than 1 MB: upload the model's config.json, not its weights."
+    )
