@@ -17,6 +17,7 @@ from typing import Any
 
 from sizing.benefit import with_benefit
 from sizing.catalog import Gpu, Platform
+from sizing.experts import routed_experts
 from sizing.gpu import Parallelism
 from sizing.gpu_budget import BudgetRule
 from sizing.host_memory import CpuTier, HostMemory, cpu_tier, host_memory
@@ -31,7 +32,7 @@ from sizing.serving import Serving
 from sizing.traffic import Traffic
 from sizing.transfer import TransferEstimate, estimate
 from sizing.units import GB, GIB
-from sizing.verdict import Note, Verdict, decide, restated, with_capped_tier
+from sizing.verdict import Note, Verdict, decide, restated, with_capped_tier, with_warning
 from sizing.vllm_buffer import VllmOffload, offload
 from sizing.workload import Workload
 
@@ -272,6 +273,9 @@ def make_plan(request: PlanRequest) -> Plan:
                 Note("traffic_unmeasured", (("what", serving_note),)),
             ),
         )
+    if work.expert_parallel and not routed_experts(model.config):
+        # Asked for on a dense model: sized without it (sizing.gpu), and said so.
+        verdict = with_warning(verdict, Note("no_experts", (("model", model.repo_id),)))
     if not verdict.offload_pays:
         # Sell no memory the customer does not need: no tier, no buffer, no NVMe; the
         # GPUs are those the targets need without a tier.

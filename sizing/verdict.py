@@ -67,6 +67,8 @@ ENGLISH = {
     "tier_capped": "The host-memory limit keeps {kept:,} of the {resting:,} resting "
     "conversations in the CPU tier; the other {recomputed:,} are prefilled again when their "
     "users return.",
+    "no_experts": "{model} has no routed experts: expert parallel applies to "
+    "mixture-of-experts models only, so the plan is sized without it.",
     "single_turn": "Every conversation has one turn: nobody returns, so a tier has nothing "
     "to reload.",
     "recompute_cheap": "A returning prompt reloads from the CPU tier in about {hit_ms:,} ms "
@@ -259,10 +261,16 @@ def with_capped_tier(verdict: Verdict, *, kept: int, resting: int, recomputed: i
     hit rates to show the misses: the counts are :attr:`sizing.plan.Plan.placement`'s
     (rule: :mod:`sizing.placement`, a tier cut by a host-memory limit)."""
     note = Note("tier_capped", (("kept", kept), ("resting", resting), ("recomputed", recomputed)))
+    return with_warning(verdict, note, BINDING["tier_capped"])
+
+
+def with_warning(verdict: Verdict, note: Note, binding: str = "") -> Verdict:
+    """``verdict`` with the warning ``note`` added and, when given, the constraint
+    ``binding`` (a value of :data:`BINDING`) among those that bind."""
     return replace(
         verdict,
         warning_notes=(*verdict.warning_notes, note),
-        binding=(*verdict.binding, BINDING["tier_capped"]),
+        binding=(*verdict.binding, binding) if binding else verdict.binding,
     )
 
 

@@ -119,9 +119,18 @@ def test_expert_parallel_spreads_only_the_experts() -> None:
     assert ep["conversations_on_gpus"] > plain["conversations_on_gpus"]
 
 
-def test_expert_parallel_is_ignored_for_dense_models() -> None:
+def test_expert_parallel_is_ignored_for_dense_models_and_says_so() -> None:
     s = plan("Qwen/Qwen3-32B-FP8", context_tokens=8192, users=500, expert_parallel=True)
     assert plan_summary(s)["layout"] == "4 replicas × 1 GPU (TP 1) = 4 GPUs"
+    # Qwen3-32B's config names no routed experts (sizing/experts.py): the plan says why
+    # the flag changed nothing.
+    (note,) = [n for n in s.verdict.warning_notes if n.code == "no_experts"]
+    assert note.text == (
+        "Qwen/Qwen3-32B-FP8 has no routed experts: expert parallel applies to "
+        "mixture-of-experts models only, so the plan is sized without it."
+    )
+    moe = plan("Qwen/Qwen3-30B-A3B", context_tokens=8192, users=500, expert_parallel=True)
+    assert "no_experts" not in {n.code for n in moe.verdict.warning_notes}
 
 
 def test_weights_per_gpu_rule() -> None:

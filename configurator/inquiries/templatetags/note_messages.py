@@ -145,6 +145,13 @@ SENTENCES: dict[str, Sentence] = {
             "capacity": ("capacity_tb", (_TENTHS,)),
         },
     ),
+    "no_experts": Sentence(
+        (
+            "%(model)s has no routed experts: expert parallel applies to mixture-of-experts"
+            " models only, so the plan is sized without it."
+        ),
+        values={"model": ("model", ())},
+    ),
     "tier_capped": Sentence(
         (
             "The host-memory limit keeps %(kept)s of the %(resting)s resting conversations in the"
