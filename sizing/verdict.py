@@ -64,7 +64,7 @@ ENGLISH = {
     "this write volume, though the {drives} × {drive} are already rated for {dwpd:g} DWPD, "
     "the most of any drive offered: a shared NAS or S3 tier in place of NVMe, or fewer new "
     "conversations a day, would fix it.",
-    "tier_capped": "The host-memory limit keeps {kept:,} of the {resting:,} resting "
+    "tier_capped": "The host memory of a node keeps {kept:,} of the {resting:,} resting "
     "conversations in the CPU tier; the other {recomputed:,} are prefilled again when their "
     "users return.",
     "no_experts": "{model} has no routed experts: expert parallel applies to "
@@ -254,8 +254,9 @@ def decide(
 
 
 def with_capped_tier(verdict: Verdict, *, kept: int, resting: int, recomputed: int) -> Verdict:
-    """``verdict`` with the warning that a host-memory limit keeps only ``kept`` of the
-    ``resting`` conversations in the CPU tier and ``recomputed`` are prefilled again.
+    """``verdict`` with the warning that a node's host memory (the customer's limit, or
+    the chassis's DIMM slots below it) keeps only ``kept`` of the ``resting``
+    conversations in the CPU tier and ``recomputed`` are prefilled again.
 
     For a plan without the traffic model (no measured prefill basis), whose verdict has no
     hit rates to show the misses: the counts are :attr:`sizing.plan.Plan.placement`'s

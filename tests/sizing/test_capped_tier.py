@@ -102,7 +102,7 @@ def test_without_a_measured_basis_the_verdict_warns_of_the_recomputed() -> None:
     (note,) = [n for n in plan.verdict.warning_notes if n.code == "tier_capped"]
     assert dict(note.values) == {"kept": 268, "resting": 457, "recomputed": 189}
     assert note.text == (
-        "The host-memory limit keeps 268 of the 457 resting conversations in the CPU tier; "
+        "The host memory of a node keeps 268 of the 457 resting conversations in the CPU tier; "
         "the other 189 are prefilled again when their users return."
     )
     assert "host memory per node" in plan.verdict.binding

@@ -8,6 +8,7 @@ GPUs, 296 resting, 500 GiB ≈ 537 GB tier, 125 GiB per instance, 24 × 48 GB = 
 
 from __future__ import annotations
 
+import html as html_lib
 import re
 from pathlib import Path
 from typing import Any
@@ -490,3 +491,35 @@ def test_a_relaxed_target_is_worded_as_the_p95_without_load(client: Client) -> N
         client.post("/estimate/", inputs, headers={**HTMX, **DE}).content.decode().split()
     )
     assert "Selbst ohne Last beträgt die TTFT p95 bei diesem Kontext 6.073 ms" in german
+
+
+@pytest.mark.parametrize(
+    ("headers", "step", "source"),
+    [
+        (
+            EN,
+            "per engine instance: 268.2 GiB, its share of a node's host memory beside the "
+            "reserve, holds 268 whole conversations of 1.0000 GiB as its ranks store them, of "
+            "the 500 it would keep warm (500 users / 1, rounded up)",
+            "as many conversations kept warm as the host memory holds",
+        ),
+        (
+            DE,
+            "pro Engine-Instanz: 268,2 GiB, ihr Anteil am Hauptspeicher eines Knotens neben "
+            "der Reserve, fassen 268 ganze Gespräche zu 1,0000 GiB",
+            "so viele Gespräche bleiben warm, wie der Hauptspeicher fasst",
+        ),
+    ],
+)
+def test_a_tier_cut_by_host_memory_is_explained_with_what_it_keeps(
+    client: Client, headers: dict[str, str], step: str, source: str
+) -> None:
+    # tests/sizing/test_capped_tier.py: 2 × L40S at TP 2 with a 384 GB limit and no
+    # shared tier keep 268 of 500 seed conversations of 1 GiB in 288 GB = 268.22 GiB.
+    data = seed(gpu="l40s", gpus_per_node=2, tensor_parallel_size=2, max_host_memory_gb=384)
+    data["without_shared_tier"] = "on"
+    html = client.post("/estimate/", data, headers={**HTMX, **headers}).content.decode()
+    text = html_lib.unescape(figure(html, "cpu"))
+    assert step in text and source in text
+    # not the uncut tier's product (268 × 1 GiB is not 268.2 GiB)
+    assert "conversations (500 users / 1, rounded up) ×" not in text

@@ -4,6 +4,8 @@ the CPU tier, host memory and DIMMs, the NVMe tier (``sizing.architecture``,
 
 from __future__ import annotations
 
+import math
+
 from configurator.inquiries.explain.words import Figure, Words
 from sizing.architecture import GROWING_KINDS, LayerKind
 from sizing.plan import Plan
@@ -141,18 +143,30 @@ def cpu_figure(plan: Plan, w: Words) -> Figure:
             source=_("our planning rule: no tier when every conversation fits on the GPUs"),
         )
     par = plan.parallelism
+    users = plan.request.workload.users
+    wanted = math.ceil(users / par.total_replicas)
+    cut = tier.conversations_per_instance < wanted  # by the host memory a node has
+    figures = {
+        "n": num(tier.conversations_per_instance),
+        "wanted": num(wanted),
+        "users": num(users),
+        "instances": num(par.total_replicas),
+        "conv": num(tier.ranks.stored_conversation_bytes / GIB, 4),
+        "per": num(tier.per_instance_gib, 1),
+    }
     steps = [
         _(
+            "per engine instance: %(per)s GiB, its share of a node's host memory beside the "
+            "reserve, holds %(n)s whole conversations of %(conv)s GiB as its ranks store them, "
+            "of the %(wanted)s it would keep warm (%(users)s users / %(instances)s, rounded up)"
+        )
+        % figures
+        if cut
+        else _(
             "per engine instance: %(n)s conversations (%(users)s users / %(instances)s, "
             "rounded up) × %(conv)s GiB as its ranks store them = %(per)s GiB"
         )
-        % {
-            "n": num(tier.conversations_per_instance),
-            "users": num(plan.request.workload.users),
-            "instances": num(par.total_replicas),
-            "conv": num(tier.ranks.stored_conversation_bytes / GIB, 4),
-            "per": num(tier.per_instance_gib, 1),
-        },
+        % figures,
         _("× %(instances)s instances = %(gib)s GiB = %(gb)s GB")
         % {
             "instances": num(par.total_replicas),
@@ -181,6 +195,11 @@ def cpu_figure(plan: Plan, w: Words) -> Figure:
         % {"per": num(whole_gib(tier.per_instance_gib))},
         steps=tuple(steps),
         source=_(
+            "our planning rule (as many conversations kept warm as the host memory holds); "
+            "vLLM documentation, --kv-offloading-size (GiB, total over the instance's GPUs)"
+        )
+        if cut
+        else _(
             "our planning rule (every user's conversation kept warm); vLLM documentation, "
             "--kv-offloading-size (GiB, total over the instance's GPUs)"
         ),

@@ -154,8 +154,8 @@ SENTENCES: dict[str, Sentence] = {
     ),
     "tier_capped": Sentence(
         (
-            "The host-memory limit keeps %(kept)s of the %(resting)s resting conversations in the"
-            " CPU tier; the other %(recomputed)s are prefilled again when their users return."
+            "The host memory of a node keeps %(kept)s of the %(resting)s resting conversations in"
+            " the CPU tier; the other %(recomputed)s are prefilled again when their users return."
         ),
         values={
             "kept": ("kept", (_INTCOMMA,)),
