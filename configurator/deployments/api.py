@@ -34,6 +34,7 @@ from configurator.deployments.services import bundle_build
 from configurator.modelhub.errors import HubLookupPending
 from configurator.planning.recommend import recommendation_create
 from configurator.planning.services import plan_create
+from sizing.bom import check_node
 from sizing.engines.shared_tier import TIER_FIELDS, TierOptions
 from sizing.errors import SizingError
 from sizing.plan import Plan
@@ -84,7 +85,15 @@ def _workload(body: Schema) -> Workload:
 
 
 def _plan(body: Schema) -> Plan:
-    return plan_create(_workload(body))
+    """The body's plan, on a node that can be built (:func:`sizing.bom.check_node`: the
+    chassis's slots and bays, the GPU's cooling and baseboard), as the page sizes it.
+
+    Raises:
+        SizingError: naming the input that cannot be sized or built.
+    """
+    plan = plan_create(_workload(body))
+    check_node(plan)
+    return plan
 
 
 class RateLimited(Exception):

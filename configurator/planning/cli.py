@@ -23,6 +23,7 @@ from configurator.planning.services import plan_create
 from configurator.uploads import MAX_CONFIG_BYTES, read_at_most
 from configurator.version import engine_version
 from sizing import catalog
+from sizing.bom import check_node
 from sizing.errors import SizingError
 from sizing.model import ModelSpec
 from sizing.plan import Plan
@@ -247,10 +248,12 @@ class SizingCommand(BaseCommand):
         return Workload(**{name: options[name] for name in FIELDS})
 
     def plan_from_options(self, options: dict[str, Any]) -> Plan:
-        """Size the options' workload; a :class:`SizingError` becomes exit status 2. A
-        model answered by a fallback (the Hub off or unreachable, an earlier revision, the
-        catalog's entry for a requested revision) is named on standard error, as the
-        page shows its notice (:class:`~configurator.modelhub.services.ResolvedModel`)."""
+        """Size the options' workload on a node that can be built (the chassis's slots and
+        bays, the GPU's cooling and baseboard: :func:`sizing.bom.check_node`, as the page
+        and the API check it); a :class:`SizingError` becomes exit status 2. A model
+        answered by a fallback (the Hub off or unreachable, an earlier revision, the
+        catalog's entry for a requested revision) is named on standard error, as the page
+        shows its notice (:class:`~configurator.modelhub.services.ResolvedModel`)."""
         try:
             model = self._uploaded_model(options)
             if model is None:
@@ -258,11 +261,13 @@ class SizingCommand(BaseCommand):
                 if found.notice:
                     self.stderr.write(f"{self._prog}: note: {found.notice}")
                 model = found.spec
-            return plan_create(
+            plan = plan_create(
                 self.workload_from_options(options),
                 model=model,
                 revision=options.get("revision"),
             )
+            check_node(plan)  # a node that can be built, as the page and the API size it
+            return plan
         except SizingError as exc:
             raise CommandError(f"{flag_for(exc.field)}: {exc.message}", returncode=2) from exc
 

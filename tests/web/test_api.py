@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from typing import Any
 
 import pytest
 import schemathesis
@@ -433,3 +434,20 @@ def test_llm_d_is_an_engine_of_the_api(client: Client) -> None:
     assert response.status_code == 200
     names = set(_bundle_files(response))
     assert {"llm-d/modelservice-values.yaml", "llm-d/inferencepool-values.yaml"} <= names
+
+
+@pytest.mark.parametrize(
+    ("changes", "detail"),
+    [
+        # hardware.json: HGX H100 baseboards come with 4 or 8 GPUs; the 4U chassis takes
+        # at most 8 GPUs (sizing/chassis.py), as the page refuses them.
+        ({"gpu": "h100-sxm", "gpus_per_node": 3}, "comes on baseboards of 4, 8 GPUs only"),
+        ({"gpus_per_node": 16}, "holds at most 8 GPUs per node"),
+    ],
+)
+def test_a_node_that_cannot_be_built_is_a_400(
+    client: Client, changes: dict[str, Any], detail: str
+) -> None:
+    response = client.post("/api/plans", {**SEED, **changes}, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["field"] == "gpus_per_node" and detail in response.json()["detail"]

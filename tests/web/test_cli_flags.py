@@ -123,3 +123,16 @@ def test_a_revision_answered_by_the_catalog_is_named_on_stderr(settings) -> None
     call_command("size", "--model", "Qwen/Qwen3-32B-FP8", "--context", "8192", "--users",
                  "500", "--format", "json", stdout=io.StringIO(), stderr=quiet)  # fmt: skip
     assert quiet.getvalue() == ""  # the catalog answers a request without a revision
+
+
+def test_size_refuses_a_node_that_cannot_be_built() -> None:
+    # hardware.json: HGX H100 baseboards come with 4 or 8 GPUs (sizing/chassis.py), as
+    # the page and the API refuse 3.
+    with pytest.raises(CommandError) as caught:
+        call_command("size", "--model", "Qwen/Qwen3-8B", "--context", "8192", "--users",
+                     "5", "--gpu", "h100-sxm", "--gpus-per-node", "3")  # fmt: skip
+    assert caught.value.returncode == 2
+    assert str(caught.value) == (
+        "--gpus-per-node: the NVIDIA H100 SXM5 80GB comes on baseboards of 4, 8 GPUs only, "
+        "got 3 per node"
+    )
