@@ -274,7 +274,9 @@ def quote_request(request: HttpRequest) -> HttpResponse:
         # The model is being looked up: the page polls, then the customer sends again.
         return _page(request, form, contact, status=202)
     if not valid or form.plan is None:
-        return _page(request, form, contact, status=refused or 400)
+        # the workload's errors are above the contact fields: say there that nothing was sent
+        extra = {"workload_not_sent": form.plan is None and not form.lookup_pending}
+        return _page(request, form, contact, status=refused or 400, extra=extra)
     try:
         inquiry, created = inquiry_create(
             workload=form.inquiry_columns(),

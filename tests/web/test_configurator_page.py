@@ -18,6 +18,7 @@ from django.core.cache import cache
 from django.test import Client
 from pytest_django.asserts import assertTemplateUsed
 
+from configurator.inquiries.models import Inquiry
 from configurator.planning.services import plan_stored
 from sizing.summary import plan_summary
 from tests.quote_factories import SEED_INPUTS
@@ -523,3 +524,27 @@ def test_a_tier_cut_by_host_memory_is_explained_with_what_it_keeps(
     assert step in text and source in text
     # not the uncut tier's product (268 × 1 GiB is not 268.2 GiB)
     assert "conversations (500 users / 1, rounded up) ×" not in text
+
+
+@pytest.mark.parametrize(
+    ("headers", "said"),
+    [
+        (EN, "Not sent: the workload above has an error."),
+        (DE, "Nicht gesendet: die Last oben enthält einen Fehler."),
+    ],
+)
+def test_a_quote_request_for_a_workload_with_an_error_says_it_was_not_sent(
+    client: Client, settings: Any, headers: dict[str, str], said: str
+) -> None:
+    # 20,000 users at 32,768 tokens on 8 × L40S cannot be sized (sizing/host_memory.py):
+    # the contact is valid, so the quote box itself says why nothing was stored.
+    settings.PRESALES_EMAIL = "presales@example.com"
+    data = seed(gpu="l40s", gpus_per_node=8, users=20_000, context_tokens=32_768)
+    contact = {"name": "Dana", "company": "B", "email": "d@example.com", "consent": "on"}
+    response = client.post("/quote/", {**data, **contact}, headers=headers)
+    page = response.content.decode()
+    assert response.status_code == 400 and not Inquiry.objects.exists()
+    box = page[page.index('id="quote"') :]
+    assert said in box and 'href="mailto:presales@example.com"' in box
+    seed_page = client.post("/quote/", {**seed(users=0), **contact}, headers=headers)
+    assert said in seed_page.content.decode()  # any error in the workload
