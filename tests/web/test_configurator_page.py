@@ -548,3 +548,15 @@ def test_a_quote_request_for_a_workload_with_an_error_says_it_was_not_sent(
     assert said in box and 'href="mailto:presales@example.com"' in box
     seed_page = client.post("/quote/", {**seed(users=0), **contact}, headers=headers)
     assert said in seed_page.content.decode()  # any error in the workload
+
+
+def test_one_conversation_and_one_instance_are_singular(client: Client) -> None:
+    # 8 × L40S at a 32,768-token context: each card's cache is 0.9 × 44.99 − 3 − 31.94
+    # = 5.55 GiB, a conversation 4 GiB (128 KiB a token), so a replica holds one.
+    one = seed(gpu="l40s", gpus_per_node=8, context_tokens=32_768, users=100)
+    html = client.post("/estimate/", one, headers={**HTMX, **EN}).content.decode()
+    assert "⌊5.55 GiB / 4.0000 GiB⌋ = 1 conversation on the GPUs" in figure(html, "resident")
+    # 2 × L40S at TP 2 (tests/sizing/test_capped_tier.py) are one engine instance.
+    tp2 = seed(gpu="l40s", gpus_per_node=2, tensor_parallel_size=2)
+    html = client.post("/estimate/", tp2, headers={**HTMX, **EN}).content.decode()
+    assert "× 1 instance = " in figure(html, "cpu")

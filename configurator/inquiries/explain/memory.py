@@ -100,12 +100,19 @@ def resident_figure(plan: Plan, w: Words) -> Figure:
                 "pp": num(p.pipeline_parallel_size),
             },
             (
-                _(
+                w.ngettext(
                     "per replica: ⌊(%(budget)s GiB − %(prefix)s GiB shared prompt) / "
-                    "%(card)s GiB⌋ = %(n)s conversations"
+                    "%(card)s GiB⌋ = %(n)s conversation",
+                    "per replica: ⌊(%(budget)s GiB − %(prefix)s GiB shared prompt) / "
+                    "%(card)s GiB⌋ = %(n)s conversations",
+                    p.conversations_per_replica,
                 )
                 if p.shared_prefix_gib_per_gpu
-                else _("per replica: ⌊%(budget)s GiB / %(card)s GiB⌋ = %(n)s conversations")
+                else w.ngettext(
+                    "per replica: ⌊%(budget)s GiB / %(card)s GiB⌋ = %(n)s conversation",
+                    "per replica: ⌊%(budget)s GiB / %(card)s GiB⌋ = %(n)s conversations",
+                    p.conversations_per_replica,
+                )
             )
             % fits,
             w.ngettext(
@@ -167,7 +174,11 @@ def cpu_figure(plan: Plan, w: Words) -> Figure:
             "rounded up) × %(conv)s GiB as its ranks store them = %(per)s GiB"
         )
         % figures,
-        _("× %(instances)s instances = %(gib)s GiB = %(gb)s GB")
+        w.ngettext(
+            "× %(instances)s instance = %(gib)s GiB = %(gb)s GB",
+            "× %(instances)s instances = %(gib)s GiB = %(gb)s GB",
+            par.total_replicas,
+        )
         % {
             "instances": num(par.total_replicas),
             "gib": num(tier.total_gib, 1),
