@@ -21,3 +21,4 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path(settings.ADMIN_PATH, admin.site.urls),
 ]
+handler404 = "configurator.web.not_found"

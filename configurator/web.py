@@ -4,7 +4,9 @@
   (``request.htmx`` is its :class:`~django_htmx.middleware.HtmxDetails`), for typing;
 - :func:`staff_required`: the presales areas (queue, quote editor, verification,
   bundle download) admit active staff users only; anyone else is sent to the login
-  page (``settings.LOGIN_URL``).
+  page (``settings.LOGIN_URL``);
+- :func:`not_found`: a 404 under ``/api/`` in the API's error shape, elsewhere the
+  site's page (``templates/404.html``) in the visitor's language.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from typing import TypeVar
 from django.conf import settings
 from django.contrib.auth.decorators import user_passes_test
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.http import HttpRequest, HttpResponseBase
+from django.http import HttpRequest, HttpResponseBase, JsonResponse
+from django.views.defaults import page_not_found
 from django_htmx.middleware import HtmxDetails
 
 View = TypeVar("View", bound=Callable[..., HttpResponseBase])
@@ -36,3 +39,13 @@ def staff_required(view: View) -> View:
     """``view`` for active staff users only; others are redirected to the login page."""
     decorated: View = user_passes_test(is_staff, login_url=settings.LOGIN_URL)(view)
     return decorated
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponseBase:
+    """The 404 answer (``handler404``): JSON ``{"field": null, "detail": …}`` for a path
+    under ``/api/``, as the API's other errors; else Django's ``page_not_found`` with
+    ``templates/404.html``."""
+    if request.path_info.startswith("/api/"):
+        detail = f"no API endpoint at {request.path}: see /api/docs"
+        return JsonResponse({"field": None, "detail": detail}, status=404)
+    return page_not_found(request, exception)
