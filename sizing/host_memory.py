@@ -207,8 +207,7 @@ def host_memory_cap_gb(limit_gb: int | None, platform: Platform, node_gpu_gb: fl
         return None
     layout = largest_layout_gb(platform, limit_gb)
     baseline = 2 * node_gpu_gb
-    smallest = layout_totals_gb(platform)[0]
-    if layout is None and smallest > baseline:
+    if layout is None and (smallest := layout_totals_gb(platform)[0]) > baseline:
         # The floor is the chassis's smallest layout, not the GPUs' baseline below it.
         raise SizingError(
             "max_host_memory_gb",

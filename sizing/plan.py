@@ -266,13 +266,7 @@ def make_plan(request: PlanRequest) -> Plan:
     elif serving_note != transfer.no_basis:
         # The same missing measurement is the verdict's reason already (no_measured_basis):
         # the plan says it once.
-        verdict = replace(
-            verdict,
-            warning_notes=(
-                *verdict.warning_notes,
-                Note("traffic_unmeasured", (("what", serving_note),)),
-            ),
-        )
+        verdict = with_warning(verdict, Note("traffic_unmeasured", (("what", serving_note),)))
     if work.expert_parallel and not routed_experts(model.config):
         # Asked for on a dense model: sized without it (sizing.gpu), and said so.
         verdict = with_warning(verdict, Note("no_experts", (("model", model.repo_id),)))

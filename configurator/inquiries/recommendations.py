@@ -198,6 +198,15 @@ def _axis_label(value: float, axis: str) -> str:
     return num(value)
 
 
+def _correct_first() -> dict[str, Any]:
+    """The section's answer when the workload's inputs need correcting first."""
+    return {
+        "recommendation_problem": _(
+            "Correct the inputs above first: the recommendation sizes the same workload."
+        )
+    }
+
+
 def recommendations_context(form: WorkloadForm) -> dict[str, Any]:
     """What the "Recommended configurations" section shows for a bound workload form.
 
@@ -208,14 +217,9 @@ def recommendations_context(form: WorkloadForm) -> dict[str, Any]:
     host memory on one node, a GPU too small) is searched all the same
     (:attr:`WorkloadForm.sized`): other layouts may serve it, as the JSON API answers.
     """
-    correct_first = {
-        "recommendation_problem": _(
-            "Correct the inputs above first: the recommendation sizes the same workload."
-        )
-    }
     form.is_valid()
     if form.sized is None:
-        return correct_first
+        return _correct_first()
     workload, model = form.sized
     try:
         result = recommendation_create(
@@ -223,7 +227,7 @@ def recommendations_context(form: WorkloadForm) -> dict[str, Any]:
         )
     except SizingError as exc:
         if form.plan is None and exc.field != "gpus":
-            return correct_first  # no layout searched sizes it either
+            return _correct_first()  # no layout searched sizes it either
         return {
             "recommendation_problem": _(
                 "No GPU has a price yet, so nothing can be compared: ask us for a quote below."

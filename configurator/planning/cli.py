@@ -261,11 +261,7 @@ class SizingCommand(BaseCommand):
                 if found.notice:
                     self.stderr.write(f"{self._prog}: note: {found.notice}")
                 model = found.spec
-            plan = plan_create(
-                self.workload_from_options(options),
-                model=model,
-                revision=options.get("revision"),
-            )
+            plan = plan_create(self.workload_from_options(options), model=model)
             check_node(plan)  # a node that can be built, as the page and the API size it
             return plan
         except SizingError as exc:

@@ -150,13 +150,13 @@ def cpu_figure(plan: Plan, w: Words) -> Figure:
             source=_("our planning rule: no tier when every conversation fits on the GPUs"),
         )
     par = plan.parallelism
-    users = plan.request.workload.users
-    wanted = math.ceil(users / par.total_replicas)
-    cut = tier.conversations_per_instance < wanted  # by the host memory a node has
+    # what the uncut tier keeps (sizing.host_memory.cpu_tier); fewer: a node's host memory cut it
+    wanted = math.ceil(tier.users_per_instance)
+    cut = tier.conversations_per_instance < wanted
     figures = {
         "n": num(tier.conversations_per_instance),
         "wanted": num(wanted),
-        "users": num(users),
+        "users": num(plan.request.workload.users),
         "instances": num(par.total_replicas),
         "conv": num(tier.ranks.stored_conversation_bytes / GIB, 4),
         "per": num(tier.per_instance_gib, 1),
