@@ -50,8 +50,9 @@ accuracy: setup
 	echo >> docs/accuracy.md
 	$(PY) manage.py accuracy --kind traffic --cases sizing/data/traffic_cases.json --format markdown >> docs/accuracy.md
 
+# The worker embeds the beat that sweeps the mail outbox every minute (docs/operations.md).
 worker: setup
-	$(VENV)/bin/celery -A configurator worker --loglevel=info
+	$(VENV)/bin/celery -A configurator worker --beat --schedule .celerybeat-schedule --loglevel=info
 
 clean:
 	rm -rf $(VENV) .tools db.sqlite3 staticfiles $(LOCAL_SECRET_KEY)

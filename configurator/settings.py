@@ -218,6 +218,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_timeout": 5,
 }
 
+# The mail outbox's sweep (configurator.inquiries.tasks.send_due_mails), run by the beat
+# that `make worker` embeds: it publishes the inquiry mails whose job was lost.
+CELERY_BEAT_SCHEDULE = {
+    "send-due-mails": {"task": "configurator.inquiries.tasks.send_due_mails", "schedule": 60.0},
+}
+
 # Quote PDFs are rendered by the worker when a quote changes (configurator.quotes.pdf_cache);
 # without a worker the first download renders them.
 QUOTE_PDF_PRERENDER = env_bool("QUOTE_PDF_PRERENDER", CELERY_BROKER_URL is not None)

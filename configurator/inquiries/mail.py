@@ -1,6 +1,7 @@
 """The two mails about an inquiry: to presales and to the customer.
 
-Sent by :func:`configurator.inquiries.tasks.send_inquiry_mail`, one task per mail.
+Rendered and handed to the mail server here; the outbox
+(:mod:`configurator.inquiries.outbox`) decides when, and records that each went out.
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ from typing import Any
 from django.conf import settings
 from django.core.mail import send_mail
 from django.template.loader import render_to_string
-from django.utils import timezone, translation
+from django.utils import translation
 
 from configurator.inquiries import notes
 from configurator.inquiries.models import Inquiry
 from sizing import catalog
 
 MAIL_KINDS = ("presales", "customer")
+"""Presales first: the request is worked on from that mail."""
 
 
 def _mail_context(inquiry: Inquiry) -> dict[str, Any]:
@@ -32,22 +34,18 @@ def _mail_context(inquiry: Inquiry) -> dict[str, Any]:
     }
 
 
-def inquiry_mail_send(*, inquiry_id: int, kind: str) -> bool:
-    """Send one of the inquiry's mails unless it went out already; True when sent now.
+def inquiry_mail_deliver(*, inquiry: Inquiry, kind: str) -> None:
+    """Hand one of ``inquiry``'s mails to the mail server; records nothing.
 
     ``kind`` is ``presales`` (in German, the house language) or ``customer`` (in the
     customer's language). Header values are single lines (subjects are joined to one
     line, the contact's one-line fields are cleaned by the form), so a line break in
-    the company name can neither fail the mail nor add a header.
+    the company name can neither fail the mail nor add a header. Whether it went out
+    is kept by the outbox (:mod:`configurator.inquiries.outbox`).
 
     Raises:
-        smtplib.SMTPException, OSError: the mail server refused or could not be reached
-            (the task retries).
+        smtplib.SMTPException, OSError: the mail server refused or could not be reached.
     """
-    inquiry = Inquiry.objects.get(pk=inquiry_id)
-    field = f"{kind}_mailed_at"
-    if getattr(inquiry, field) is not None:
-        return False
     context = _mail_context(inquiry)
     if kind == "presales":
         language, recipient = settings.LANGUAGE_CODE, str(settings.PRESALES_EMAIL)
@@ -61,10 +59,3 @@ def inquiry_mail_send(*, inquiry_id: int, kind: str) -> bool:
             from_email=settings.DEFAULT_FROM_EMAIL,
             recipient_list=[recipient],
         )
-    Inquiry.objects.filter(pk=inquiry_id).update(**{field: timezone.now()})
-    return True
-
-
-def inquiry_mail_failed(*, inquiry_id: int, error: str) -> None:
-    """Record the last mail failure of inquiry ``inquiry_id`` (shown to presales)."""
-    Inquiry.objects.filter(pk=inquiry_id).update(mail_error=error[:500])

@@ -128,3 +128,39 @@ class Inquiry(models.Model):
     def reference_for(*, year: int, pk: int) -> str:
         """The public reference ``INQ-<year>-<six-digit number>`` for a saved inquiry."""
         return f"INQ-{year}-{pk:06d}"
+
+
+class InquiryMail(models.Model):
+    """One mail about an inquiry in the outbox: written in the inquiry's transaction and
+    sent once (:mod:`configurator.inquiries.outbox`).
+
+    ``due_at`` is when the next attempt may start (later after each failure);
+    ``claimed_until`` is set while one sender holds it, so that two senders (a task
+    delivered twice, the periodic sweep) never both hand it to the mail server.
+    """
+
+    class Kind(models.TextChoices):
+        PRESALES = "presales", _("to presales")
+        CUSTOMER = "customer", _("to the customer")
+
+    inquiry = models.ForeignKey(
+        Inquiry, on_delete=models.CASCADE, related_name="mails", verbose_name=_("inquiry")
+    )
+    kind = models.CharField(_("mail"), max_length=16, choices=Kind.choices)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    due_at = models.DateTimeField(_("next attempt at"), db_index=True)
+    claimed_until = models.DateTimeField(_("being sent until"), null=True, blank=True)
+    attempts = models.PositiveIntegerField(_("attempts"), default=0)
+    sent_at = models.DateTimeField(_("sent at"), null=True, blank=True, db_index=True)
+    last_error = models.CharField(_("last error"), max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["due_at"]
+        verbose_name = _("inquiry mail")
+        verbose_name_plural = _("inquiry mails")
+        constraints = [
+            models.UniqueConstraint(fields=["inquiry", "kind"], name="one_mail_per_inquiry_kind")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.inquiry_id} {self.kind}"

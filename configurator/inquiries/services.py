@@ -14,9 +14,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from configurator.clients import fail_open
-from configurator.inquiries import mail, notes
+from configurator.inquiries import notes, outbox
 from configurator.inquiries.models import Inquiry
-from configurator.inquiries.tasks import send_inquiry_mail
+from configurator.inquiries.tasks import outbox_publish
 from sizing.plan import Plan
 from sizing.summary import plan_summary
 
@@ -128,8 +128,9 @@ def inquiry_create(
 
     Returns:
         ``(inquiry, created)``: the saved inquiry with its reference
-        ``INQ-<year>-<number>``, and whether it is new. Emails to presales and to the
-        customer are sent once the transaction of a new inquiry commits.
+        ``INQ-<year>-<number>``, and whether it is new. A new inquiry's mails to
+        presales and to the customer are written with it into the outbox and sent once
+        its transaction commits.
     """
     key = inquiry_dedup_key(workload=workload, contact=contact)
     # An older identical inquiry no longer blocks this one: release its key.
@@ -179,20 +180,23 @@ def _inquiry_store(
         inquiry.reference = Inquiry.reference_for(year=inquiry.received_at.year, pk=inquiry.pk)
         inquiry.save(update_fields=["reference"])
         if notify:
-            transaction.on_commit(lambda: inquiry_notify(inquiry=inquiry), robust=True)
+            mail_ids = [row.pk for row in outbox.outbox_add(inquiry=inquiry)]
+            transaction.on_commit(lambda: inquiry_notify(mail_ids=mail_ids), robust=True)
     return inquiry
 
 
-def inquiry_notify(*, inquiry: Inquiry) -> None:
-    """Enqueue the mails to presales and to the customer (one task each, with retries).
+def inquiry_notify(*, mail_ids: list[int]) -> None:
+    """Publish the send jobs of an inquiry's outbox rows ``mail_ids`` (presales, customer).
 
     Called when the inquiry's transaction commits. A broker that cannot be reached
-    loses no mail for good: the inquiry is stored, the failure is recorded in
-    ``mail_error`` and logged, and presales sees the inquiry in the queue.
+    loses no mail: the rows were written with the inquiry, the failure is recorded in
+    ``mail_error`` and logged, and the periodic sweep or ``manage.py send_pending_mail``
+    sends them (:mod:`configurator.inquiries.outbox`).
     """
-    for kind in mail.MAIL_KINDS:
-        try:
-            send_inquiry_mail.delay(inquiry.pk, kind)
-        except Exception as exc:  # the broker is down: record it, never fail the request
-            logger.warning("inquiry %s: %s mail not queued (%s)", inquiry.reference, kind, exc)
-            mail.inquiry_mail_failed(inquiry_id=inquiry.pk, error=f"not queued: {exc}")
+    for index, mail_id in enumerate(mail_ids):
+        if not outbox_publish(mail_id=mail_id):
+            # The broker is down: the next publish would wait as long again; the rest
+            # are due to the sweep at once too.
+            for later_id in mail_ids[index + 1 :]:
+                outbox.outbox_not_queued(mail_id=later_id, error="not queued: broker down")
+            return

@@ -1,36 +1,74 @@
-"""Mail about an inquiry: ``send_inquiry_mail(inquiry_id, kind)``, one task per mail.
+"""Mail about an inquiry: ``send_inquiry_mail(mail_id)`` sends one outbox row, and
+``send_due_mails()``, run every minute by the worker's beat, publishes the rows whose
+job was lost (:mod:`configurator.inquiries.outbox`).
 
-The inquiry is stored before any mail is tried. A mail server that refuses or cannot be
-reached is retried with exponential backoff (about 2 s, 4 s … up to 10 minutes apart,
-eight times, a good hour in all); after the last try the failure stays on the inquiry
-(``mail_error``) for presales to see. A mail that went out is never sent again.
+The inquiry and its mail rows are stored before any mail is tried. A mail server that
+refuses or cannot be reached, and a database that cannot be reached, are retried with
+exponential backoff (about 2 s, 4 s … up to 10 minutes apart, eight times); after the
+last try the failure stays on the inquiry (``mail_error``) for presales to see and the
+sweep goes on trying for :data:`~configurator.inquiries.outbox.SWEEP_MAX_AGE`. A row
+that went out is never sent again.
 """
 
 from __future__ import annotations
 
-import smtplib
+import logging
+
+from django.db import DatabaseError
 
 from configurator.celery import app
-from configurator.inquiries import mail
+from configurator.inquiries import outbox
 
-MAIL_ERRORS = (smtplib.SMTPException, OSError)
+logger = logging.getLogger(__name__)
+
+RETRIED_ERRORS = (*outbox.MAIL_ERRORS, DatabaseError)
 MAX_RETRIES = 8
+SWEEP_BATCH = 200
+"""Rows one sweep publishes at most; the next sweep, a minute later, takes the rest."""
 
 
 @app.task(bind=True, acks_late=True, max_retries=MAX_RETRIES, soft_time_limit=50, time_limit=60)
-def send_inquiry_mail(self, inquiry_id: int, kind: str) -> str:  # type: ignore[no-untyped-def]
-    """Send inquiry ``inquiry_id``'s ``presales`` or ``customer`` mail; ``sent``,
-    ``already sent``, or ``failed`` after the last retry."""
+def send_inquiry_mail(self, mail_id: int) -> str:  # type: ignore[no-untyped-def]
+    """Send outbox row ``mail_id``; ``sent``, ``already sent``, ``busy`` (another
+    sender has it), or ``failed`` after the last retry."""
     try:
-        sent = mail.inquiry_mail_send(inquiry_id=inquiry_id, kind=kind)
-    except MAIL_ERRORS as exc:
-        error = f"{kind} mail: {type(exc).__name__}: {exc}"
-        mail.inquiry_mail_failed(inquiry_id=inquiry_id, error=error)
+        return outbox.outbox_send(mail_id=mail_id)
+    except RETRIED_ERRORS as exc:
         retries = self.request.retries or 0
         if retries >= MAX_RETRIES:
             return "failed"
         if self.request.is_eager:  # in-process (no broker): the retries run at once
-            return str(self.apply((inquiry_id, kind), retries=retries + 1).result)
-        countdown = min(600, 2 ** (retries + 1))
+            return str(self.apply((mail_id,), retries=retries + 1).result)
+        countdown = outbox.retry_delay_seconds(retries + 1)
         raise self.retry(exc=exc, countdown=countdown) from exc
-    return "sent" if sent else "already sent"
+
+
+@app.task(acks_late=True, ignore_result=True, soft_time_limit=50, time_limit=60)
+def send_due_mails() -> int:
+    """Publish a send job for every row :func:`~configurator.inquiries.outbox.outbox_due`
+    returns (at most :data:`SWEEP_BATCH`); the number published."""
+    published = 0
+    for mail_id in outbox.outbox_due().values_list("pk", flat=True)[:SWEEP_BATCH]:
+        if not outbox_publish(mail_id=mail_id):
+            break  # the broker is down: the next sweep tries again
+        published += 1
+    return published
+
+
+def outbox_publish(*, mail_id: int) -> bool:
+    """Publish the send job of row ``mail_id``; True when published.
+
+    A broker that cannot be reached is recorded on the row and the inquiry
+    (:func:`~configurator.inquiries.outbox.outbox_not_queued`) and logged, never raised:
+    the row stays in the outbox for the sweep.
+    """
+    try:
+        send_inquiry_mail.delay(mail_id)
+    except Exception as exc:  # kombu's OperationalError, a timeout, the result store
+        logger.warning("inquiry mail %s not queued (%s)", mail_id, exc)
+        try:
+            outbox.outbox_not_queued(mail_id=mail_id, error=f"not queued: {exc}")
+        except DatabaseError:  # the row stays due to the sweep all the same
+            logger.warning("inquiry mail %s: publish failure not recorded", mail_id)
+        return False
+    return True
