@@ -7,8 +7,6 @@ the attempt). The report is never left pending without a job; starting again ret
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -16,34 +14,11 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from configurator.celery import app
 from configurator.verification.models import VerificationReport
 from configurator.verification.tasks import requeue_stale_reports
 from tests.quote_factories import make_quote
-from tests.web.ports import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def reconnect() -> None:
-    """Drop the app's pooled broker connections and its result store client, so the
-    next publish connects to the URLs now configured."""
-    app.close()
-    app._backend_cache = None
-    app._local = threading.local()
-
-
-@pytest.fixture
-def dead_broker() -> Iterator[None]:
-    """Broker and result store (one Redis, as in production) on a dead port."""
-    conf = app.conf
-    previous = (conf.broker_url, conf.result_backend, conf.task_always_eager)
-    conf.broker_url = conf.result_backend = f"redis://127.0.0.1:{free_port()}/0"
-    conf.task_always_eager = False
-    reconnect()
-    yield
-    conf.broker_url, conf.result_backend, conf.task_always_eager = previous
-    reconnect()
 
 
 @pytest.fixture

@@ -1,24 +1,23 @@
 """Mail about an inquiry goes through a Celery task with retries, over real SMTP.
 
-The SMTP server is aiosmtpd on 127.0.0.1; it refuses the first ``refusals`` messages
-with ``554`` and accepts the rest. The task runs in-process (``eager_tasks``); its
-retries run at once there. A closed port stands for a mail server that is down.
+The SMTP server is aiosmtpd on 127.0.0.1 (the ``smtp`` fixture of ``conftest.py``); it
+refuses the first ``refusals`` messages with ``554`` and accepts the rest. The task runs
+in-process (``eager_tasks``); its retries run at once there. A closed port stands for a
+mail server that is down.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from email import message_from_bytes
 from typing import Any
 
 import pytest
-from aiosmtpd.controller import Controller
 from django.test import Client
 
 from configurator.inquiries.models import Inquiry
 from configurator.inquiries.tasks import MAX_RETRIES
 from tests.seed_form import seed_form
+from tests.web.conftest import Refusing
 from tests.web.ports import free_port
 
 pytestmark = pytest.mark.django_db
@@ -30,38 +29,6 @@ CONTACT = {
     "email": "dana@example.com",
     "consent": "on",
 }
-
-
-@dataclass
-class Refusing:
-    """An SMTP handler that refuses the first ``refusals`` messages, then accepts."""
-
-    refusals: int
-    accepted: list[tuple[list[str], bytes]] = field(default_factory=list)
-    refused: int = 0
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        if self.refused < self.refusals:
-            self.refused += 1
-            return "554 5.7.1 Message refused"
-        self.accepted.append((list(envelope.rcpt_tos), bytes(envelope.content)))
-        return "250 OK"
-
-
-@pytest.fixture
-def smtp(settings: Any, request: Any) -> Iterator[Refusing]:
-    handler = Refusing(refusals=getattr(request, "param", 0))
-    port = free_port()
-    controller = Controller(handler, hostname="127.0.0.1", port=port)
-    controller.start()
-    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
-    settings.PRESALES_EMAIL = "presales@example.com"
-    settings.HF_HUB_OFFLINE = True
-    try:
-        yield handler
-    finally:
-        controller.stop()
 
 
 def submit(client: Client, capture: Any, **contact: str) -> Any:
