@@ -68,6 +68,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # django.contrib.messages, with the storage made where a request uses it
     "configurator.middleware.MessageMiddleware",
+    # A saved quote change whose PDF job the broker did not take says that the PDF follows.
+    "configurator.quotes.pdf_notice.PdfNoticeMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # django-htmx's, with request.htmx tested once per request
     "configurator.middleware.HtmxMiddleware",
@@ -176,10 +178,14 @@ CACHES = {
     },
 }
 _REDIS_CACHE_URL = env_str("REDIS_CACHE_URL")
+# A hung cache costs a request about 0.1 s per call, after which it goes on without it
+# (configurator.clients.fail_open), as when the cache refuses connections.
+REDIS_CACHE_OPTIONS = {"socket_connect_timeout": 0.1, "socket_timeout": 0.1}
 if _REDIS_CACHE_URL:
     CACHES["default"] = {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": _REDIS_CACHE_URL,
+        "OPTIONS": REDIS_CACHE_OPTIONS,
     }
 
 # Celery: a broker URL means a real worker; without one, tasks run in-process.
@@ -191,16 +197,16 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 120
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# Publishing from a web request gives up within a few seconds when the broker is down
-# (kombu's default retries hold the request for about 20 s); the caller says so.
-CELERY_BROKER_CONNECTION_TIMEOUT = 2.0
-CELERY_TASK_PUBLISH_RETRY_POLICY = {
-    "max_retries": 1,
-    "interval_start": 0,
-    "interval_step": 0.5,
-    "interval_max": 0.5,
-}
-# The result store (the same Redis) gives up as quickly instead of 20 reconnects.
+# Every publish is bounded (docs/operations.md, "Broker down"): connecting and each send
+# give up after BROKER_TIMEOUT_SECONDS, and a request never retries; a publish that failed
+# is recorded and done again later (the mail outbox's sweep, "start verification" again).
+BROKER_TIMEOUT_SECONDS = 1.0
+CELERY_BROKER_CONNECTION_TIMEOUT = BROKER_TIMEOUT_SECONDS
+CELERY_TASK_PUBLISH_RETRY = False
+# The result store (the same Redis) is subscribed to when a job is published: bounded as
+# well, and it gives up as quickly instead of 20 reconnects.
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = BROKER_TIMEOUT_SECONDS
+CELERY_REDIS_SOCKET_TIMEOUT = BROKER_TIMEOUT_SECONDS
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
     "retry_policy": {
         "max_retries": 1,
@@ -214,8 +220,8 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
 # (60 s), else a running job is delivered twice; 300 s leaves room for both.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(env_str("CELERY_VISIBILITY_TIMEOUT_SECONDS") or "300"),
-    "socket_connect_timeout": 2,
-    "socket_timeout": 5,
+    "socket_connect_timeout": BROKER_TIMEOUT_SECONDS,
+    "socket_timeout": BROKER_TIMEOUT_SECONDS,
 }
 
 # The mail outbox's sweep (configurator.inquiries.tasks.send_due_mails), run by the beat

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import smtplib
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
 from django.db import DatabaseError, connection, transaction
@@ -160,13 +160,13 @@ def outbox_failed(*, mail_id: int, error: str | None) -> int:
     return delay
 
 
-def outbox_not_queued(*, mail_id: int, error: str) -> None:
-    """Record that row ``mail_id``'s send job could not be published: due to the next
-    sweep at once, ``error`` on the row and the inquiry."""
+def outbox_not_queued(*, mail_ids: Sequence[int], error: str) -> None:
+    """Record that the send jobs of rows ``mail_ids`` could not be published: due to the
+    next sweep at once, ``error`` on the rows and their inquiries."""
     text = error[:500]
-    row = InquiryMail.objects.filter(pk=mail_id, sent_at__isnull=True)
-    row.update(due_at=timezone.now(), last_error=text)
-    Inquiry.objects.filter(mails__pk=mail_id).update(mail_error=text)
+    rows = InquiryMail.objects.filter(pk__in=list(mail_ids), sent_at__isnull=True)
+    rows.update(due_at=timezone.now(), last_error=text)
+    Inquiry.objects.filter(mails__pk__in=list(mail_ids)).update(mail_error=text)
 
 
 def outbox_due(*, now: datetime | None = None) -> QuerySet[InquiryMail]:

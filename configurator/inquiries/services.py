@@ -193,10 +193,4 @@ def inquiry_notify(*, mail_ids: list[int]) -> None:
     ``mail_error`` and logged, and the periodic sweep or ``manage.py send_pending_mail``
     sends them (:mod:`configurator.inquiries.outbox`).
     """
-    for index, mail_id in enumerate(mail_ids):
-        if not outbox_publish(mail_id=mail_id):
-            # The broker is down: the next publish would wait as long again; the rest
-            # are due to the sweep at once too.
-            for later_id in mail_ids[index + 1 :]:
-                outbox.outbox_not_queued(mail_id=later_id, error="not queued: broker down")
-            return
+    outbox_publish(mail_ids=mail_ids)

@@ -13,6 +13,7 @@ that went out is never sent again.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from django.db import DatabaseError
 
@@ -27,7 +28,14 @@ SWEEP_BATCH = 200
 """Rows one sweep publishes at most; the next sweep, a minute later, takes the rest."""
 
 
-@app.task(bind=True, acks_late=True, max_retries=MAX_RETRIES, soft_time_limit=50, time_limit=60)
+@app.task(
+    bind=True,
+    acks_late=True,
+    ignore_result=True,  # nobody waits for it: publishing needs no result store
+    max_retries=MAX_RETRIES,
+    soft_time_limit=50,
+    time_limit=60,
+)
 def send_inquiry_mail(self, mail_id: int) -> str:  # type: ignore[no-untyped-def]
     """Send outbox row ``mail_id``; ``sent``, ``already sent``, ``busy`` (another
     sender has it), or ``failed`` after the last retry."""
@@ -47,28 +55,26 @@ def send_inquiry_mail(self, mail_id: int) -> str:  # type: ignore[no-untyped-def
 def send_due_mails() -> int:
     """Publish a send job for every row :func:`~configurator.inquiries.outbox.outbox_due`
     returns (at most :data:`SWEEP_BATCH`); the number published."""
-    published = 0
-    for mail_id in outbox.outbox_due().values_list("pk", flat=True)[:SWEEP_BATCH]:
-        if not outbox_publish(mail_id=mail_id):
-            break  # the broker is down: the next sweep tries again
-        published += 1
-    return published
+    due = list(outbox.outbox_due().values_list("pk", flat=True)[:SWEEP_BATCH])
+    return outbox_publish(mail_ids=due)
 
 
-def outbox_publish(*, mail_id: int) -> bool:
-    """Publish the send job of row ``mail_id``; True when published.
+def outbox_publish(*, mail_ids: Sequence[int]) -> int:
+    """Publish the send jobs of rows ``mail_ids`` in order; the number published.
 
-    A broker that cannot be reached is recorded on the row and the inquiry
-    (:func:`~configurator.inquiries.outbox.outbox_not_queued`) and logged, never raised:
-    the row stays in the outbox for the sweep.
+    A broker that cannot be reached is logged, never raised: the row it failed on and
+    the rows after it (each would wait as long again) are recorded as not queued
+    (:func:`~configurator.inquiries.outbox.outbox_not_queued`) and stay in the outbox,
+    due to the next sweep.
     """
-    try:
-        send_inquiry_mail.delay(mail_id)
-    except Exception as exc:  # kombu's OperationalError, a timeout, the result store
-        logger.warning("inquiry mail %s not queued (%s)", mail_id, exc)
+    for published, mail_id in enumerate(mail_ids):
         try:
-            outbox.outbox_not_queued(mail_id=mail_id, error=f"not queued: {exc}")
-        except DatabaseError:  # the row stays due to the sweep all the same
-            logger.warning("inquiry mail %s: publish failure not recorded", mail_id)
-        return False
-    return True
+            send_inquiry_mail.delay(mail_id)
+        except Exception as exc:  # kombu's OperationalError, a timeout, the result store
+            logger.warning("inquiry mails %s not queued (%s)", list(mail_ids[published:]), exc)
+            try:
+                outbox.outbox_not_queued(mail_ids=mail_ids[published:], error=f"not queued: {exc}")
+            except DatabaseError:  # the rows stay due to the sweep all the same
+                logger.warning("inquiry mails: publish failure not recorded")
+            return published
+    return len(mail_ids)

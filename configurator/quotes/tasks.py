@@ -7,12 +7,17 @@ A repeated or redelivered job finds the stored PDF current and does nothing
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 from django.db import transaction
 
 from configurator.celery import app
 from configurator.quotes import pdf_cache
 from configurator.quotes.models import Quote
+from configurator.quotes.pdf_notice import pdf_not_queued
+
+logger = logging.getLogger(__name__)
 
 
 @app.task(acks_late=True, ignore_result=True, soft_time_limit=50, time_limit=60)
@@ -26,9 +31,20 @@ def quote_pdf_schedule(quote: Quote) -> None:
 
     Only where ``settings.QUOTE_PDF_PRERENDER`` is on (by default when a broker is
     configured): without a worker the task would run inside the request that changed
-    the quote, and the download renders it instead.
+    the quote, and the download renders it instead. A broker that cannot be reached
+    (each publish gives up within ``settings.BROKER_TIMEOUT_SECONDS``) leaves the change
+    saved: the failure is logged, the request that made the change says that the PDF
+    follows (:mod:`configurator.quotes.pdf_notice`), and the download renders it.
     """
     if not settings.QUOTE_PDF_PRERENDER:
         return
     quote_id = quote.pk
-    transaction.on_commit(lambda: render_quote_pdf.delay(quote_id))
+    transaction.on_commit(lambda: _publish(quote_id))
+
+
+def _publish(quote_id: int) -> None:
+    try:
+        render_quote_pdf.delay(quote_id)
+    except Exception as exc:  # kombu's OperationalError, a timeout: the change is saved
+        logger.warning("PDF of quote %s not queued (%s)", quote_id, exc)
+        pdf_not_queued(quote_id)

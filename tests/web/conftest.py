@@ -66,6 +66,7 @@ def broker_reconnect() -> None:
     """Drop the Celery app's pooled broker connections and its result store client, so
     the next publish connects to the URLs now configured."""
     app.close()
+    app.amqp._producer_pool = None  # holds the connection to the earlier URL
     app._backend_cache = None
     app._local = threading.local()
 
