@@ -1,5 +1,6 @@
-"""Middleware of the project's own: Django's message middleware, made lazy, and
-django-htmx's middleware with the ``HX-Request`` test made once per request.
+"""Middleware of the project's own: Django's message middleware, made lazy,
+django-htmx's middleware with the ``HX-Request`` test made once per request, and
+Django's authentication middleware that outlasts a database outage.
 
 :class:`MessageMiddleware` keeps Django's ``django.contrib.messages`` behaviour and makes
 the message storage (a signed cookie and the session) only when a view or a template
@@ -10,19 +11,48 @@ public page) neither builds it nor updates it on the way out.
 :class:`~django_htmx.middleware.HtmxDetails`, whose truth value (whether htmx sent the
 request) the view and the templates test several times per request: it is read from the
 headers at the first test and kept, as the details' other properties are.
+
+:class:`AuthenticationMiddleware` is Django's, except that a visitor whose session or
+user cannot be read because the database is down counts as signed out (and the outage
+is logged): the public pages, which need no database, are served to a returning visitor
+with a session cookie as to a new one.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable
 from functools import cached_property, partial
 
+from django.contrib.auth import get_user
+from django.contrib.auth import middleware as auth_middleware
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.contrib.messages import middleware
 from django.contrib.messages.storage import default_storage
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.utils.functional import SimpleLazyObject, empty
 from django_htmx import middleware as htmx_middleware
+
+logger = logging.getLogger(__name__)
+
+
+def _user_or_anonymous(request: HttpRequest) -> AbstractBaseUser | AnonymousUser:
+    try:
+        return get_user(request)
+    except DatabaseError as exc:
+        logger.warning("user not read, served as signed out: database unavailable (%s)", exc)
+        return AnonymousUser()
+
+
+class AuthenticationMiddleware(auth_middleware.AuthenticationMiddleware):
+    """Django's :class:`~django.contrib.auth.middleware.AuthenticationMiddleware` whose
+    ``request.user`` is anonymous when the database cannot be reached (module docstring)."""
+
+    def process_request(self, request: HttpRequest) -> None:
+        super().process_request(request)
+        request.user = SimpleLazyObject(partial(_user_or_anonymous, request))  # type: ignore[assignment]
 
 
 class MessageMiddleware(middleware.MessageMiddleware):

@@ -65,7 +65,8 @@ MIDDLEWARE = [
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # django.contrib.auth's, with a visitor signed out while the database is down
+    "configurator.middleware.AuthenticationMiddleware",
     # django.contrib.messages, with the storage made where a request uses it
     "configurator.middleware.MessageMiddleware",
     # A saved quote change whose PDF job the broker did not take says that the PDF follows.
@@ -116,7 +117,24 @@ WSGI_APPLICATION = "configurator.wsgi.application"
 _DATABASE_URL = (env_str("DATABASE_URL") or "").strip() or f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
 DATABASES = {"default": dj_database_url.parse(_DATABASE_URL, conn_max_age=60)}
 
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A PostgreSQL that is down or hung costs a request seconds, not minutes: connecting
+    # gives up after DATABASE_CONNECT_TIMEOUT_SECONDS, a statement after
+    # DATABASE_STATEMENT_TIMEOUT_MS, and a connection whose peer stopped acknowledging
+    # (a lost host) is dropped after as long as a connect.
+    _CONNECT_TIMEOUT_S = int(env_str("DATABASE_CONNECT_TIMEOUT_SECONDS") or "2")
+    _STATEMENT_TIMEOUT_MS = int(env_str("DATABASE_STATEMENT_TIMEOUT_MS") or "10000")
+    DATABASES["default"]["OPTIONS"] = {
+        **DATABASES["default"].get("OPTIONS", {}),
+        "connect_timeout": _CONNECT_TIMEOUT_S,
+        "options": f"-c statement_timeout={_STATEMENT_TIMEOUT_MS}",
+        "keepalives": 1,
+        "keepalives_idle": _CONNECT_TIMEOUT_S,
+        "keepalives_interval": 1,
+        "keepalives_count": 2,
+        "tcp_user_timeout": _CONNECT_TIMEOUT_S * 1000,
+    }
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Concurrent writers (a double-clicked button) wait for the lock instead of failing:
     # a busy timeout, and write transactions that take the lock when they begin.
     DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}

@@ -22,3 +22,4 @@ urlpatterns = [
     path(settings.ADMIN_PATH, admin.site.urls),
 ]
 handler404 = "configurator.web.not_found"
+handler500 = "configurator.web.server_error"

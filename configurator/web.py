@@ -6,22 +6,35 @@
   bundle download) admit active staff users only; anyone else is sent to the login
   page (``settings.LOGIN_URL``);
 - :func:`not_found`: a 404 under ``/api/`` in the API's error shape, elsewhere the
-  site's page (``templates/404.html``) in the visitor's language.
+  site's page (``templates/404.html``) in the visitor's language;
+- :func:`server_error`: an error no view answered: ``503`` when the database could not
+  be reached, else ``500``; the site's page (``templates/500.html``) in the visitor's
+  language with presales' address, or JSON under ``/api/``.
 """
 
 from __future__ import annotations
 
+import logging
+import sys
 from collections.abc import Callable
 from typing import TypeVar
 
 from django.conf import settings
 from django.contrib.auth.decorators import user_passes_test
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.http import HttpRequest, HttpResponseBase, JsonResponse
+from django.db import DatabaseError
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
+from django.shortcuts import render
+from django.utils.translation import gettext
 from django.views.defaults import page_not_found
 from django_htmx.middleware import HtmxDetails
 
 View = TypeVar("View", bound=Callable[..., HttpResponseBase])
+
+logger = logging.getLogger(__name__)
+
+RETRY_AFTER_SECONDS = 60
+"""What a 503 asks a client to wait before it tries again."""
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -49,3 +62,37 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponseBase:
         detail = f"no API endpoint at {request.path}: see /api/docs"
         return JsonResponse({"field": None, "detail": detail}, status=404)
     return page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponseBase:
+    """The answer to an error no view handled (``handler500``).
+
+    A database that cannot be reached (:class:`~django.db.DatabaseError`) is an outage:
+    ``503`` with ``Retry-After``; anything else is ``500``. Under ``/api/`` the answer is
+    JSON in the API's error shape; elsewhere ``templates/500.html`` in the visitor's
+    language with presales' address, rendered without reading who is signed in (that
+    may be what failed). Should the page itself fail, a plain-text line with the address.
+    """
+    unavailable = isinstance(sys.exc_info()[1], DatabaseError)
+    status = 503 if unavailable else 500
+    response: HttpResponseBase
+    if request.path_info.startswith("/api/"):
+        detail = (
+            gettext("The service is temporarily unavailable: try again in a minute.")
+            if unavailable
+            else gettext("An error on our side: try again later.")
+        )
+        response = JsonResponse({"field": None, "detail": detail}, status=status)
+    else:
+        context = {"unavailable": unavailable, "presales_email": settings.PRESALES_EMAIL}
+        try:
+            response = render(request, "500.html", context, status=status)
+        except Exception:
+            logger.exception("the error page could not be rendered")
+            text = gettext("Please try again later, or write to us at %(email)s.") % {
+                "email": settings.PRESALES_EMAIL
+            }
+            response = HttpResponse(text, status=status, content_type="text/plain; charset=utf-8")
+    if unavailable:
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response

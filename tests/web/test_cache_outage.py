@@ -1,12 +1,17 @@
-"""Cache down: the quote request still stores the inquiry, the estimate still answers.
+"""Cache down or hung: the quote request still stores the inquiry, the estimate and the
+API still answer.
 
 The real Django Redis cache backend points at a port on 127.0.0.1 where nothing
-listens; rate limits fail open and the outage is logged (``configurator.clients``).
+listens (``dead_cache``), or at a Redis server of the test's own stopped with SIGSTOP
+(``hung_cache``: it accepts connections and answers nothing; the production options
+``REDIS_CACHE_OPTIONS`` give up after 0.1 s). Rate limits fail open and the outage is
+logged (``configurator.clients``).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,6 +19,7 @@ from django.test import Client
 
 from configurator.inquiries.models import Inquiry
 from tests.seed_form import seed_form
+from tests.web.faults import RedisServer
 from tests.web.ports import free_port
 
 pytestmark = pytest.mark.django_db
@@ -56,3 +62,39 @@ def test_estimate_and_api_answer_without_the_cache(client: Client, dead_cache: N
     )
     # The seed example (DESIGN §3): 204 conversations on the GPUs.
     assert api.status_code == 200 and api.json()["summary"]["conversations_on_gpus"] == 204
+
+
+@pytest.fixture
+def hung_cache(settings: Any) -> Iterator[None]:
+    server = RedisServer()
+    settings.HF_HUB_OFFLINE = True
+    settings.CACHES = {
+        **settings.CACHES,
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": server.url(0),
+            "OPTIONS": settings.REDIS_CACHE_OPTIONS,  # as configurator/settings.py sets them
+        },
+    }
+    server.pause()
+    yield
+    server.stop()
+
+
+def test_pages_answer_with_the_cache_hung(
+    client: Client, hung_cache: None, caplog: Any, eager_tasks: None
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="configurator.clients"):
+        estimate = client.post("/estimate/", seed_form(), headers={"HX-Request": "true"})
+        api = client.post(
+            "/api/plans",
+            {"model": "Qwen/Qwen3-32B-FP8", "context": 8192, "users": 500},
+            content_type="application/json",
+        )
+        quote = client.post("/quote/", {**seed_form(), **CONTACT})
+    assert estimate.status_code == 200 and 'id="figure-gpus"' in estimate.content.decode()
+    # The seed example (DESIGN §3): 204 conversations on the GPUs.
+    assert api.status_code == 200 and api.json()["summary"]["conversations_on_gpus"] == 204
+    assert quote.status_code == 303 and Inquiry.objects.get().email == "d@example.com"
+    outages = [r.getMessage() for r in caplog.records if "cache unavailable" in r.getMessage()]
+    assert outages and all("Timeout" in message for message in outages)
