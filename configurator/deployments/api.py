@@ -15,10 +15,10 @@ from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI, Query, Schema
 from ninja.errors import HttpError, ValidationError, ValidationErrorContext
 
-from configurator.clients import rate_limited
 from configurator.deployments.api_body import (
     JSON_TYPE,
     BodyRefused,
+    BodyTooLarge,
     UnsupportedMediaType,
     WorkloadParser,
 )
@@ -41,12 +41,16 @@ from sizing.plan import Plan
 from sizing.summary import plan_summary
 from sizing.workload import FIELDS, SHORT_NAMES, Workload
 
+UNKNOWN_FIELDS_NAMED = 3
+"""A 422 names this many unknown fields; one more item counts the rest."""
+
 
 class SizingApi(NinjaAPI):
     """The API; a JSON body's validation errors are located as ``["body", <field>]``.
 
     django-ninja prefixes the view parameter's name (``["body", "body", "users"]``);
-    the body is the whole sizing request, so that middle name carries nothing.
+    the body is the whole sizing request, so that middle name carries nothing. Unknown
+    fields are named up to :data:`UNKNOWN_FIELDS_NAMED`, the rest counted in one item.
     """
 
     def validation_error_from_error_contexts(
@@ -57,6 +61,16 @@ class SizingApi(NinjaAPI):
             loc = tuple(item["loc"])
             if loc[:2] == ("body", "body"):
                 item["loc"] = ("body", *loc[2:])
+        unknown = [item for item in error.errors if item.get("type") == "extra_forbidden"]
+        if len(unknown) > UNKNOWN_FIELDS_NAMED:
+            named = unknown[:UNKNOWN_FIELDS_NAMED]
+            rest = {
+                "type": "extra_forbidden",
+                "loc": [str(named[0]["loc"][0])],
+                "msg": f"and {len(unknown) - len(named)} more unknown fields",
+            }
+            known = [item for item in error.errors if item.get("type") != "extra_forbidden"]
+            error.errors = [*known, *named, rest]
         return error
 
 
@@ -96,30 +110,6 @@ def _plan(body: Schema) -> Plan:
     return plan
 
 
-class RateLimited(Exception):
-    """The client sent more requests than ``settings.RATE_LIMITS["api"]`` allows."""
-
-
-def _throttle(request: HttpRequest) -> None:
-    """Count ``request`` against its client's API limit (fails open without a cache).
-
-    Raises:
-        RateLimited: over the limit.
-    """
-    if rate_limited(request, "api"):
-        raise RateLimited
-
-
-@api.exception_handler(RateLimited)
-def too_many(request: HttpRequest, exc: RateLimited) -> HttpResponse:
-    """429 with ``Retry-After``, for a client over its rate limit."""
-    limit = settings.RATE_LIMITS["api"]
-    detail = f"too many requests from this client (at most {limit}); retry later"
-    response = api.create_response(request, {"field": None, "detail": detail}, status=429)
-    response["Retry-After"] = "60"
-    return response
-
-
 @api.exception_handler(SizingError)
 def sizing_error(request: HttpRequest, exc: SizingError) -> HttpResponse:
     """400 naming the input; 503 with ``Retry-After`` while the model is looked up."""
@@ -146,6 +136,8 @@ def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     body that cannot be read (:class:`BodyRefused`), 415 naming the expected type for a
     body that is not declared JSON, else the status django-ninja gives."""
     cause = exc.__cause__
+    if isinstance(cause, BodyTooLarge):
+        return api.create_response(request, {"field": None, "detail": str(cause)}, status=413)
     if isinstance(cause, BodyRefused):
         return api.create_response(request, {"field": None, "detail": str(cause)}, status=400)
     if isinstance(cause, UnsupportedMediaType):
@@ -180,9 +172,9 @@ def plan_post(request: HttpRequest, body: SizingRequest) -> dict[str, Any]:
     """The sizing plan for a model, a context and a number of users.
 
     An uncached model is looked up on the Hub in the background: until it is known the
-    answer is 503 with ``Retry-After``. Rate-limited per client (429).
+    answer is 503 with ``Retry-After``. Rate-limited per client (429), before the body
+    is read (:mod:`configurator.deployments.api_urls`).
     """
-    _throttle(request)
     return {"summary": plan_summary(_plan(body))}
 
 
@@ -201,7 +193,6 @@ def plan_post(request: HttpRequest, body: SizingRequest) -> dict[str, Any]:
 )
 def bundle_get(request: HttpRequest, query: Query[BundleQuery]) -> HttpResponse:
     """Engine configuration for the plan: commands, JSON, YAML, env, numactl, mounts."""
-    _throttle(request)
     known = set(BundleQuery.model_fields) | set(SHORT_NAMES.values())
     unknown = [name for name in request.GET if name not in known]
     if unknown:
@@ -233,6 +224,7 @@ def bundle_get(request: HttpRequest, query: Query[BundleQuery]) -> HttpResponse:
         413: ErrorOut,
         415: ErrorOut,
         422: ValidationErrorOut,
+        429: ErrorOut,
     },
     summary="Recommend the cheapest configurations",
 )

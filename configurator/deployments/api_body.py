@@ -1,5 +1,12 @@
-"""Reading the JSON API's request bodies: JSON only (by its declared media type), and a
-body that cannot be read refused with one line saying why."""
+"""Reading the JSON API's request bodies: JSON only (by its declared media type), at most
+:data:`MAX_BODY_BYTES` and :data:`MAX_FIELDS` object members, and a body that cannot be
+read refused with one line saying why.
+
+The limits keep an anonymous body cheap: a request that sizes a workload is a few dozen
+fields in well under a kilobyte; a larger body is refused by its declared length before
+it is read, and parsing stops at the first member past the limit, before any
+validation (whose answer would otherwise list every unknown field).
+"""
 
 from __future__ import annotations
 
@@ -39,6 +46,27 @@ class BodyRefused(ValueError):
     (answered 400 with the message)."""
 
 
+MAX_BODY_BYTES = 16_384
+"""The largest API body read: every field of a sizing request with long values, and a
+list of all GPU types, fit in a few kilobytes."""
+MAX_FIELDS = 100
+"""Object members a body may hold in all (a sizing request has some 40 fields)."""
+
+
+class BodyTooLarge(BodyRefused):
+    """A body over :data:`MAX_BODY_BYTES` (answered 413)."""
+
+
+def _bounded_members(pairs: list[tuple[str, Any]], counted: list[int]) -> dict[str, Any]:
+    counted[0] += len(pairs)
+    if counted[0] > MAX_FIELDS:
+        raise BodyRefused(
+            f"the request body holds more than {MAX_FIELDS} fields: a sizing request is one "
+            "JSON object of the fields in /api/docs"
+        )
+    return dict(pairs)
+
+
 class WorkloadParser(Parser):
     """Reads a JSON body (refusing other media types) and a query's short field names
     (``context``) as the :class:`Workload` fields."""
@@ -48,15 +76,34 @@ class WorkloadParser(Parser):
 
         Raises:
             UnsupportedMediaType: the body is not declared ``application/json``.
-            BodyRefused: it is not UTF-8 JSON, is nested past Python's recursion limit
-                or holds an integer past Python's limit on its digits.
+            BodyTooLarge: it is longer than :data:`MAX_BODY_BYTES` (by its declared
+                length, before it is read, or as read).
+            BodyRefused: it is not UTF-8 JSON, holds more than :data:`MAX_FIELDS` object
+                members, is nested past Python's recursion limit or holds an integer
+                past Python's limit on its digits.
             (django-ninja answers both 400; ``configurator.deployments.api.http_error``
             turns the first into 415 and words the second.)
         """
         if not _is_json(request.content_type or ""):
             raise UnsupportedMediaType(request.content_type or "")
+        too_large = f"the request body is larger than {MAX_BODY_BYTES:,} bytes"
         try:
-            return super().parse_body(request)
+            declared = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            declared = 0
+        if declared > MAX_BODY_BYTES:
+            raise BodyTooLarge(too_large)
+        body = request.body
+        if len(body) > MAX_BODY_BYTES:
+            raise BodyTooLarge(too_large)
+        counted = [0]
+        try:
+            parsed: dict[str, Any] = json.loads(
+                body, object_pairs_hook=lambda pairs: _bounded_members(pairs, counted)
+            )
+            return parsed
+        except BodyRefused:
+            raise
         except RecursionError:
             raise BodyRefused(
                 "the request body is nested too deeply to read: a sizing request is one "

@@ -3,18 +3,44 @@
 A method an endpoint does not take (``GET /api/plans``) is answered 405 in the API's
 error shape, ``{"field": null, "detail": …}``, with the ``Allow`` header django-ninja
 sets, instead of django-ninja's plain-text "Method not allowed".
+
+The endpoints that size (:data:`RATE_LIMITED`) count each request against its client's
+limit (``settings.RATE_LIMITS["api"]``) before django-ninja reads its body: a client
+over the limit gets 429 with ``Retry-After`` for the cost of a cache lookup, whatever
+it sent.
 """
 
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase, HttpResponseNotAllowed, JsonResponse
 from django.urls import URLPattern, URLResolver, path
 
+from configurator.clients import rate_limited
 from configurator.deployments.api import api
 
 View = Callable[..., HttpResponseBase]
+
+RATE_LIMITED = frozenset({"plan_post", "bundle_get", "recommendations_post"})
+"""The endpoints (by URL name) that size a workload, and so are rate-limited."""
+
+
+def throttled_first(view: View) -> View:
+    """``view`` behind the client's API rate limit, checked before the body is read."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        if rate_limited(request, "api"):
+            limit = settings.RATE_LIMITS["api"]
+            detail = f"too many requests from this client (at most {limit}); retry later"
+            response = JsonResponse({"field": None, "detail": detail}, status=429)
+            response["Retry-After"] = "60"
+            return response
+        return view(request, *args, **kwargs)
+
+    return wrapped
 
 
 def json_not_allowed(view: View) -> View:
@@ -38,12 +64,15 @@ def json_not_allowed(view: View) -> View:
 def _with_json_not_allowed(
     patterns: list[URLPattern | URLResolver],
 ) -> list[URLPattern | URLResolver]:
-    return [
-        URLPattern(p.pattern, json_not_allowed(p.callback), p.default_args, p.name)
-        if isinstance(p, URLPattern)
-        else p
-        for p in patterns
-    ]
+    wrapped: list[URLPattern | URLResolver] = []
+    for p in patterns:
+        if isinstance(p, URLPattern):
+            view = json_not_allowed(p.callback)
+            if p.name in RATE_LIMITED:
+                view = throttled_first(view)
+            p = URLPattern(p.pattern, view, p.default_args, p.name)
+        wrapped.append(p)
+    return wrapped
 
 
 _patterns, _app_name, _namespace = api.urls

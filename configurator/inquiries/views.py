@@ -246,9 +246,14 @@ def estimate_traffic(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def recommendations(request: HtmxHttpRequest) -> HttpResponse:
     """The cheapest configurations for the posted workload: the partial for htmx, else
-    the whole page with them; a ``GET`` goes back to the configurator page."""
+    the whole page with them; a ``GET`` goes back to the configurator page.
+
+    Rate-limited per client as the estimate is (429 beyond it).
+    """
     if request.method == "GET":
         return _back_to_the_page(request)
+    if rate_limited(request, "estimate"):  # before the body is read
+        return _too_many(request)
     form, _, refused = _posted_form(request)
     valid = form.is_valid()
     context = recommendations_context(form)
