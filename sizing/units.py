@@ -22,7 +22,7 @@ TB = 10**12
 def whole_gib(gib: float) -> int:
     """``gib`` rounded down to a whole GiB, as the customer reads a CPU tier: vLLM is
     given the tier of the conversations it keeps in whole GiB
-    (``--kv-offloading-size``, :mod:`sizing.vllm_buffer`), so a figure rounded down never
+    (``--kv-offloading-size``, :mod:`sizing.memory.vllm_buffer`), so a figure rounded down never
     claims more than the engine gets (178.81 GiB reads 178 GiB). A value within 10^-6 GiB
     below a whole number is that number (the seed's 500 GiB stays 500).
 

@@ -178,13 +178,13 @@ def decide(
         users: conversations to keep warm.
         conversations_on_gpus: full-length conversations the GPUs hold.
         reload_ms: a returning user's TTFT from the CPU tier, ms (``None`` without a
-            measured basis, :mod:`sizing.transfer`).
+            measured basis, :mod:`sizing.performance.hit_value`).
         recompute_ms: the TTFT of a full prefill, ms (``None`` likewise).
         tier_exceeds_gpu_cache: whether each instance's tier is larger than its GPU cache.
         nvme_lifetime_years: years until the NVMe drives wear out, or ``None``.
         nvme_top_rated: ``(drives, drive model, DWPD)`` when the drives are already rated
             for the most writes of any drive offered
-            (:attr:`sizing.nvme.NvmeTier.top_rated_drives`): a worn tier is then not fixed
+            (:attr:`sizing.memory.nvme.NvmeTier.top_rated_drives`): a worn tier is then not fixed
             by other drives but by a shared tier or fewer new conversations.
         active_users: users active at the same moment (``None``: not given, no check); their
             conversations must be resident on the GPUs, since a conversation is
@@ -259,8 +259,8 @@ def with_capped_tier(verdict: Verdict, *, kept: int, resting: int, recomputed: i
     conversations in the CPU tier and ``recomputed`` are prefilled again.
 
     For a plan without the traffic model (no measured prefill basis), whose verdict has no
-    hit rates to show the misses: the counts are :attr:`sizing.plan.Plan.placement`'s
-    (rule: :mod:`sizing.placement`, a tier cut by a host-memory limit)."""
+    hit rates to show the misses: the counts are :attr:`sizing.plan.orchestrator.Plan.placement`'s
+    (rule: :mod:`sizing.memory.residency`, a tier cut by a host-memory limit)."""
     note = Note("tier_capped", (("kept", kept), ("resting", resting), ("recomputed", recomputed)))
     return with_warning(verdict, note, BINDING["tier_capped"])
 
@@ -282,7 +282,7 @@ ON_GPUS_NOTES = ("all_fit",)
 def restated(verdict: Verdict, conversations_on_gpus: int) -> Verdict:
     """``verdict`` with the GPUs' room restated as ``conversations_on_gpus``: a plan that
     sells no tier is sized again on the GPUs its targets need without one
-    (:func:`sizing.plan.make_plan`), and its sentences then quote that plan's room, the
+    (:func:`sizing.plan.orchestrator.make_plan`), and its sentences then quote that plan's room, the
     summary's ``conversations_on_gpus``, not the room of the plan with the tier."""
 
     def one(note: Note) -> Note:

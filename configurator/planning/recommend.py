@@ -1,6 +1,6 @@
 """Recommend the cheapest configurations for a workload, priced from the price list.
 
-The search itself is :mod:`sizing.search`; this module resolves the model, prices each
+The search itself is :mod:`sizing.search.cheapest`; this module resolves the model, prices each
 configuration's BOM from the price list in force exactly as a quote totals it
 (:func:`configurator.catalog.services.bom_net_eur`), and shapes the answer for the page,
 the presales workspace, the CLI and the API.
@@ -21,15 +21,15 @@ from configurator.catalog.models import Price
 from configurator.catalog.services import bom_net_eur, priced_gpu_slugs, prices_on
 from configurator.planning.bindings import binding_words
 from configurator.planning.services import model_spec
-from sizing import catalog
-from sizing.bom import Bom
-from sizing.configuration import Configuration, tier_gib
+from sizing.bom.lines import Bom
 from sizing.errors import SizingError
-from sizing.model import ModelSpec
-from sizing.pareto import pareto_axis
-from sizing.plan import Plan, PlanRequest
-from sizing.search import Recommendation, recommend
-from sizing.tradeoffs import Reason, reasons
+from sizing.hardware import catalog
+from sizing.model.spec import ModelSpec
+from sizing.plan.orchestrator import Plan, PlanRequest
+from sizing.search.cheapest import Recommendation, recommend
+from sizing.search.configuration import Configuration, tier_gib
+from sizing.search.pareto import pareto_axis
+from sizing.search.tradeoffs import Reason, reasons
 from sizing.workload import Workload, stored_inputs
 
 RATIO = Decimal("0.01")
@@ -41,7 +41,7 @@ class Recommended:
 
     Attributes:
         config: the configuration (plan, BOM, price in EUR net).
-        reasons: why it is listed (:func:`sizing.tradeoffs.reasons`).
+        reasons: why it is listed (:func:`sizing.search.tradeoffs.reasons`).
         relative_cost: its price over the cheapest one's (1.00 for the cheapest).
         inputs: stored inputs that size it again (``planning.services.plan_stored``).
     """
@@ -102,7 +102,7 @@ class RecommendationResult:
     Attributes:
         configurations: the cheapest that meet the workload, cheapest first.
         pareto: the front of price against the second axis, cheapest first.
-        axis: the front's second axis (``sizing.search.pareto_axis``).
+        axis: the front's second axis (``sizing.search.cheapest.pareto_axis``).
         reference: the requested layout, priced (``None`` if it cannot be built).
         binding: when nothing meets the workload, the target or limit that binds.
         nearest: then the configuration that comes closest.

@@ -187,7 +187,7 @@ def size_band(weights_gib: float) -> str:
 
 
 def model_class(spec: Any) -> ModelClass:
-    """Attention kind and size band of a :class:`sizing.model.ModelSpec`."""
+    """Attention kind and size band of a :class:`sizing.model.spec.ModelSpec`."""
     arch = spec.architecture
     kinds = {layer.kind.name.lower() for layer in arch.layers}
     if getattr(arch, "uses_mla", False):
@@ -327,7 +327,7 @@ def prediction_checks(
     Args:
         record: the measurement.
         spec: the record's model spec (unused beyond provenance; kept for callers).
-        predicted: a ``sizing.calibrated.KvPoolPrediction``.
+        predicted: a ``sizing.memory.calibrated.KvPoolPrediction``.
         plan_model_id: the plan's model; a record of another model is a class fallback,
             checked with :data:`FALLBACK_TOLERANCE` and never better than
             *within tolerance* (see the module docstring).

@@ -46,7 +46,7 @@ def reload_check(
 
     Args:
         reload_ms: a returning user's TTFT from the CPU tier in the plan, ms
-            (:attr:`sizing.transfer.TransferEstimate.cpu_hit_ms`).
+            (:attr:`sizing.performance.hit_value.TransferEstimate.cpu_hit_ms`).
         recompute_ms: the plan's TTFT of a full prefill, ms.
         model_id: the plan's model; with ``gpu`` decides whether the check counts.
         gpu: the plan's GPU class (:func:`gpu_class`).

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sizing import catalog
+from sizing.hardware import catalog
 from sizing.performance import links
 from sizing.performance.calibration import Basis, constant, data, prefill_class
 from sizing.performance.prefill import linear_tflops

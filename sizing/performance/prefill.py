@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sizing import catalog
+from sizing.hardware import catalog
 from sizing.performance import links
 from sizing.performance.calibration import Basis, prefill_class
 from sizing.performance.shape import ModelShape, attention_pairs

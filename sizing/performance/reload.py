@@ -15,7 +15,7 @@ bytes_all_ranks ÷ rate_per_instance)``
   exceeds them, MLA latents on every rank); the ranks copy over their own links in
   parallel.
 - ``rate_per_rank``: for a PCIe path the measured pinned host-to-device rate of the
-  card's link (:func:`sizing.catalog.pcie_h2d_gbs`) times the engine's measured share;
+  card's link (:func:`sizing.hardware.catalog.pcie_h2d_gbs`) times the engine's measured share;
   for a file or network path the measured effective rate.
 - ``rate_per_instance``: a limit that does not grow with TP (one copy process, one NIC,
   one file backend), where one was measured.
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sizing import catalog
+from sizing.hardware import catalog
 from sizing.performance.calibration import Basis, reload_path
 from sizing.performance.shape import ModelShape
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sizing.architecture import conversation_bytes
-from sizing.model import from_catalog
+from sizing.model.architecture import conversation_bytes
+from sizing.model.spec import from_catalog
 from sizing.performance import (
     NoMeasuredBasis,
     decode,

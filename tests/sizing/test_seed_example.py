@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from sizing.model import from_catalog
-from sizing.plan import Plan, make_plan
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import Plan, make_plan
 from sizing.summary import plan_summary
 from tests.factories import plan_request
 

@@ -8,11 +8,11 @@ from dataclasses import replace
 
 import pytest
 
-from sizing.model import from_catalog
-from sizing.plan import make_plan
-from sizing.search import recommend
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import make_plan
+from sizing.search.cheapest import recommend
 from sizing.summary import TrafficKeys, plan_summary
-from sizing.traffic import Traffic
+from sizing.traffic.profile import Traffic
 from tests.factories import plan_request
 
 QWEN = from_catalog("Qwen/Qwen3-32B-FP8")
@@ -97,8 +97,9 @@ def test_gpu_without_measured_basis_is_sized_for_memory_only() -> None:
 
 def test_kept_stores_change_no_plan() -> None:
     # Plans keep per model object what plans of one workload share (TTFT per turn, the
-    # evaluations of replica counts, the hit-rate windows: sizing/serving_model.py; the
-    # layout and the reload figures: sizing/plan.py). A whole configuration search fills
+    # evaluations of replica counts, the hit-rate windows: sizing/serving/replica_model.py; the
+    # layout and the reload figures: sizing/plan/orchestrator.py). A whole configuration search
+    # fills
     # them with every GPU type, TP size, DIMM layout and NVMe option; each layout sized
     # afterwards must equal the same layout sized from empty stores (a copy of the model
     # is a new object, so it shares nothing, sizing/kept.py).

@@ -9,8 +9,8 @@ import types
 import typing
 from pathlib import Path
 
-from sizing.model import from_catalog
-from sizing.plan import PlanRequest, make_plan
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import PlanRequest, make_plan
 from sizing.summary import PlanSummary, plan_summary
 from tests.factories import seed_workload
 

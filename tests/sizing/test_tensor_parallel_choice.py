@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from sizing.errors import InfeasibleError, SizingError
-from sizing.model import from_catalog
-from sizing.plan import PlanRequest, make_plan
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import PlanRequest, make_plan
 from sizing.workload import SEED_WORKLOAD, Workload
 
 

@@ -1,4 +1,4 @@
-"""Hits from the NVMe and shared tiers timed from their read rate (sizing/tier_reads.py):
+"""Hits from the NVMe and shared tiers timed from their read rate (sizing/serving/tier_reads.py):
 the arithmetic, and that such hits now lower TTFT instead of counting as misses."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from sizing.model import from_catalog
-from sizing.plan import make_plan
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import make_plan
+from sizing.serving.tier_reads import SHARED_LINK_GBS_PER_NODE, read_rates, staged_hit_ms
 from sizing.summary import plan_summary
-from sizing.tier_reads import SHARED_LINK_GBS_PER_NODE, read_rates, staged_hit_ms
 from tests.factories import plan_request
 
 QWEN = from_catalog("Qwen/Qwen3-32B-FP8")

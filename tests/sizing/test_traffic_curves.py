@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from sizing.model import from_catalog
-from sizing.plan import PlanRequest, make_plan
-from sizing.traffic_curves import hit_rate_curve, ttft_curve
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import PlanRequest, make_plan
+from sizing.serving.curves import hit_rate_curve, ttft_curve
 from sizing.workload import SEED_WORKLOAD
 
 

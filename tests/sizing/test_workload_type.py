@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from sizing.errors import SizingError
-from sizing.traffic import FIELDS as TRAFFIC_FIELDS
+from sizing.traffic.profile import FIELDS as TRAFFIC_FIELDS
 from sizing.workload import FIELDS, SEED_WORKLOAD, Workload, model_source, stored_inputs
 
 

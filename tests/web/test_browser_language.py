@@ -37,7 +37,7 @@ NAMES = (
     # titles of cited works and catalog names of hardware, kept as published
     "Scaling Laws for Neural Language Models", "Grace Blackwell Ultra",
     "Max-Q Workstation Edition", "Workstation Edition", "Server Edition", "GeForce", "Instinct",
-    # the benchmark whose latency bounds are the default targets (sizing/traffic.py)
+    # the benchmark whose latency bounds are the default targets (sizing/traffic/profile.py)
     "MLPerf Inference",
 )
 ALLOWED = {
@@ -45,7 +45,7 @@ ALLOWED = {
     "qwen", "vllm", "lmcache", "sglang", "hicache", "dynamo", "nvidia", "amd", "epyc",
     "rtx", "pro", "blackwell", "micron", "max", "dell", "cisco", "hugging", "face", "hub",
     "kaplan", "et", "al", "nvbandwidth", "pcie", "gen", "ddr", "cuda", "hgx", "sxm", "nvl",
-    "mooncake",  # the production traces the gap profiles come from (sizing/return_gaps.py)
+    "mooncake",  # the production traces the gap profiles come from (sizing/traffic/return_gaps.py)
     "mi", "fp", "bf", "a", "h", "l", "x", "v", "q", "config", "json", "py", "id",
     "p",  # percentiles: p95, p90
     "deutsch", "english",

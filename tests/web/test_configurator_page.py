@@ -425,7 +425,8 @@ def _traffic_assumptions(html: str) -> str:
 
 
 def test_traffic_defaults_are_stated_as_assumptions_in_both_languages(client: Client) -> None:
-    # The defaults of sizing/traffic.py: 8 turns; the chat profile of sizing/return_gaps.py
+    # The defaults of sizing/traffic/profile.py: 8 turns; the chat profile of
+    # sizing/traffic/return_gaps.py
     # (median 123 s, p90 483 s, Mooncake conversation trace); the seed's 8,192 tokens over
     # 8 turns, 1,024 − 343 = 681 new prompt and 343 output tokens per turn; every user
     # active in the busiest hour; MLPerf's server targets of 2,000 ms and 200 ms.
@@ -459,7 +460,7 @@ def test_traffic_defaults_are_stated_as_assumptions_in_both_languages(client: Cl
 def test_traffic_assumptions_name_the_target_the_plan_was_sized_for(client: Client) -> None:
     # Qwen3-32B-FP8 at 40,960 tokens on H200 NVL: one request takes about 6,073 ms without
     # load, above the default TTFT p95 target of 2,000 ms, so the plan is sized for 1.5 ×
-    # that, 9,109 ms (sizing/serving_targets.py); the list says so beside the default.
+    # that, 9,109 ms (sizing/serving/targets.py); the list says so beside the default.
     inputs = seed(context_tokens=40960, users=2000, gpu="h200-nvl", kv_dtype="auto")
     english = _traffic_assumptions(
         client.post("/estimate/", inputs, headers={**HTMX, **EN}).content.decode()
@@ -479,7 +480,7 @@ def test_traffic_assumptions_name_the_target_the_plan_was_sized_for(client: Clie
 
 def test_a_relaxed_target_is_worded_as_the_p95_without_load(client: Client) -> None:
     # The same workload: 6,073 ms is the TTFT p95 of the plan's hits and full prefills
-    # without any wait (sizing/serving_targets.py), not one full prefill (6,146 ms).
+    # without any wait (sizing/serving/targets.py), not one full prefill (6,146 ms).
     inputs = seed(context_tokens=40960, users=2000, gpu="h200-nvl", kv_dtype="auto")
     english = " ".join(
         client.post("/estimate/", inputs, headers={**HTMX, **EN}).content.decode().split()
@@ -536,7 +537,7 @@ def test_a_tier_cut_by_host_memory_is_explained_with_what_it_keeps(
 def test_a_quote_request_for_a_workload_with_an_error_says_it_was_not_sent(
     client: Client, settings: Any, headers: dict[str, str], said: str
 ) -> None:
-    # 20,000 users at 32,768 tokens on 8 × L40S cannot be sized (sizing/host_memory.py):
+    # 20,000 users at 32,768 tokens on 8 × L40S cannot be sized (sizing/memory/host_memory.py):
     # the contact is valid, so the quote box itself says why nothing was stored.
     settings.PRESALES_EMAIL = "presales@example.com"
     data = seed(gpu="l40s", gpus_per_node=8, users=20_000, context_tokens=32_768)

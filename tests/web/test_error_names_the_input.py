@@ -2,7 +2,7 @@
 remedy that applies and its numbers formatted, on the page, the JSON API and the CLI.
 
 Expected figures: the seed example (DESIGN §3: Qwen3-32B-FP8, 8,192-token context, 500
-users, 4 × RTX PRO 6000 Server Edition) with the traffic defaults of ``sizing/traffic.py``
+users, 4 × RTX PRO 6000 Server Edition) with the traffic defaults of ``sizing/traffic/profile.py``
 (8 turns per conversation, so a turn holds 8,192 / 8 = 1,024 tokens; 343 output tokens
 per turn); the unloaded TPOT floor of 27 ms is the engine's own figure, quoted by its
 English message next to the page's.
@@ -136,7 +136,7 @@ def test_one_gap_alone_says_the_other_is_missing(
 
 @pytest.mark.parametrize("share", [0, 2])
 def test_the_busy_hour_share_speaks_of_one_unit(share: float) -> None:
-    # The form, the API and the CLI all take the share as 0–1 (sizing/traffic.py).
+    # The form, the API and the CLI all take the share as 0–1 (sizing/traffic/profile.py).
     (message,) = form_errors(busy_hour_active_share=share)["busy_hour_active_share"]
     assert "1" in message and "100" not in message and "%" not in message
     # the API schema holds the same limits (exclusiveMinimum 0, maximum 1)

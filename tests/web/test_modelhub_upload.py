@@ -13,7 +13,7 @@ import pytest
 from configurator.modelhub.errors import LookupFailure, ModelLookupError
 from configurator.modelhub.upload import MAX_CONFIG_BYTES, model_from_config_upload
 from configurator.planning.services import plan_create
-from sizing.model import catalog_entry
+from sizing.model.spec import catalog_entry
 from sizing.summary import plan_summary
 from sizing.units import GIB
 from sizing.workload import SEED_WORKLOAD

@@ -28,8 +28,8 @@ from configurator.quotes.engine_appendix import engine_appendix
 from configurator.quotes.models import Quote, QuoteLine, QuoteNumberCounter
 from configurator.quotes.pdf import quote_pdf_render
 from configurator.quotes.services import QuoteDeviationError, quote_create_from_inquiry, quote_issue
-from sizing.bom import bill_of_materials
-from sizing.bom_check import Deviation, bom_deviations
+from sizing.bom.check import Deviation, bom_deviations
+from sizing.bom.lines import bill_of_materials
 from tests.quote_factories import SEED_INPUTS, make_inquiry, make_presales
 
 pytestmark = pytest.mark.django_db

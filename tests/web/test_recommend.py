@@ -70,7 +70,7 @@ def test_cli_json_lists_the_cheapest_first(capsys: pytest.CaptureFixture[str]) -
     assert "36 % below the requested layout (4 × NVIDIA RTX PRO 6000" in configs[0]["why"]
     # Next come the same layout with a shared tier (+ 1 TB of STO-KV-SHARED-TB at 420.00:
     # 43,340.00) or with one NVMe drive (+ 1,550.00: 44,470.00), whose hits are timed
-    # from their read rates (sizing/tier_reads.py). The full CPU tier (every user warm)
+    # from their read rates (sizing/serving/tier_reads.py). The full CPU tier (every user warm)
     # with the NVMe drive is on the Pareto front: 44,600 + 1,550 = 46,150.00 EUR; without
     # the drive (44,600.00) it is dominated by the 24 × 16 GB layout with the drive.
     assert [c["price_net_eur"] for c in configs] == ["42920.00", "43340.00", "44470.00"]
@@ -129,7 +129,7 @@ def test_cli_text_names_the_shared_tier_and_credits_its_conversations(
     nvme = round(data[2].config.serving.hits.nvme * 100)
     assert shared >= 1 and nvme >= 1
     # Those reloads are timed from the tier's read rate, with no measured basis
-    # (sizing/tier_reads.py), and the TTFT gain over the cheapest says it counts them.
+    # (sizing/serving/tier_reads.py), and the TTFT gain over the cheapest says it counts them.
     assert (
         f"{shared} % of returning users reload from the shared tier; no measured basis: its "
         "read time is timed from one 100 GbE port per node." in whys[1]
