@@ -174,3 +174,18 @@ def test_the_price_rises_with_the_nodes(work: dict[str, Any], more: int) -> None
     assume(many.parallelism.nodes > few.parallelism.nodes)
     price = table_price(TOY)
     assert price(bill_of_materials(many)) > price(bill_of_materials(few))  # type: ignore[operator]
+
+
+def test_a_replica_whose_prefills_cannot_keep_up_is_bound_by_the_ttft_not_the_tpot() -> None:
+    # One replica fewer than the load needs, 97 % busy prefilling at a TPOT of 54 ms
+    # against 200 ms, names the TTFT p95 (sizing/serving/replicas.py); saturated, ρ ≥ 1,
+    # its TPOT is infinite but still no measure of what binds.
+    from sizing.serving.load import ReplicaLoad
+    from sizing.serving.replicas import _compute_binding
+
+    busy = ReplicaLoad(1.0, 0.97, 900.0, 2500.0, 54.0, 40.0)
+    saturated = ReplicaLoad(1.0, 1.02, math.inf, math.inf, math.inf, 40.0)
+    slow_decode = ReplicaLoad(1.0, 0.30, 300.0, 600.0, 260.0, 90.0)
+    assert _compute_binding(busy, 200.0) == "ttft_p95"
+    assert _compute_binding(saturated, 200.0) == "ttft_p95"
+    assert _compute_binding(slow_decode, 200.0) == "tpot"
