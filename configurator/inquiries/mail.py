@@ -15,7 +15,7 @@ from django.utils import translation
 
 from configurator.inquiries import notes
 from configurator.inquiries.models import Inquiry
-from sizing import catalog
+from sizing.hardware import catalog
 
 MAIL_KINDS = ("presales", "customer")
 """Presales first: the request is worked on from that mail."""
