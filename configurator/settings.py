@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import warnings
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.management.utils import get_random_secret_key
@@ -186,7 +187,7 @@ EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 EMAIL_TIMEOUT = 10
 
-CACHES = {
+CACHES: dict[str, dict[str, Any]] = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     # Rendered page fragments that depend only on the code and the language (an unbound
     # form's fields): per process, so a deployment never serves another version's markup.
@@ -198,7 +199,7 @@ CACHES = {
 _REDIS_CACHE_URL = env_str("REDIS_CACHE_URL")
 # A hung cache costs a request about 0.1 s per call, after which it goes on without it
 # (configurator.clients.fail_open), as when the cache refuses connections.
-REDIS_CACHE_OPTIONS = {"socket_connect_timeout": 0.1, "socket_timeout": 0.1}
+REDIS_CACHE_OPTIONS: dict[str, Any] = {"socket_connect_timeout": 0.1, "socket_timeout": 0.1}
 if _REDIS_CACHE_URL:
     CACHES["default"] = {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",

@@ -21,7 +21,7 @@ class InquiryMailInline(_Inline):
 
     model = InquiryMail
     fields = ["kind", "sent_at", "attempts", "last_error", "due_at"]
-    readonly_fields = fields
+    readonly_fields = ["kind", "sent_at", "attempts", "last_error", "due_at"]
     extra = 0
     can_delete = False
     max_num = 0
