@@ -73,9 +73,11 @@ def broker_reconnect() -> None:
 
 
 @pytest.fixture
-def dead_broker() -> Iterator[None]:
+def dead_broker(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Broker and result store (one Redis, as in production) on a port where nothing
     listens: every publish fails."""
+    # Celery reads the variable before its configuration: the shared broker of CI
+    monkeypatch.delenv("CELERY_BROKER_URL", raising=False)
     conf = app.conf
     previous = (conf.broker_url, conf.result_backend, conf.task_always_eager)
     conf.broker_url = conf.result_backend = f"redis://127.0.0.1:{free_port()}/0"

@@ -33,9 +33,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def hung_broker() -> Iterator[None]:
+def hung_broker(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Broker and result store on a Redis of the test's own, hung (SIGSTOP) after the
     app has connected to it once."""
+    monkeypatch.delenv("CELERY_BROKER_URL", raising=False)  # read before the settings
     server = RedisServer()
     conf = app.conf
     previous = (conf.broker_url, conf.result_backend, conf.task_always_eager)

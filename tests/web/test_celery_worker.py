@@ -1,4 +1,5 @@
-"""A real Celery worker on Redis runs the verification job against PostgreSQL.
+"""A real Celery worker on Redis runs the verification job against PostgreSQL, and its
+beat sends the inquiry mails a broker outage left in the outbox.
 
 Needs ``CELERY_BROKER_URL`` (Redis) and a PostgreSQL ``DATABASE_URL``; skipped elsewhere,
 a failure under ``CI=true``. The worker is a subprocess pointed at the test database
@@ -16,9 +17,11 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from configurator.inquiries.models import Inquiry, InquiryMail
 from configurator.planning.services import plan_stored
 from configurator.quotes.models import Quote
 from configurator.verification.models import VerificationReport
@@ -26,6 +29,7 @@ from configurator.verification.services import benchmarks_load_initial, plan_che
 from configurator.verification.tasks import verify_quote
 from tests.conftest import ci_requires
 from tests.quote_factories import make_quote
+from tests.seed_form import seed_form
 
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = ROOT / ".venv" / "bin" / "celery"
@@ -52,7 +56,12 @@ def worker_env(broker_url):
     return env
 
 
-def start_worker(env: dict[str, str], **extra: str) -> subprocess.Popen[bytes]:
+def start_worker(
+    env: dict[str, str], *, beat_schedule: str = "", **extra: str
+) -> subprocess.Popen[bytes]:
+    """A worker subprocess; with ``beat_schedule`` (a file) with its embedded beat, as
+    ``make worker`` starts it."""
+    beat = ["--beat", "--schedule", beat_schedule] if beat_schedule else []
     return subprocess.Popen(
         [
             str(CELERY),
@@ -64,6 +73,7 @@ def start_worker(env: dict[str, str], **extra: str) -> subprocess.Popen[bytes]:
             "--without-gossip",
             "--without-mingle",
             "--without-heartbeat",
+            *beat,
         ],
         cwd=ROOT,
         env={**env, **extra},
@@ -162,3 +172,36 @@ def test_killed_worker_the_next_worker_runs_the_job_at_start(worker_env):
     assert done, f"the stale job was not run again when the next worker started ({status})"
     report = VerificationReport.objects.get(quote=quote)
     assert report.runs == 1
+
+
+def test_the_workers_beat_sends_the_mails_a_broker_outage_left_in_the_outbox(
+    worker_env, smtp, dead_broker, client, tmp_path
+) -> None:
+    # The request is made while the broker is down (this process publishes to a dead
+    # port): the inquiry and its two mail rows are stored, nothing is queued.
+    contact = {"name": "Dana", "company": "B GmbH", "email": "d@example.com", "consent": "on"}
+    assert client.post("/quote/", {**seed_form(), **contact}).status_code == 303
+    inquiry = Inquiry.objects.get()
+    assert inquiry.mail_error.startswith("not queued") and smtp.accepted == []
+    # The broker is back: a worker started as `make worker` starts it, with its beat.
+    mail_env = {
+        "DJANGO_EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "EMAIL_HOST": "127.0.0.1",
+        "EMAIL_PORT": str(settings.EMAIL_PORT),
+        "PRESALES_EMAIL": "presales@example.com",
+    }
+    worker = start_worker(
+        worker_env, beat_schedule=str(tmp_path / "celerybeat-schedule"), **mail_env
+    )
+    try:
+        sent = wait_for(lambda: not InquiryMail.objects.filter(sent_at=None).exists(), 90)
+        assert sent, "the sweep never sent the mails"
+        time.sleep(3)  # any second send would arrive meanwhile
+    finally:
+        stop(worker)
+    assert sorted(r for rcpt, _ in smtp.accepted for r in rcpt) == [
+        "d@example.com",
+        "presales@example.com",
+    ]
+    inquiry.refresh_from_db()
+    assert inquiry.mail_error == "" and inquiry.customer_mailed_at is not None
