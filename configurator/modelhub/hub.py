@@ -23,7 +23,6 @@ holds a page or the CLI longer than that.
 
 from __future__ import annotations
 
-import json
 import queue
 import tempfile
 import threading
@@ -46,7 +45,7 @@ from huggingface_hub.errors import (
 from huggingface_hub.utils.tqdm import disable_progress_bars
 
 from configurator.modelhub.errors import HubUnreachableError, LookupFailure, ModelLookupError
-from configurator.uploads import MAX_CONFIG_BYTES
+from configurator.uploads import MAX_CONFIG_BYTES, JsonRefused, parse_json
 from sizing.errors import gettext_noop
 
 CONFIG_FILE = "config.json"
@@ -268,13 +267,16 @@ class _Downloader:
             ) from exc
         except (httpx2.TransportError, LocalEntryNotFoundError, OfflineModeIsEnabled) as exc:
             raise _unreachable(exc, self.client) from exc
+        # Read with the limits of an upload (configurator.uploads.parse_json): a public
+        # repo is as untrusted as a customer's file.
         try:
-            return json.loads(Path(str(path)).read_text("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            return parse_json(Path(str(path)).read_text("utf-8"))
+        except (UnicodeDecodeError, JsonRefused) as exc:
+            detail = exc.detail if isinstance(exc, JsonRefused) else str(exc)
             raise ModelLookupError(
                 LookupFailure.MALFORMED_CONFIG,
                 template=gettext_noop("%(file)s of %(model)s is not valid JSON (%(detail)s)"),
-                values={"file": filename, "model": self.repo_id, "detail": str(exc)},
+                values={"file": filename, "model": self.repo_id, "detail": detail},
             ) from exc
 
 

@@ -81,6 +81,25 @@ def test_a_public_hub_repo_with_a_million_layers_is_a_field_error(
 
 
 @pytest.mark.parametrize(
+    ("model", "words"),
+    [
+        # configurator/uploads.py: MAX_NUMBER_CHARS and MAX_JSON_DEPTH, as for an upload
+        ("hubtest/long-number", "a number of 5,001 characters"),
+        ("hubtest/deep-nesting", "nested"),
+    ],
+)
+def test_a_hostile_hub_config_is_read_with_the_uploads_limits(
+    client: Client, hub: RecordedHub, settings: Any, model: str, words: str
+) -> None:
+    settings.HF_HUB_OFFLINE = False
+    response = post_until_answered(client, "/estimate/", seed_form(model=model), headers=EN)
+    assert response.status_code == 400
+    message = field_error(response.content.decode(), "model")
+    assert "config.json of " + model + " is not valid JSON" in message and words in message
+    assert "lookup failed" not in message
+
+
+@pytest.mark.parametrize(
     ("raw", "words"),
     [
         (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),  # past the recursion limit
