@@ -1,6 +1,7 @@
 """Middleware of the project's own: Django's message middleware, made lazy,
 django-htmx's middleware with the ``HX-Request`` test made once per request, and
-Django's authentication middleware that outlasts a database outage.
+Django's authentication middleware that outlasts a database outage, and the
+``Permissions-Policy`` header.
 
 :class:`MessageMiddleware` keeps Django's ``django.contrib.messages`` behaviour and makes
 the message storage (a signed cookie and the session) only when a view or a template
@@ -21,7 +22,7 @@ with a session cookie as to a new one.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from functools import cached_property, partial
 
 from django.contrib.auth import get_user
@@ -95,3 +96,33 @@ class HtmxMiddleware(htmx_middleware.HtmxMiddleware):
     async def __acall__(self, request: HttpRequest) -> HttpResponseBase:
         request.htmx = HtmxDetails(request)  # type: ignore[attr-defined]
         return await self.get_response(request)  # type: ignore[no-any-return, misc]
+
+
+PERMISSIONS_POLICY = ", ".join(
+    f"{feature}=()"
+    for feature in (
+        "camera",
+        "microphone",
+        "geolocation",
+        "payment",
+        "usb",
+        "serial",
+        "bluetooth",
+        "hid",
+        "display-capture",
+    )
+)
+"""The browser features the site never uses, switched off for it and anything it frames
+(W3C Permissions Policy, https://www.w3.org/TR/permissions-policy/)."""
+
+
+class PermissionsPolicyMiddleware:
+    """Adds :data:`PERMISSIONS_POLICY` to every answer that sets none of its own."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        response.headers.setdefault("Permissions-Policy", PERMISSIONS_POLICY)
+        return response

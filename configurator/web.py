@@ -4,7 +4,8 @@
   (``request.htmx`` is its :class:`~django_htmx.middleware.HtmxDetails`), for typing;
 - :func:`staff_required`: the presales areas (queue, quote editor, verification,
   bundle download) admit active staff users only; anyone else is sent to the login
-  page (``settings.LOGIN_URL``);
+  page (``settings.LOGIN_URL``); their answers (pages, quote PDFs) are never stored by
+  a browser or a proxy (``Cache-Control: private, no-store``);
 - :func:`not_found`: a 404 under ``/api/`` in the API's error shape, elsewhere the
   site's page (``templates/404.html``) in the visitor's language;
 - :func:`server_error`: an error no view answered: ``503`` when the database could not
@@ -26,6 +27,7 @@ from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext
+from django.views.decorators.cache import never_cache
 from django.views.defaults import page_not_found
 from django_htmx.middleware import HtmxDetails
 
@@ -49,8 +51,11 @@ def is_staff(user: AbstractBaseUser | AnonymousUser) -> bool:
 
 
 def staff_required(view: View) -> View:
-    """``view`` for active staff users only; others are redirected to the login page."""
-    decorated: View = user_passes_test(is_staff, login_url=settings.LOGIN_URL)(view)
+    """``view`` for active staff users only; others are redirected to the login page.
+    Every answer carries Django's :func:`~django.views.decorators.cache.never_cache`
+    headers (``private``, ``no-store``): customer data and prices stay off shared
+    caches and the browser's disk."""
+    decorated: View = never_cache(user_passes_test(is_staff, login_url=settings.LOGIN_URL)(view))
     return decorated
 
 
