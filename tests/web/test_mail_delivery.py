@@ -102,3 +102,26 @@ def test_line_breaks_in_contact_fields_add_no_header(
         assert mail["Bcc"] is None
         body = mail.get_payload(decode=True).decode()
         assert not any(line.startswith("Bcc:") for line in body.splitlines())
+
+
+@pytest.mark.parametrize(("language", "greeting"), [("en", "Hello,"), ("de", "Guten Tag,")])
+def test_the_confirmation_to_a_typed_address_carries_no_typed_name(
+    client: Client,
+    smtp: Refusing,
+    eager_tasks: None,
+    django_capture_on_commit_callbacks: Any,
+    language: str,
+    greeting: str,
+) -> None:
+    spam = "Win a prize at www.example.org"
+    address = f"target-{language}@example.com"  # its own: the per-address limit counts
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            "/quote/",
+            {**seed_form(), **CONTACT, "name": spam, "email": address},
+            headers={"Accept-Language": language},
+        )
+    assert response.status_code == 303
+    (customer,) = [c for rcpt, c in smtp.accepted if rcpt == [address]]
+    body = message_from_bytes(customer).get_payload(decode=True).decode()
+    assert body.startswith(greeting) and spam not in body
