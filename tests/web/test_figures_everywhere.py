@@ -23,7 +23,7 @@ from django.test import Client
 from pypdf import PdfReader
 
 from configurator.deployments.services import bundle_files
-from configurator.inquiries.mail import inquiry_mail_send
+from configurator.inquiries.mail import inquiry_mail_deliver
 from configurator.planning.services import plan_stored
 from configurator.quotes.document import document_from_quote
 from configurator.quotes.pdf import quote_pdf_render
@@ -142,7 +142,7 @@ def surfaces(client: Client, settings: Any) -> dict[str, str]:
     quote = quote_issue(quote=quote_create_from_inquiry(inquiry=inquiry, user=None))
     pdf = quote_pdf_render(document_from_quote(quote))
     pdf_text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages)
-    inquiry_mail_send(inquiry_id=inquiry.pk, kind="customer")
+    inquiry_mail_deliver(inquiry=inquiry, kind="customer")
     customer_mail = next(m for m in mail.outbox if inquiry.email in m.to)
     readme = bundle_files(plan=plan_stored(SEED_INPUTS))[0]
     assert readme.path == "README.md"
