@@ -47,6 +47,11 @@ lint: setup
 bench: setup
 	$(PY) -m benchmarks.run
 
+# Hung cache and broker, anonymous bodies, against gunicorn (benchmarks/bench_faults.py);
+# its rows go into docs/benchmarks.md. Set DATABASE_URL for PostgreSQL, as in production.
+faults: setup
+	$(PY) -m benchmarks.run bench_faults
+
 accuracy: setup
 	$(PY) manage.py accuracy --cases sizing/data/ground_truth_cases.json --format markdown > docs/accuracy.md
 	$(PY) manage.py accuracy --kind ttft --cases sizing/data/ttft_cases_calibration.json --format markdown >> docs/accuracy.md

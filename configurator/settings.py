@@ -220,7 +220,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Every publish is bounded (docs/operations.md, "Broker down"): connecting and each send
 # give up after BROKER_TIMEOUT_SECONDS, and a request never retries; a publish that failed
 # is recorded and done again later (the mail outbox's sweep, "start verification" again).
-BROKER_TIMEOUT_SECONDS = 1.0
+# Half a second keeps a request that publishes under 1 s in all (docs/benchmarks.md,
+# "faults"); a Redis that works answers in well under a millisecond.
+BROKER_TIMEOUT_SECONDS = 0.5
 CELERY_BROKER_CONNECTION_TIMEOUT = BROKER_TIMEOUT_SECONDS
 CELERY_TASK_PUBLISH_RETRY = False
 # The result store (the same Redis) is subscribed to when a job is published: bounded as
