@@ -36,7 +36,7 @@ from sizing.layout.cluster import (
 )
 from sizing.model.spec import ModelSpec
 from sizing.serving import targets as serving_targets
-from sizing.serving.benefit import Benefit, judge
+from sizing.serving.benefit import MIN_TIER_HITS, Benefit, judge
 from sizing.serving.evaluation import Capacities, Evaluation, Evaluator
 from sizing.serving.replica_model import ENGINE, Replica, bound, windows
 from sizing.serving.replicas import Scale, scale
@@ -216,19 +216,27 @@ def serve(
     final = sc.final
     shared = None
     if tiers and with_shared_tier and cluster.needs_shared_tier:
+        # The shared tier is sold only where returns reach it: with the KV-aware router
+        # each returns to its own instance, so it takes only what the node's CPU and NVMe
+        # tiers do not hold; below MIN_TIER_HITS of the returns it is not sold, as a CPU
+        # tier is not (sizing.serving.benefit).
         evaluator.cap = replace(capacities, shared_tokens=float(users * unique))
-        final = evaluator(final.replicas)
-        returns_per_node = stream.turns_per_s * (shape.turns - 1) / shape.turns / cluster.nodes
-        mean_history = shape.cacheable_tokens_total / max(1, shape.turns - 1)
-        shared = shared_tier(
-            cluster=cluster,
-            users=users,
-            conversation_bytes=unique * bpt,
-            returns_per_s_per_node=returns_per_node,
-            shared_hit_share=final.hits.shared,
-            reload_bytes_per_return=mean_history * bpt,
-            new_kv_bytes_per_s_per_node=stream.new_tokens_per_s * bpt / cluster.nodes,
-        )
+        pooled = evaluator(final.replicas)
+        if pooled.hits.shared < MIN_TIER_HITS:
+            evaluator.cap = capacities
+        else:
+            final = pooled
+            returns_per_node = stream.turns_per_s * (shape.turns - 1) / shape.turns / cluster.nodes
+            mean_history = shape.cacheable_tokens_total / max(1, shape.turns - 1)
+            shared = shared_tier(
+                cluster=cluster,
+                users=users,
+                conversation_bytes=unique * bpt,
+                returns_per_s_per_node=returns_per_node,
+                shared_hit_share=final.hits.shared,
+                reload_bytes_per_return=mean_history * bpt,
+                new_kv_bytes_per_s_per_node=stream.new_tokens_per_s * bpt / cluster.nodes,
+            )
     notes_of_defaults, assumptions = stated(traffic, shape, gap, (ttft_target, tpot_target))
     benefit = judge(
         scale=replace(sc, final=final),
