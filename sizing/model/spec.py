@@ -32,11 +32,16 @@ class ModelSpec:
         weights_source: where ``weights_bytes`` comes from.
         weight_format: ``bf16``, ``fp8``, ``w4a16``… from ``quantization_config``.
         source: where the metadata came from (catalog, Hub revision, upload).
+
+    A spec is hashable, so the figures derived from it are cached by value
+    (:func:`sizing.performance.model_shape`): the hash reads the identity and weight
+    fields only, equality compares every field (the config and its geometry too), so two
+    uploads of one name with different configs are equal in hash and different keys.
     """
 
     repo_id: str
-    config: Mapping[str, Any] = field(repr=False)
-    architecture: Architecture = field(repr=False)
+    config: Mapping[str, Any] = field(repr=False, hash=False)
+    architecture: Architecture = field(repr=False, hash=False)
     weights_bytes: int
     weights_source: str
     weight_format: str
