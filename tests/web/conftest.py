@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from django.test import Client
+from pytest_django import Settings
 
 from tests.quote_factories import make_presales
 
@@ -19,7 +18,7 @@ def presales(client: Client) -> Client:
 
 
 @pytest.fixture(autouse=True)
-def _no_pdf_prerender(settings: Any) -> None:
+def _no_pdf_prerender(settings: Settings) -> None:
     """Quote changes do not enqueue PDF renderings (where a broker is configured they
     would pile up for the real worker of test_celery_worker.py); the tests of that job
     switch it on with eager tasks."""
@@ -27,7 +26,7 @@ def _no_pdf_prerender(settings: Any) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _generous_rate_limits(settings: Any) -> None:
+def _generous_rate_limits(settings: Settings) -> None:
     """Per-client rate limits far above what any test sends from its one address.
 
     Tests of the limits themselves set lower ones (tests/web/test_rate_limits.py).
