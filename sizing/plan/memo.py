@@ -1,21 +1,27 @@
 """What the plans of one request or one configuration search compute once: the caller
-creates a :class:`PlanMemo` and passes it to every :func:`sizing.plan.orchestrator.make_plan`
-of that request or search, and drops it afterwards. Nothing is kept between callers:
-the engine holds no state of its own (a repeated estimate is served from the web
-side's cache instead).
+creates a :class:`PlanMemo`, passes it to every :func:`sizing.plan.orchestrator.make_plan`
+of that request or search, and drops it afterwards; nothing in it outlives them (a
+repeated estimate is served from the web side's cache instead).
 
 A configuration search (:mod:`sizing.search.cheapest`) sizes about 160 GPU types,
 counts and TP sizes of one workload: the base configurations of one GPU type and count
-(NVMe on and off) share one layout; the plans of one GPU type and TP share the reload
-figures, the performance model's times per turn and the evaluations of replica counts,
-and the plans of every GPU type share the hit-rate windows of the workload's busy-hour
-stream (:class:`sizing.serving.replica_model.ReplicaModels`). One plan serves its
-traffic up to five times (the NVMe tier resized to the nodes, the plan without a tier)
-and shares the same figures.
+(NVMe on and off) share one layout; the plans of one GPU type and TP share the service
+table and the evaluations of replica counts, and the plans of every GPU type share the
+hit-rate windows of the workload's busy-hour stream
+(:class:`sizing.serving.replica_model.ReplicaModels`). One plan serves its traffic up to
+five times (the NVMe tier resized to the nodes, the plan without a tier) and shares the
+same figures.
+
+Beyond the memo, only pure functions of frozen inputs are cached, each for a bounded
+number of latest inputs: the figures a workload keeps when only its users change, a
+model's shape (:func:`sizing.performance.model_shape`), the performance model's times
+per turn (:func:`sizing.serving.replica_model.turn_times`) and the reload figures
+(:func:`transfer_estimate`).
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from sizing.memory.gpu_budget import BudgetRule
@@ -36,16 +42,12 @@ class PlanMemo:
             platform, budget rule and the workload fields it reads.
         parallelisms: the layout on one node's GPUs per model, GPU type, count,
             conversation, rule, expert parallelism and TP size.
-        transfers: the reload and TTFT figures per model, KV dtype, GPU type, TP,
-            context, shared prompt and new tokens of a turn (they do not depend on the
-            users, the tiers or the nodes).
         replica_models: the performance models bound to the plans' replicas.
     """
 
     def __init__(self) -> None:
         self.layouts: dict[tuple[Any, ...], MemoryLayout] = {}
         self.parallelisms: dict[tuple[Any, ...], Parallelism] = {}
-        self.transfers: dict[tuple[Any, ...], TransferEstimate] = {}
         self.replica_models = ReplicaModels()
 
     def layout(
@@ -77,29 +79,31 @@ class PlanMemo:
             self.layouts[key] = found
         return found
 
-    def transfer(
-        self,
-        model: ModelSpec,
-        work: Workload,
-        gpu_slug: str,
-        tensor_parallel_size: int,
-        new_tokens: int,
-    ) -> TransferEstimate:
-        """:func:`~sizing.performance.hit_value.estimate` for ``work``'s KV dtype, context
-        and shared prompt on ``gpu_slug`` at ``tensor_parallel_size``, ``new_tokens`` the
-        new tokens of a turn, once per those inputs."""
-        key: tuple[Any, ...] = (model, work.kv_dtype, gpu_slug, tensor_parallel_size)
-        key += (work.context_tokens,)
-        key += (work.shared_prompt_tokens, new_tokens)
-        found = self.transfers.get(key)
-        if found is None:
-            found = self.transfers[key] = estimate(
-                model=model,
-                kv_dtype=work.kv_dtype,
-                gpu_slug=gpu_slug,
-                tp=tensor_parallel_size,
-                context_tokens=work.context_tokens,
-                shared_prompt_tokens=work.shared_prompt_tokens,
-                new_tokens=new_tokens,
-            )
-        return found
+
+@lru_cache(maxsize=256)
+def transfer_estimate(
+    model: ModelSpec,
+    kv_dtype: str,
+    gpu_slug: str,
+    tensor_parallel_size: int,
+    context_tokens: int,
+    shared_prompt_tokens: int,
+    new_tokens: int,
+) -> TransferEstimate:
+    """:func:`~sizing.performance.hit_value.estimate` of ``model`` at ``kv_dtype`` on
+    ``gpu_slug`` at ``tensor_parallel_size`` for a ``context_tokens`` conversation with a
+    ``shared_prompt_tokens`` prompt and ``new_tokens`` new tokens a turn.
+
+    A pure function of frozen inputs, cached for the 256 latest: the figures do not
+    depend on the users, the tiers or the nodes, so the plans of a customer changing
+    those, and a search's NVMe, DIMM and shared-tier variants, share them.
+    """
+    return estimate(
+        model=model,
+        kv_dtype=kv_dtype,
+        gpu_slug=gpu_slug,
+        tp=tensor_parallel_size,
+        context_tokens=context_tokens,
+        shared_prompt_tokens=shared_prompt_tokens,
+        new_tokens=new_tokens,
+    )

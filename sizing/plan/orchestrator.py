@@ -25,7 +25,7 @@ from sizing.model.spec import ModelSpec
 from sizing.performance import NEW_TOKENS_PER_TURN
 from sizing.performance.hit_value import TransferEstimate
 from sizing.plan.layout_choice import Parallelism
-from sizing.plan.memo import PlanMemo
+from sizing.plan.memo import PlanMemo, transfer_estimate
 from sizing.plan.under_traffic import nvme_per_node, serve_plan
 from sizing.serving.benefit import with_benefit
 from sizing.serving.serve import Serving
@@ -222,7 +222,15 @@ def make_plan(request: PlanRequest, memo: PlanMemo | None = None) -> Plan:
     # the new prompt of the plan's traffic (sizing.serving.load).
     turn = serving.shape if serving is not None else None
     new_tokens = turn.new_prompt_tokens + turn.output_tokens if turn else NEW_TOKENS_PER_TURN
-    transfer = memo.transfer(model, work, gpu.slug, par.tensor_parallel_size, new_tokens)
+    transfer = transfer_estimate(
+        model,
+        kv_dtype,
+        gpu.slug,
+        par.tensor_parallel_size,
+        work.context_tokens,
+        work.shared_prompt_tokens,
+        new_tokens,
+    )
     verdict = decide(
         users=work.users,
         conversations_on_gpus=par.conversations_on_gpus,

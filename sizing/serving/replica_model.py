@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from sizing import performance
@@ -22,7 +23,7 @@ from sizing.model.spec import ModelSpec
 from sizing.performance import ModelShape
 from sizing.performance.calibration import missing_path
 from sizing.serving.evaluation import Evaluation
-from sizing.serving.service_times import ServiceTable, service_table
+from sizing.serving.service_times import ServiceTable, TurnTimes, service_table
 from sizing.serving.tier_reads import TierReadRates, staged_hit_ms
 from sizing.serving.tpot_curve import TpotCurve
 from sizing.traffic.hit_rate import ConversationShape
@@ -87,12 +88,10 @@ class ReplicaModels:
     value): created by the caller for one request or search and dropped with it.
 
     Attributes:
-        times: TTFT of each turn (a miss by prompt; a hit by tier, prompt and cached
-            prefix) per model, KV dtype, GPU, TP, conversation shape and shared prompt;
-            they do not depend on the read rates, so the tables of a layout with and
-            without NVMe drives share them.
-        tables: the service tables and their unmeasured tiers, also per read rates and
-            KV bytes per token, whatever the users.
+        tables: the service tables and their unmeasured tiers per model, KV dtype, GPU,
+            TP, conversation shape, shared prompt, read rates and KV bytes per token,
+            whatever the users (one object per search, so the plans that share it share
+            the moments it keeps too; its times come from :func:`turn_times`).
         tpots: TPOT against the decode batch per model, KV dtype, GPU, TP and context
             (the mean tokens of a generating request), whatever the users.
         bounds: the :class:`Bound` of each workload (its traffic and users too).
@@ -101,7 +100,6 @@ class ReplicaModels:
     """
 
     def __init__(self) -> None:
-        self.times: dict[tuple[Any, ...], dict[Any, float]] = {}
         self.tables: dict[tuple[Any, ...], tuple[ServiceTable, tuple[str, ...]]] = {}
         self.tpots: dict[tuple[Any, ...], TpotCurve] = {}
         self.bounds: dict[tuple[Any, ...], Bound] = {}
@@ -140,9 +138,8 @@ class ReplicaModels:
         table_key = (*per_turn, rates, replica.kv_bytes_per_token)
         table = self.tables.get(table_key)
         if table is None:
-            times = self.times.setdefault(per_turn, {})
-            table = _table(model, kv_dtype, replica, shape, shared_prefix_tokens, rates, times)
-            self.tables[table_key] = table
+            rows, outcomes, unmeasured = turn_times(*table_key)
+            table = self.tables[table_key] = (ServiceTable(rows, outcomes), unmeasured)
         tpot_key = (model, kv_dtype, gpu, tp, round(load[2]))
         tpot = self.tpots.get(tpot_key)
         if tpot is None:
@@ -160,20 +157,33 @@ class ReplicaModels:
         return self.windows.setdefault((model, shape, traffic, users), {})
 
 
-def _table(
+@lru_cache(maxsize=256)
+def turn_times(
     model: ModelSpec,
     kv_dtype: str,
-    replica: Replica,
+    gpu: str,
+    tp: int,
     shape: ConversationShape,
     shared_prefix_tokens: int,
     rates: TierReadRates,
-    times: dict[Any, float],
-) -> tuple[ServiceTable, tuple[str, ...]]:
-    """The service table of ``replica`` and its unmeasured tiers; ``times`` holds the
-    TTFT of each turn already computed (filled here)."""
+    kv_bytes_per_token: int,
+) -> tuple[tuple[TurnTimes, ...], tuple[tuple[float, float, int], ...], tuple[str, ...]]:
+    """The rows and outcomes of the service table
+    (:func:`~sizing.serving.service_times.service_table`) of ``model`` at ``kv_dtype`` on
+    ``gpu`` at TP ``tp`` for ``shape`` with a ``shared_prefix_tokens`` prompt, the tiers
+    timed from their read rate in ``rates`` at ``kv_bytes_per_token``, and those tiers.
+
+    A pure function of frozen inputs, cached for the 256 latest: the plans of one
+    workload with another number of users, and of a configuration search's GPU types and
+    TP sizes, evaluate the performance model once per turn. The rows and outcomes are
+    immutable; each caller builds its own table from them.
+
+    Raises:
+        NoMeasuredBasis: the GPU has no measured prefill class.
+    """
     mshape = performance.model_shape(model, kv_dtype)
-    gpu, tp = replica.gpu, replica.tensor_parallel_size
     unmeasured = tuple(t for t in ("nvme", "shared") if missing_path(ENGINE, t))
+    times: dict[Any, float] = {}
 
     def miss_ms(prompt: int) -> float:
         if prompt not in times:
@@ -201,14 +211,14 @@ def _table(
         return staged_hit_ms(
             cpu_hit_ms=ms,
             cached_tokens=max(0, cached - shared_prefix_tokens),  # the prompt stays on GPU
-            kv_bytes_per_token=replica.kv_bytes_per_token,
+            kv_bytes_per_token=kv_bytes_per_token,
             read_gbs=rates.rate(tier),
         )
 
     table = service_table(
         shape=shape, shared_prefix_tokens=shared_prefix_tokens, miss_ms=miss_ms, hit_ms=hit_ms
     )
-    return table, unmeasured
+    return table.rows, table.outcomes, unmeasured
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,11 @@ from dataclasses import replace
 import pytest
 
 from sizing.model.spec import from_catalog
-from sizing.plan.memo import PlanMemo
+from sizing.performance import model_shape
+from sizing.plan.memo import PlanMemo, transfer_estimate
 from sizing.plan.orchestrator import make_plan
 from sizing.search.cheapest import recommend
+from sizing.serving.replica_model import turn_times
 from sizing.summary import TrafficKeys, plan_summary
 from sizing.traffic.profile import Traffic
 from tests.factories import plan_request
@@ -141,3 +143,22 @@ def test_a_search_memo_changes_no_plan() -> None:
     assert again.serving is not None and first.serving is not None
     assert again.serving.evaluator is not None and first.serving.evaluator is not None
     assert again.serving.evaluator.table is first.serving.evaluator.table
+
+
+def test_the_cached_figures_change_no_plan() -> None:
+    # The performance model's times per turn, the reload figures and the model's shape are
+    # pure functions cached by value (sizing/serving/replica_model.py turn_times,
+    # sizing/plan/memo.py transfer_estimate, sizing.performance.model_shape): a plan for
+    # another number of users reads them from the caches, and equals the plan made
+    # after the caches were emptied.
+    make_plan(plan_request(model=QWEN, context_tokens=8192, users=500))
+    hits = turn_times.cache_info().hits
+    warm = make_plan(plan_request(model=QWEN, context_tokens=8192, users=503))
+    assert turn_times.cache_info().hits > hits
+    for cached in (turn_times, transfer_estimate, model_shape):
+        cached.cache_clear()
+    cold = make_plan(plan_request(model=QWEN, context_tokens=8192, users=503))
+    assert repr(warm) == repr(cold)
+    assert warm.serving is not None and cold.serving is not None
+    assert warm.serving.evaluator is not None and cold.serving.evaluator is not None
+    assert warm.serving.evaluator.table == cold.serving.evaluator.table
