@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any, SupportsIndex
 
 from sizing.model.architecture import (
     ATTENTION_KINDS,
@@ -111,6 +112,14 @@ class ModelShape:
     kv_layers: tuple[tuple[Layer, int], ...] = field(default=(), repr=False)
     kv_value_bytes: int = 2
     model_dtype_bytes: int = 2
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> str | tuple[Any, ...]:
+        """A shape :func:`model_shape` builds pickles as its model and KV dtype (found in
+        that cache, or built again, when unpickled); any other pickles whole."""
+        built = model_shape(self.model, self.kv_dtype)
+        if built is self or built == self:
+            return (model_shape, (self.model, self.kv_dtype))
+        return super().__reduce_ex__(protocol)
 
     def kv_bytes_per_rank(self, tokens: int, tp: int) -> int:
         """Bytes one conversation of ``tokens`` tokens holds on one TP rank: the same
