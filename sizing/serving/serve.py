@@ -3,7 +3,8 @@ tier and what the offload tier buys, composed for :func:`sizing.plan.orchestrato
 
 It takes the performance model (:mod:`sizing.performance`) bound to one model, GPU, TP
 size and engine, evaluated once per turn into a :class:`~sizing.serving.service_times.ServiceTable`
-(:mod:`sizing.serving.replica_model`, kept per model object), and hands it with the tiers'
+(:mod:`sizing.serving.replica_model`, shared through the caller's
+:class:`~sizing.serving.replica_model.ReplicaModels`), and hands it with the tiers'
 capacities to :mod:`sizing.serving.replicas`, :mod:`sizing.layout.cluster` and
 :mod:`sizing.serving.benefit`,
 for the targets of :mod:`sizing.serving.targets`. Rules and sources are in those
@@ -38,7 +39,7 @@ from sizing.model.spec import ModelSpec
 from sizing.serving import targets as serving_targets
 from sizing.serving.benefit import MIN_TIER_HITS, Benefit, judge
 from sizing.serving.evaluation import Capacities, Evaluation, Evaluator
-from sizing.serving.replica_model import ENGINE, Replica, bound, windows
+from sizing.serving.replica_model import ENGINE, Replica, ReplicaModels
 from sizing.serving.replicas import Scale, scale
 from sizing.serving.tier_reads import read_rates
 from sizing.traffic.assumptions import Assumption, stated
@@ -133,6 +134,7 @@ def serve(
     tiers: bool = True,
     with_shared_tier: bool = True,
     nvme_read_gbs_per_node: float = 0.0,
+    replica_models: ReplicaModels | None = None,
 ) -> Serving:
     """Size the plan for the traffic.
 
@@ -151,6 +153,8 @@ def serve(
             tiers only; returns beyond them are recomputed).
         nvme_read_gbs_per_node: the node's NVMe drives' sequential read rate, GB/s
             (0: no NVMe tier; :mod:`sizing.serving.tier_reads`).
+        replica_models: the performance models the other plans of the caller's request
+            or search have bound (a new one when not given).
 
     Raises:
         SizingError: an input of ``traffic`` out of range (field named).
@@ -168,7 +172,8 @@ def serve(
     )
     mean_tokens = shared_prefix_tokens + shape.prompt_tokens_total / shape.turns
     mean_tokens += shape.output_tokens / 2
-    table, unmeasured, tpot, memo = bound(
+    models = ReplicaModels() if replica_models is None else replica_models
+    table, unmeasured, tpot, memo = models.bound(
         model, kv_dtype, replica, shape, shared_prefix_tokens, (traffic, users, mean_tokens), rates
     )
     bpt = replica.kv_bytes_per_token
@@ -187,7 +192,7 @@ def serve(
         tpot_ms=tpot,
         mean_request_tokens=mean_tokens,
         memo=memo,
-        windows=windows(model, shape, traffic, users),
+        windows=models.windows_of(model, shape, traffic, users),
     )
     groups = max(1, MAX_NODES // replica.nodes_per_group)
     unloaded = evaluator(groups * per_node, tiers=tiers)

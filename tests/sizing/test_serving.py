@@ -9,8 +9,11 @@ from dataclasses import replace
 import pytest
 
 from sizing.model.spec import from_catalog
+from sizing.performance import model_shape
+from sizing.plan.memo import PlanMemo, transfer_estimate
 from sizing.plan.orchestrator import make_plan
 from sizing.search.cheapest import recommend
+from sizing.serving.replica_model import turn_times
 from sizing.summary import TrafficKeys, plan_summary
 from sizing.traffic.profile import Traffic
 from tests.factories import plan_request
@@ -126,14 +129,13 @@ def test_gpu_without_measured_basis_is_sized_for_memory_only() -> None:
     ]
 
 
-def test_kept_stores_change_no_plan() -> None:
-    # Plans keep per model object what plans of one workload share (TTFT per turn, the
-    # evaluations of replica counts, the hit-rate windows: sizing/serving/replica_model.py; the
-    # layout and the reload figures: sizing/plan/orchestrator.py). A whole configuration search
-    # fills
-    # them with every GPU type, TP size, DIMM layout and NVMe option; each layout sized
-    # afterwards must equal the same layout sized from empty stores (a copy of the model
-    # is a new object, so it shares nothing, sizing/kept.py).
+def test_a_search_memo_changes_no_plan() -> None:
+    # The plans of one search share what its PlanMemo holds (TTFT per turn, the
+    # evaluations of replica counts, the hit-rate windows: sizing/serving/replica_model.py;
+    # the layouts and the reload figures: sizing/plan/memo.py). A whole configuration
+    # search fills one memo with every GPU type, TP size, DIMM layout and NVMe option;
+    # each layout sized afterwards with that memo must equal the same layout sized with
+    # a new one, and a layout sized twice takes its performance model from the memo.
     layouts = [
         {"gpu": "rtx-pro-6000-se", "gpus_per_node": 2, "max_host_memory_gb": 384},
         {"gpu": "rtx-pro-6000-se", "gpus_per_node": 4, "tensor_parallel_size": 2},
@@ -147,14 +149,17 @@ def test_kept_stores_change_no_plan() -> None:
     ]
     workload = {"context_tokens": 8192, "users": 650, "new_conversations_per_day": 2000}
     requests = [plan_request(model=QWEN, **{**workload, **kw}) for kw in layouts]
+    memo = PlanMemo()
     recommend(
         requests[0],
         gpu_slugs=["rtx-pro-6000-se", "h200-nvl", "h100-nvl"],
         price=lambda bom: sum(line.quantity for line in bom.lines),
+        memo=memo,
     )
+    assert memo.layouts and memo.replica_models.tables
     shared = []
     for request in requests:
-        warm = make_plan(request)
+        warm = make_plan(request, memo)
         shared.append(warm.serving is not None and warm.serving.shared is not None)
         cold = make_plan(replace(request, model=copy(QWEN)))
         assert warm.serving is not None and cold.serving is not None
@@ -162,3 +167,29 @@ def test_kept_stores_change_no_plan() -> None:
         assert warm.parallelism == cold.parallelism and warm.host == cold.host
         assert warm.transfer == cold.transfer
     assert shared[-2:] == [True, False]
+    tables = dict(memo.replica_models.tables)
+    again = make_plan(requests[1], memo)
+    assert memo.replica_models.tables == tables  # nothing bound afresh
+    first = make_plan(requests[1], memo)
+    assert again.serving is not None and first.serving is not None
+    assert again.serving.evaluator is not None and first.serving.evaluator is not None
+    assert again.serving.evaluator.table is first.serving.evaluator.table
+
+
+def test_the_cached_figures_change_no_plan() -> None:
+    # The performance model's times per turn, the reload figures and the model's shape are
+    # pure functions cached by value (sizing/serving/replica_model.py turn_times,
+    # sizing/plan/memo.py transfer_estimate, sizing.performance.model_shape): a plan for
+    # another number of users reads them from the caches, and equals the plan made
+    # after the caches were emptied.
+    make_plan(plan_request(model=QWEN, context_tokens=8192, users=500))
+    hits = turn_times.cache_info().hits
+    warm = make_plan(plan_request(model=QWEN, context_tokens=8192, users=503))
+    assert turn_times.cache_info().hits > hits
+    for cached in (turn_times, transfer_estimate, model_shape):
+        cached.cache_clear()
+    cold = make_plan(plan_request(model=QWEN, context_tokens=8192, users=503))
+    assert repr(warm) == repr(cold)
+    assert warm.serving is not None and cold.serving is not None
+    assert warm.serving.evaluator is not None and cold.serving.evaluator is not None
+    assert warm.serving.evaluator.table == cold.serving.evaluator.table
