@@ -150,9 +150,10 @@ def _skip(base: CaseResult, reason: str) -> CaseResult:
 
 FIT_TERMS: dict[str, str] = {
     "v1_activation": "V1 activation coefficients (sizing.memory.calibrated.vllm ACT_*)",
+    "v1_activation_sort": "the PyTorch-sort sampler's peak (ACT_SORT_PER_VOCAB_GIB)",
     "cuda_graph_estimate": "size of the CUDA-graph estimate (0.85 / 1.5 GiB)",
     "non_torch_v0_15_tp1": "non-torch memory at TP 1, v0.15 and later (0.25 GiB)",
-    "non_torch_nvswitch_tp": "non-torch memory at TP >= 2 on NVSwitch servers (2.1 GiB)",
+    "non_torch_nvswitch_tp": "non-torch memory at TP >= 2 with the all-reduce fusion (2.1 GiB)",
     "non_torch_pp": "non-torch memory at PP >= 2 (0.07 GiB)",
     "non_torch_v0_10_tp1": "non-torch memory at TP 1 before v0.15 (0.14 GiB)",
     "non_torch_pcie_tp": "non-torch memory at TP >= 2 on PCIe cards (0.21 GiB)",
