@@ -41,6 +41,8 @@ class CaseResult:
         engine_version: the version string as the case states it.
         skipped: the reason the case was not evaluated, else ``None``.
         fitted_terms: the :data:`FIT_TERMS` set from this case's log (empty: held out).
+        predicted_band_gib: for a version range whose terms differ, the lowest and highest
+            predicted KV GiB (the prediction is their middle), else ``None``.
     """
 
     case_id: str
@@ -53,6 +55,7 @@ class CaseResult:
     measured_kv_cache_tokens: int | None = None
     skipped: str | None = None
     fitted_terms: tuple[str, ...] = ()
+    predicted_band_gib: tuple[float, float] | None = None
 
     @property
     def error_pct(self) -> float | None:
@@ -89,6 +92,9 @@ class CaseResult:
             "measured_kv_cache_tokens": self.measured_kv_cache_tokens,
             "error_pct": None if error is None else round(error, 2),
             "tokens_error_pct": None if tokens_error is None else round(tokens_error, 2),
+            "predicted_band_gib": None
+            if self.predicted_band_gib is None
+            else [round(v, 2) for v in self.predicted_band_gib],
         }
 
 
@@ -141,6 +147,7 @@ def evaluate_case(
         predicted_kv_cache_tokens=pred.kv_cache_tokens,
         measured_kv_cache_tokens=case.get("kv_cache_tokens"),
         fitted_terms=terms,
+        predicted_band_gib=pred.kv_cache_gib_band,
     )
 
 

@@ -6,7 +6,8 @@ CUDA-reported total memory, parallel sizes, utilization or ``mem_fraction_static
 (weights, activation, free memory, the KV pool itself) never enter a prediction.
 
 Sources: the CUDA totals are the values vLLM printed in the reference's engine logs
-(``vllm_memory_model.md`` §1.1: H100-80GB 79.18–79.22 GiB, A100-80GB 79.25, H200 139.8,
+(``vllm_memory_model.md`` §1.1: H100-80GB 79.18–79.22 GiB, A100-80GB 79.25, A100-40GB
+39.50 (vllm issue #12330: "total_gpu_memory (39.50GiB)"), H200 139.8,
 B200 178.35, L40S 44.42, RTX PRO 6000 server 95.01, RTX 4090 23.99, RTX 3090 23.58,
 L4 22.49 (``nvidia-smi`` 23,034 MiB, the hardware catalog's source),
 RTX 4080 15.99); a 97,887 MiB RTX PRO 6000 (nvidia-smi) is 95.59 GiB. Compute capability
@@ -181,6 +182,7 @@ _GPU_CLASSES: tuple[tuple[str, GpuClass], ...] = (
     ("b200", GpuClass(178.35, (10, 0), True)),
     ("h100", GpuClass(79.19, (9, 0), True)),
     ("a100 80", GpuClass(79.25, (8, 0), False)),
+    ("a100 40", GpuClass(39.5, (8, 0), False)),
     ("l40s", GpuClass(44.42, (8, 9), False)),
     ("97,887 mib", GpuClass(95.59, (12, 0), False)),
     ("rtx pro 6000", GpuClass(95.01, (12, 0), False)),
