@@ -154,7 +154,6 @@ def _errors(stats: dict[str, Any]) -> str:
 
 
 MISS_NOTES: dict[tuple[str, str], str] = {
-    ("case-076", "Qwen/Qwen3-32B"): "the weights nearly fill the GPU (a 4.5 GiB KV pool).",
     ("case-036", "moonshotai/Kimi-Dev-72B"): "the weights nearly fill the GPUs (a 3 GiB KV pool).",
     ("case-043", "Qwen/Qwen2.5-72B-Instruct"): "the weights nearly fill the GPUs (a 3 GiB KV "
     "pool).",
