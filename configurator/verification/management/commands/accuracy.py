@@ -171,10 +171,10 @@ MISS_NOTES: dict[tuple[str, str], str] = {
     "sampler change) nor the utilization is stated (0.9 taken); the measured pool lies below "
     "the band's low end by 3 %.",
     ("case-084", "Qwen/Qwen3-VL-4B-Instruct-FP8"): "the weights: the catalog has no "
-    "checkpoint size for this model (4.11 GiB computed from its text parameters, FP8 with "
-    "16-bit embeddings), the engine loaded 6.14 GiB; the vision tower (about 0.4 B "
-    "parameters kept in bf16, 0.77 GiB) and an lm_head stored apart from the tied embedding "
-    "are not counted by the estimate, which a published size would settle.",
+    "checkpoint size for this model; the estimate (FP8 decoder, 16-bit embedding, output "
+    "layer and vision tower: 5.61 GiB, which the Hub's element count of the checkpoint "
+    "confirms) and the rotary table (0.06 GiB) leave 0.47 GiB of the 6.14 GiB the engine "
+    "loaded unexplained, the stated band of an unpublished FP8 checkpoint.",
     ("case-103", "meta-llama/Meta-Llama-3-8B"): "the log's profile peak is 9.37 GiB where the "
     "V0 rule gives 0.84 GiB for an 8,192-token profile; the same model in the same V0 era "
     "logged 1.26 GiB on an H100 (case-092), so the run profiled more tokens or sequences "
