@@ -318,3 +318,31 @@ def test_cuda_graph_estimate_is_subtracted_from_the_0_20_wheel() -> None:
     assert vllm.cuda_graph_bytes(EngineSetup("vllm", "0.20.0", **base)) / GIB == 0.85
     off = EngineSetup("vllm", "0.27.1", cuda_graph_profiling=False, **base)
     assert vllm.cuda_graph_bytes(off) == 0
+
+
+def test_a_4_bit_checkpoint_carries_its_stated_band() -> None:
+    # AWQ/GPTQ: the activation and graph rules hold with a band of ±0.5 and ±0.4 GiB
+    # (a 0.26.0 AWQ log on a 16 GB card: 0.55 GiB of activation and 0.48 GiB of graphs);
+    # before the 0.20 wheel no graph estimate is subtracted, so only the activation band.
+    model = from_catalog("Qwen/Qwen2.5-7B-Instruct-AWQ")
+    new = predict(model, EngineSetup("vllm", "0.26.0", 23.99, 4096, gpu_type="RTX 4090"))
+    old = predict(model, EngineSetup("vllm", "0.19.0", 23.99, 4096, gpu_type="RTX 4090"))
+    assert new.kv_cache_gib_band == pytest.approx((new.kv_cache_gib - 0.9, new.kv_cache_gib + 0.9))
+    assert old.kv_cache_gib_band == pytest.approx((old.kv_cache_gib - 0.5, old.kv_cache_gib + 0.5))
+    bf16 = predict(
+        from_catalog("Qwen/Qwen2.5-7B-Instruct"), EngineSetup("vllm", "0.26.0", 79.19, 4096)
+    )
+    assert bf16.kv_cache_gib_band is None
+
+
+def test_the_fused_moe_scratch_scales_with_the_batched_tokens() -> None:
+    # fused_moe.py's intermediate caches are tokens × top_k × N: the 0.45 GiB fitted at
+    # 8192 tokens (the v0.19 sweep's MoE logs) is a quarter at an A100's 2048 tokens.
+    moe = from_catalog("Qwen/Qwen3-30B-A3B")
+    dense = from_catalog("Qwen/Qwen3-8B")
+    setup = EngineSetup("vllm", "0.19.0", 79.19, 8192)
+    for tokens, share in ((8192, 1.0), (2048, 0.25)):
+        s = dataclasses.replace(setup, max_num_batched_tokens=tokens, max_num_seqs=1024)
+        extra = vllm.activation_bytes(moe, s, tokens) - vllm.activation_bytes(dense, s, tokens)
+        hidden = (2048 - 4096) * 1.8e-5 * tokens / 8192 * GIB  # Qwen3-30B-A3B 2048, 8B 4096
+        assert (extra - hidden) / GIB == pytest.approx(0.45 * share, abs=1e-6)

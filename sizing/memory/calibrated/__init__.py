@@ -145,6 +145,7 @@ def _predict_one(model: ModelSpec, setup: EngineSetup) -> KvPoolPrediction:
         activation_gib=act / GIB,
         non_torch_gib=non_torch / GIB,
         cuda_graph_gib=graphs / GIB,
+        kv_cache_gib_band=vllm.quantized_band_gib(model, kv_bytes / GIB, graphs > 0),
     )
 
 

@@ -10,8 +10,9 @@ model's constants names it in ``fitted_terms`` (the terms of :data:`FIT_TERMS`).
 summary reports those cases ("fit") apart from all others ("held out"), per engine; only
 the held-out figures are an out-of-sample measure. A case added after the constants were
 set is held out by rule, whatever its prediction. A case whose log does not state an
-input the prediction needs says why in ``not_evaluable`` and is skipped with that reason
-(it counts against the evaluated share).
+input the prediction needs says why in ``not_evaluable`` and is skipped with that reason;
+it is counted apart and not toward the targets (the evaluated share is of the cases that
+state their inputs), while a case skipped for any other reason counts against the share.
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ def evaluate_case(
     if unknown:
         return _skip(base, f"fitted_terms names unknown terms: {', '.join(unknown)}")
     if case.get("not_evaluable"):
-        return _skip(base, f"not evaluable: {case['not_evaluable']}")
+        return _skip(base, f"{NOT_EVALUABLE}{case['not_evaluable']}")
     if not measured:
         return _skip(base, "no measured kv_cache_gib")
     try:
@@ -149,6 +150,10 @@ def evaluate_case(
         fitted_terms=terms,
         predicted_band_gib=pred.kv_cache_gib_band,
     )
+
+
+NOT_EVALUABLE = "not evaluable: "
+"""Start of the skip reason of a case whose log does not state an input."""
 
 
 def _skip(base: CaseResult, reason: str) -> CaseResult:
@@ -196,7 +201,10 @@ def summarize(results: Iterable[CaseResult]) -> dict[str, Any]:
 
     summary = stats(done)
     summary["skipped"] = len(results) - len(done)
-    summary["evaluated_share_pct"] = round(100 * len(done) / len(results), 1) if results else 0.0
+    unstated = sum(1 for r in results if (r.skipped or "").startswith(NOT_EVALUABLE))
+    summary["not_evaluable"] = unstated
+    stated = len(results) - unstated
+    summary["evaluated_share_pct"] = round(100 * len(done) / stated, 1) if stated else 0.0
     summary["by_engine"] = {
         engine: stats([r for r in done if r.engine == engine])
         for engine in sorted({r.engine for r in done})

