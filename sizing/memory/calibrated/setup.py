@@ -12,8 +12,10 @@ B200 178.35, L40S 44.42, RTX PRO 6000 server 95.01, RTX 4090 23.99, RTX 3090 23.
 L4 22.49 (``nvidia-smi`` 23,034 MiB, the hardware catalog's source),
 RTX 4080 15.99); a 97,887 MiB RTX PRO 6000 (nvidia-smi) is 95.59 GiB. Compute capability
 and NVLink/NVSwitch per GPU class: NVIDIA datasheets (A100/L40S/RTX: sm80/89/86 on PCIe;
-H100/H200 SXM sm90 and B200 sm100 on an NVSwitch baseboard). The reference's H100 logs
-come from 8-GPU SXM servers (llm-d-planner sweep), so an "H100 80GB" is taken as SXM.
+H100/H200 SXM sm90 and B200 sm100 on an NVSwitch baseboard; H100 PCIe sm90 without one,
+its CUDA total from the hardware catalog, whose source for it is not recorded). The
+reference's H100 logs come from 8-GPU SXM servers (llm-d-planner sweep), so an "H100 80GB"
+is taken as SXM.
 """
 
 from __future__ import annotations
@@ -181,6 +183,7 @@ class GpuClass:
 _GPU_CLASSES: tuple[tuple[str, GpuClass], ...] = (
     ("h200", GpuClass(139.8, (9, 0), True)),
     ("b200", GpuClass(178.35, (10, 0), True)),
+    ("h100 pcie", GpuClass(79.11, (9, 0), False)),
     ("h100", GpuClass(79.19, (9, 0), True)),
     ("a100 80", GpuClass(79.25, (8, 0), False)),
     ("a100 40", GpuClass(39.5, (8, 0), False)),
