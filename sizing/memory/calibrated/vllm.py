@@ -49,9 +49,11 @@
 - AWQ, GPTQ and other 4-bit checkpoints: the same rules (the logits and the sampler do
   not depend on the weight format; the case-055 w4a16 log on H100 is within 0.2 %). Their
   Marlin kernels' workspace and a small GPU's fewer capture sizes are not modelled: a
-  0.26.0 AWQ run on a 16 GB card logged 0.55 GiB of activation against 1.04 predicted and
+  0.26.0 AWQ run on a 16 GB card under WSL2 logged 0.55 GiB of activation where these
+  rules gave 1.04 GiB before the MoE scratch was scaled with the batched tokens, and
   0.48 GiB of graphs against 0.85, so such a prediction carries a band of ±0.5 GiB on
-  activation and ±0.4 GiB on graphs (:data:`QUANTIZED_4BIT_BAND_GIB`).
+  activation and ±0.4 GiB on graphs (:data:`QUANTIZED_4BIT_BAND_GIB`,
+  :func:`quantized_band_gib`).
 - V0 engine (before v0.7): the profile ran ``max_num_batched_tokens`` tokens, by default
   ``max(max_model_len, 2048)`` (V0 ``SchedulerConfig``; reference §1.2 and vllm issue
   #10517), logits only for the last token of each dummy sequence. The peak is reached in
