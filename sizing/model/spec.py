@@ -95,7 +95,7 @@ def spec_from_metadata(
             if total_params
             else "parameters counted from config.json"
         )
-        wsource = f"{count} × {fmt} bits per weight (embeddings at 16 bit)"
+        wsource = f"{count} × {fmt} bits per weight (embeddings, vision tower at 16 bit)"
     return ModelSpec(
         repo_id=repo_id,
         config=config,
