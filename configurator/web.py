@@ -6,11 +6,12 @@
   bundle download) admit active staff users only; anyone else is sent to the login
   page (``settings.LOGIN_URL``); their answers (pages, quote PDFs) are never stored by
   a browser or a proxy (``Cache-Control: private, no-store``);
-- :func:`not_found`: a 404 under ``/api/`` in the API's error shape, elsewhere the
-  site's page (``templates/404.html``) in the visitor's language;
+- :func:`not_found`: the site's 404 page (``templates/404.html``) in the visitor's
+  language (a path under ``/api/`` is answered by the API's URLconf, in its error
+  shape);
 - :func:`server_error`: an error no view answered: ``503`` when the database could not
   be reached, else ``500``; the site's page (``templates/500.html``) in the visitor's
-  language with presales' address, or JSON under ``/api/``.
+  language with presales' address, or the API's error shape under ``/api/``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from django.conf import settings
 from django.contrib.auth.decorators import user_passes_test
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import DatabaseError
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
@@ -60,12 +61,8 @@ def staff_required(view: View) -> View:
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponseBase:
-    """The 404 answer (``handler404``): JSON ``{"field": null, "detail": …}`` for a path
-    under ``/api/``, as the API's other errors; else Django's ``page_not_found`` with
+    """The 404 answer (``handler404``): Django's ``page_not_found`` with
     ``templates/404.html``."""
-    if request.path_info.startswith("/api/"):
-        detail = f"no API endpoint at {request.path}: see /api/docs"
-        return JsonResponse({"field": None, "detail": detail}, status=404)
     return page_not_found(request, exception)
 
 
@@ -82,12 +79,16 @@ def server_error(request: HttpRequest) -> HttpResponseBase:
     status = 503 if unavailable else 500
     response: HttpResponseBase
     if request.path_info.startswith("/api/"):
+        # Imported here: the API's modules (django-ninja) load only where the API is used.
+        from configurator.deployments.api_errors import error_response
+
         detail = (
             gettext("The service is temporarily unavailable: try again in a minute.")
             if unavailable
             else gettext("An error on our side: try again later.")
         )
-        response = JsonResponse({"field": None, "detail": detail}, status=status)
+        code = "unavailable" if unavailable else "server_error"
+        response = error_response(field=None, code=code, detail=detail, status=status)
     else:
         context = {"unavailable": unavailable, "presales_email": settings.PRESALES_EMAIL}
         try:

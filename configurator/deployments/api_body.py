@@ -10,15 +10,16 @@ validation (whose answer would otherwise list every unknown field).
 
 from __future__ import annotations
 
+import contextlib
 import json
-import sys
-from typing import Any
+from typing import Any, cast
 
 from django.http import HttpRequest
 from django.utils.datastructures import MultiValueDict
 from ninja.parser import Parser
 
-from sizing.workload import SHORT_NAMES
+from sizing.errors import SizingError
+from sizing.workload import INPUTS, SHORT_NAMES
 
 JSON_TYPE = "application/json"
 """The media type of every request body the API reads (RFC 8259; ``application/*+json``
@@ -39,6 +40,29 @@ def _is_json(content_type: str) -> bool:
     """Whether the media type ``content_type`` (no parameters) is JSON."""
     kind = content_type.strip().lower()
     return kind == JSON_TYPE or (kind.startswith("application/") and kind.endswith("+json"))
+
+
+class OverlongInteger:
+    """A JSON integer of more digits than Python reads (``sys.get_int_max_str_digits``,
+    4,300 by default: reading more costs time that grows with the square of the digits),
+    kept as its size so that the input it was given for is named in the refusal."""
+
+    def __init__(self, text: str) -> None:
+        self.negative = text.startswith("-")
+        self.digits = len(text.lstrip("-"))
+
+    @property
+    def approximately(self) -> str:
+        """The number as an error quotes it, by its power of ten (``about 1e+4999``)."""
+        return f"about {'-' if self.negative else ''}1e+{self.digits - 1}"
+
+
+def _integer(text: str) -> int | OverlongInteger:
+    """A JSON integer as Python's ``int``, or :class:`OverlongInteger` past its limit."""
+    try:
+        return int(text)
+    except ValueError:
+        return OverlongInteger(text)
 
 
 class BodyRefused(ValueError):
@@ -69,7 +93,8 @@ def _bounded_members(pairs: list[tuple[str, Any]], counted: list[int]) -> dict[s
 
 class WorkloadParser(Parser):
     """Reads a JSON body (refusing other media types) and a query's short field names
-    (``context``) as the :class:`Workload` fields."""
+    (``context``) as the :class:`Workload` fields, each text as the value of its input's
+    type (:meth:`sizing.inputs.Input.parse`, as the CLI reads a flag)."""
 
     def parse_body(self, request: HttpRequest) -> dict[str, Any]:
         """The JSON body of ``request``.
@@ -79,8 +104,9 @@ class WorkloadParser(Parser):
             BodyTooLarge: it is longer than :data:`MAX_BODY_BYTES` (by its declared
                 length, before it is read, or as read).
             BodyRefused: it is not UTF-8 JSON, holds more than :data:`MAX_FIELDS` object
-                members, is nested past Python's recursion limit or holds an integer
-                past Python's limit on its digits.
+                members or is nested past Python's recursion limit. An integer past
+                Python's limit on its digits is read as an :class:`OverlongInteger`,
+                refused at its field.
             (django-ninja answers both 400; ``configurator.deployments.api.http_error``
             turns the first into 415 and words the second.)
         """
@@ -93,15 +119,16 @@ class WorkloadParser(Parser):
             declared = 0
         if declared > MAX_BODY_BYTES:
             raise BodyTooLarge(too_large)
-        body = request.body
-        if len(body) > MAX_BODY_BYTES:
+        raw = request.body
+        if len(raw) > MAX_BODY_BYTES:
             raise BodyTooLarge(too_large)
         counted = [0]
         try:
-            parsed: dict[str, Any] = json.loads(
-                body, object_pairs_hook=lambda pairs: _bounded_members(pairs, counted)
+            body = json.loads(
+                raw,
+                parse_int=_integer,
+                object_pairs_hook=lambda pairs: _bounded_members(pairs, counted),
             )
-            return parsed
         except BodyRefused:
             raise
         except RecursionError:
@@ -116,12 +143,7 @@ class WorkloadParser(Parser):
             ) from None
         except UnicodeDecodeError:
             raise BodyRefused("the request body is not UTF-8 text") from None
-        except ValueError:
-            # Python's limit on the digits of an integer (sys.set_int_max_str_digits)
-            digits = sys.get_int_max_str_digits()
-            raise BodyRefused(
-                f"the request body holds a number of more than {digits:,} digits"
-            ) from None
+        return cast(dict[str, Any], body)
 
     def parse_querydict(
         self, data: MultiValueDict[str, Any], list_fields: list[str], request: HttpRequest
@@ -130,4 +152,9 @@ class WorkloadParser(Parser):
         for name, short in SHORT_NAMES.items():
             if short in parsed and name not in parsed:
                 parsed[name] = parsed.pop(short)
+        for name, text in parsed.items():
+            if name in INPUTS and isinstance(text, str):
+                # a text that is not of the input's type stays text: the schema refuses it
+                with contextlib.suppress(SizingError):
+                    parsed[name] = INPUTS[name].parse(text)
         return parsed

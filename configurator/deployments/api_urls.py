@@ -1,8 +1,9 @@
 """``/api/``: the JSON API and its OpenAPI schema (``/api/openapi.json``).
 
 A method an endpoint does not take (``GET /api/plans``) is answered 405 in the API's
-error shape, ``{"field": null, "detail": …}``, with the ``Allow`` header django-ninja
-sets, instead of django-ninja's plain-text "Method not allowed".
+error shape (:mod:`configurator.deployments.api_errors`) with the ``Allow`` header
+django-ninja sets, instead of django-ninja's plain-text "Method not allowed"; a path
+under ``/api/`` that is no endpoint is a 404 in the same shape.
 
 The endpoints that size (:data:`RATE_LIMITED`) count each request against its client's
 limit (``settings.RATE_LIMITS["api"]``) before django-ninja reads its body: a client
@@ -15,11 +16,12 @@ from functools import wraps
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponseBase, HttpResponseNotAllowed, JsonResponse
-from django.urls import URLPattern, URLResolver, path
+from django.http import HttpRequest, HttpResponseBase, HttpResponseNotAllowed
+from django.urls import URLPattern, URLResolver, path, re_path
 
 from configurator.clients import rate_limited
 from configurator.deployments.api import api
+from configurator.deployments.api_errors import error_response
 
 View = Callable[..., HttpResponseBase]
 
@@ -35,9 +37,13 @@ def throttled_first(view: View) -> View:
         if rate_limited(request, "api"):
             limit = settings.RATE_LIMITS["api"]
             detail = f"too many requests from this client (at most {limit}); retry later"
-            response = JsonResponse({"field": None, "detail": detail}, status=429)
-            response["Retry-After"] = "60"
-            return response
+            return error_response(
+                field=None,
+                code="rate_limited",
+                detail=detail,
+                status=429,
+                headers={"Retry-After": "60"},
+            )
         return view(request, *args, **kwargs)
 
     return wrapped
@@ -54,9 +60,13 @@ def json_not_allowed(view: View) -> View:
             return response
         allowed = response["Allow"]
         detail = f"{request.method} is not allowed here; use {allowed}"
-        answer = JsonResponse({"field": None, "detail": detail}, status=405)
-        answer["Allow"] = allowed
-        return answer
+        return error_response(
+            field=None,
+            code="method_not_allowed",
+            detail=detail,
+            status=405,
+            headers={"Allow": allowed},
+        )
 
     return wrapped
 
@@ -76,6 +86,15 @@ def _with_json_not_allowed(
 
 
 _patterns, _app_name, _namespace = api.urls
+
+
+def no_endpoint(request: HttpRequest) -> HttpResponseBase:
+    """404 for a path under ``/api/`` that is no endpoint (``/api/plans/``)."""
+    detail = f"no API endpoint at {request.path}: see /api/docs"
+    return error_response(field=None, code="not_found", detail=detail, status=404)
+
+
 urlpatterns: list[URLPattern | URLResolver] = [
-    path("", (_with_json_not_allowed(_patterns), _app_name, _namespace))
+    path("", (_with_json_not_allowed(_patterns), _app_name, _namespace)),
+    re_path(r"", no_endpoint),
 ]
