@@ -25,7 +25,7 @@ from django.conf import settings
 from django.contrib.auth.decorators import user_passes_test
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import DatabaseError
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
@@ -79,16 +79,16 @@ def server_error(request: HttpRequest) -> HttpResponseBase:
     status = 503 if unavailable else 500
     response: HttpResponseBase
     if request.path_info.startswith("/api/"):
-        # Imported here: the API's modules (django-ninja) load only where the API is used.
-        from configurator.deployments.api_errors import error_response
-
         detail = (
             gettext("The service is temporarily unavailable: try again in a minute.")
             if unavailable
             else gettext("An error on our side: try again later.")
         )
         code = "unavailable" if unavailable else "server_error"
-        response = error_response(field=None, code=code, detail=detail, status=status)
+        # the API's error shape (configurator.deployments.api_errors.ErrorOut); this
+        # module sits below the apps and does not import theirs
+        answer = {"field": None, "code": code, "detail": detail}
+        response = JsonResponse(answer, status=status)
     else:
         context = {"unavailable": unavailable, "presales_email": settings.PRESALES_EMAIL}
         try:
