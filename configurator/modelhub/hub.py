@@ -268,9 +268,10 @@ class _Downloader:
         except (httpx2.TransportError, LocalEntryNotFoundError, OfflineModeIsEnabled) as exc:
             raise _unreachable(exc, self.client) from exc
         # Read with the limits of an upload (configurator.uploads.parse_json): a public
-        # repo is as untrusted as a customer's file.
+        # repo is as untrusted as a customer's file. NaN and Infinity are taken, as
+        # transformers reads them.
         try:
-            return parse_json(Path(str(path)).read_text("utf-8"))
+            return parse_json(Path(str(path)).read_text("utf-8"), allow_constants=True)
         except (UnicodeDecodeError, JsonRefused) as exc:
             detail = exc.detail if isinstance(exc, JsonRefused) else str(exc)
             raise ModelLookupError(
