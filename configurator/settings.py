@@ -177,8 +177,9 @@ CACHES = {
 }
 _REDIS_CACHE_URL = env_str("REDIS_CACHE_URL")
 if _REDIS_CACHE_URL:
+    # Django's Redis backend with one client and connection pool per process.
     CACHES["default"] = {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "configurator.redis_cache.RedisCache",
         "LOCATION": _REDIS_CACHE_URL,
     }
 
