@@ -15,20 +15,13 @@ from typing import Any
 
 import pytest
 
+from benchmarks.browser_request import CHROMIUM_ARGS
 from configurator.inquiries.models import Inquiry
 from tests.conftest import ci_requires
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.fixture
