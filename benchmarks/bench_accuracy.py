@@ -8,9 +8,9 @@ from importlib import resources
 
 from benchmarks.run import Result
 from benchmarks.timing import cpu_samples
-from sizing.calibrated import EngineSetup, predict
-from sizing.calibrated.accuracy import evaluate
-from sizing.model import from_catalog
+from sizing.memory.calibrated import EngineSetup, predict
+from sizing.memory.calibrated.accuracy import evaluate
+from sizing.model.spec import from_catalog
 
 
 def run() -> list[Result]:

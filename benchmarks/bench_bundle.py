@@ -6,8 +6,8 @@ from benchmarks.run import Result
 from benchmarks.timing import cpu_samples
 from configurator.deployments.services import bundle_build
 from sizing.engines.shared_tier import TierOptions
-from sizing.model import from_catalog
-from sizing.plan import PlanRequest, make_plan
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import PlanRequest, make_plan
 from sizing.workload import SEED_WORKLOAD
 
 

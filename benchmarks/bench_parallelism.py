@@ -14,8 +14,8 @@ from typing import Any
 from benchmarks.run import Result
 from benchmarks.timing import Samples, cpu_samples
 from sizing.errors import InfeasibleError
-from sizing.model import ModelSpec, from_catalog
-from sizing.plan import PlanRequest, make_plan
+from sizing.model.spec import ModelSpec, from_catalog
+from sizing.plan.orchestrator import PlanRequest, make_plan
 from sizing.workload import Workload
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from benchmarks.run import Result
 from benchmarks.timing import cpu_samples
-from sizing.model import from_catalog
+from sizing.model.spec import from_catalog
 from sizing.performance import decode, model_shape, returning_user, ttft_hit
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from benchmarks.run import Result
 from benchmarks.timing import cpu_samples
-from sizing.model import from_catalog
-from sizing.plan import PlanRequest, make_plan
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import PlanRequest, make_plan
 from sizing.workload import SEED_WORKLOAD
 
 

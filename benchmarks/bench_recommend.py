@@ -31,10 +31,10 @@ from benchmarks.run import Result
 from benchmarks.server import gunicorn
 from benchmarks.timing import cpu_samples
 from configurator.catalog.services import bom_net_eur, priced_gpu_slugs, prices_from_demo_file
-from sizing.bom import Bom
-from sizing.model import from_catalog
-from sizing.plan import PlanRequest
-from sizing.search import recommend
+from sizing.bom.lines import Bom
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import PlanRequest
+from sizing.search.cheapest import recommend
 from sizing.workload import SEED_WORKLOAD
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,7 +72,8 @@ def _in_process() -> list[Result]:
 
     def fresh(some: list[str]) -> Callable[[], object]:
         # A different user count per call: nothing is reused from the call before (the
-        # performance model's per-GPU memo is keyed by the workload, sizing/serving_model.py).
+        # performance model's per-GPU memo is keyed by the workload,
+        # sizing/serving/replica_model.py).
         def call() -> object:
             work = request.workload.replace(users=next(users))
             return recommend(replace(request, workload=work), gpu_slugs=some, price=price)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from sizing.model import ModelSpec
+from sizing.model.spec import ModelSpec
 
 T = TypeVar("T")
 

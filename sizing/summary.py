@@ -16,11 +16,11 @@ from __future__ import annotations
 import math
 from typing import TypedDict, cast
 
-from sizing.architecture_config import ASSUMPTIONS
+from sizing.model.config_reader import ASSUMPTIONS
 from sizing.performance.calibration import citation
-from sizing.plan import Plan
-from sizing.serving import Serving
-from sizing.transfer import TransferEstimate
+from sizing.performance.hit_value import TransferEstimate
+from sizing.plan.orchestrator import Plan
+from sizing.serving.serve import Serving
 from sizing.units import GIB
 from sizing.verdict import Note
 
@@ -49,7 +49,7 @@ class VerdictNotes(TypedDict):
 
 
 class TransferKeys(TypedDict):
-    """Reload, recompute and TTFT of a returning user (:mod:`sizing.transfer`); the
+    """Reload, recompute and TTFT of a returning user (:mod:`sizing.performance.hit_value`); the
     times are ``None`` without a measured basis."""
 
     reload_ms: float | None
@@ -66,7 +66,7 @@ class TransferKeys(TypedDict):
 
 
 class TrafficKeys(TypedDict):
-    """The plan under traffic (:mod:`sizing.serving`): hit rates as shares of returning
+    """The plan under traffic (:mod:`sizing.serving.serve`): hit rates as shares of returning
     turns (0 to 1), times in ms, ``shared_tier_tb`` in TB (10^12 B) and the
     ``shared_tier_*gbps`` in GB/s per node (0 without a shared tier). All ``None``
     when the GPU has no measured basis."""
@@ -85,6 +85,9 @@ class TrafficKeys(TypedDict):
     tpot_ms: float | None
     ttft_p95_target_ms: float | None
     tpot_target_ms: float | None
+    ttft_p95_sized_ms: float | None
+    tpot_sized_ms: float | None
+    meets_targets: bool | None
     gpus_for_compute: int | None
     gpus_for_memory: int | None
     gpus_without_tier: int | None
@@ -288,6 +291,9 @@ def traffic_keys(serving: Serving | None, *, gpus_per_replica: int) -> TrafficKe
         "tpot_ms": ms(load.tpot_ms),
         "ttft_p95_target_ms": round(serving.ttft_p95_target_ms, 1),
         "tpot_target_ms": round(serving.tpot_target_ms, 1),
+        "ttft_p95_sized_ms": round(serving.ttft_p95_sized_ms, 1),
+        "tpot_sized_ms": round(serving.tpot_sized_ms, 1),
+        "meets_targets": serving.meets_targets,
         "gpus_for_compute": compute * gpus_per_replica if compute else None,
         "gpus_for_memory": sc.replicas_for_memory * gpus_per_replica,
         "gpus_without_tier": (

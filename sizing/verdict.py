@@ -3,7 +3,7 @@
 Offloading pays when conversations rest between turns that the GPUs cannot hold and a
 reload beats a recompute. It does not pay for single-turn traffic, for short prompts
 whose prefill is cheaper than a reload, or when every conversation already fits in GPU
-memory (seed document; DESIGN §3.5; NVIDIA's KVBM overview: offloading is "most
+memory (sizing article; docs/sizing.md §7; NVIDIA's KVBM overview: offloading is "most
 effective when the KV cache exceeds GPU memory and cache reuse outweighs the cost of
 the transfer").
 """
@@ -86,9 +86,9 @@ ENGLISH = {
     "GPU, {nvme_pct:g} % NVMe, {shared_pct:g} % the shared tier, {miss_pct:g} % miss); "
     "TTFT p95 {ttft_s:g} s, where the same GPUs without the tier could not keep up.",
     "target_relaxed": "Even without any load the {target} at this context is {floor_ms:,} ms "
-    "(hits and full prefills as the plan expects them), more than the default {target} "
-    "target of {default_ms:,} ms: the plan is sized for "
-    "{used_ms:,} ms instead. Name your own target to size for it.",
+    "(hits and full prefills as the plan expects them); no number of GPUs brings the "
+    "{target} within 1.5 times that, so the plan is sized for {used_ms:,} ms and misses "
+    "the {target} target of {target_ms:,} ms.",
     "traffic_unmeasured": "{what}: the GPUs are sized for memory only, without TTFT, TPOT "
     "or hit rates under load.",
     "gpus_saved": "Without the tier the same TTFT p95 would take {gpus:,} more GPUs.",
@@ -178,13 +178,13 @@ def decide(
         users: conversations to keep warm.
         conversations_on_gpus: full-length conversations the GPUs hold.
         reload_ms: a returning user's TTFT from the CPU tier, ms (``None`` without a
-            measured basis, :mod:`sizing.transfer`).
+            measured basis, :mod:`sizing.performance.hit_value`).
         recompute_ms: the TTFT of a full prefill, ms (``None`` likewise).
         tier_exceeds_gpu_cache: whether each instance's tier is larger than its GPU cache.
         nvme_lifetime_years: years until the NVMe drives wear out, or ``None``.
         nvme_top_rated: ``(drives, drive model, DWPD)`` when the drives are already rated
             for the most writes of any drive offered
-            (:attr:`sizing.nvme.NvmeTier.top_rated_drives`): a worn tier is then not fixed
+            (:attr:`sizing.memory.nvme.NvmeTier.top_rated_drives`): a worn tier is then not fixed
             by other drives but by a shared tier or fewer new conversations.
         active_users: users active at the same moment (``None``: not given, no check); their
             conversations must be resident on the GPUs, since a conversation is
@@ -259,8 +259,8 @@ def with_capped_tier(verdict: Verdict, *, kept: int, resting: int, recomputed: i
     conversations in the CPU tier and ``recomputed`` are prefilled again.
 
     For a plan without the traffic model (no measured prefill basis), whose verdict has no
-    hit rates to show the misses: the counts are :attr:`sizing.plan.Plan.placement`'s
-    (rule: :mod:`sizing.placement`, a tier cut by a host-memory limit)."""
+    hit rates to show the misses: the counts are :attr:`sizing.plan.orchestrator.Plan.placement`'s
+    (rule: :mod:`sizing.memory.residency`, a tier cut by a host-memory limit)."""
     note = Note("tier_capped", (("kept", kept), ("resting", resting), ("recomputed", recomputed)))
     return with_warning(verdict, note, BINDING["tier_capped"])
 
@@ -282,7 +282,7 @@ ON_GPUS_NOTES = ("all_fit",)
 def restated(verdict: Verdict, conversations_on_gpus: int) -> Verdict:
     """``verdict`` with the GPUs' room restated as ``conversations_on_gpus``: a plan that
     sells no tier is sized again on the GPUs its targets need without one
-    (:func:`sizing.plan.make_plan`), and its sentences then quote that plan's room, the
+    (:func:`sizing.plan.orchestrator.make_plan`), and its sentences then quote that plan's room, the
     summary's ``conversations_on_gpus``, not the room of the plan with the tier."""
 
     def one(note: Note) -> Note:

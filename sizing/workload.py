@@ -6,9 +6,9 @@ in the field names of :class:`Workload` and converts to it once. A new input is 
 field here (with its limits in ``metadata`` and its check in :meth:`Workload.validate`);
 the surfaces read the fields from this type (``docs/adding-an-input.md``).
 
-Sources of the defaults: the seed document's worked example (Qwen3-32B-FP8 on four
+Sources of the defaults: the sizing article's worked example (Qwen3-32B-FP8 on four
 RTX PRO 6000 Blackwell Server Edition cards, FP8 KV cache, 8,192 tokens per
-conversation, 500 users, 2,000 new conversations a day; DESIGN §3). The KV dtypes are
+conversation, 500 users, 2,000 new conversations a day; docs/sizing.md). The KV dtypes are
 vLLM's ``--kv-cache-dtype`` values (``vllm/config/cache.py``; ``auto`` = the model's
 dtype).
 """
@@ -21,10 +21,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sizing import traffic as traffic_inputs
 from sizing.errors import SizingError, gettext_noop
 from sizing.inputs import MAX_TOKENS, input_field
-from sizing.traffic import Traffic
+from sizing.traffic import profile as traffic_inputs
+from sizing.traffic.profile import Traffic
 
 KV_DTYPES = ("auto", "bf16", "fp16", "fp32", "fp8")
 """Accepted ``kv_dtype`` values (vLLM ``--kv-cache-dtype``; ``auto`` = model dtype)."""
@@ -54,7 +54,7 @@ class Workload(Traffic):
         context_tokens: tokens per conversation (prompt and history), 1 to
             :data:`MAX_CONTEXT_TOKENS` and at most the model's ``max_position_embeddings``.
         users: conversations to keep, one per user, 1 to :data:`MAX_USERS`.
-        gpu: GPU model, a slug of :mod:`sizing.catalog` (``rtx-pro-6000-se``…).
+        gpu: GPU model, a slug of :mod:`sizing.hardware.catalog` (``rtx-pro-6000-se``…).
         gpus_per_node: GPUs in one node, 1 to :data:`MAX_GPUS_PER_NODE`.
         kv_dtype: KV-cache dtype, one of :data:`KV_DTYPES`.
         new_conversations_per_day: new conversations a day (sizes the NVMe tier; 0: none).
@@ -64,21 +64,22 @@ class Workload(Traffic):
         shared_prompt_tokens: a system prompt every conversation starts with, 0 to
             ``context_tokens − 1``; prefix caching stores it once per replica.
         tensor_parallel_size: the tensor parallel size of one engine instance; ``None``
-            lets the plan choose the smallest that holds one request (:mod:`sizing.gpu`).
+            lets the plan choose the smallest that holds one request
+            (:mod:`sizing.plan.layout_choice`).
         expert_parallel: spread a MoE model's routed experts over the node's GPUs
             (vLLM ``--enable-expert-parallel``); no effect on dense models.
         max_host_memory_gb: the most host memory (DIMMs) one node may have, GB; a CPU
             tier beyond what it holds beside the reserve rests in the shared tier or is
-            recomputed (:mod:`sizing.host_memory`). ``None``: every slot may take the
+            recomputed (:mod:`sizing.memory.host_memory`). ``None``: every slot may take the
             largest DIMM, so the tier keeps every user warm where the slots allow.
         without_shared_tier: plan no shared NFS/S3 tier, which the plan otherwise adds
             where it has more than one node or users beyond the nodes' CPU tiers
-            (:mod:`sizing.cluster`); returns whose KV only it would hold are recomputed.
+            (:mod:`sizing.layout.cluster`); returns whose KV only it would hold are recomputed.
         without_nvme_tier: plan no NVMe tier, whatever ``new_conversations_per_day`` says;
             the customer's figure is kept as given (:attr:`nvme_conversations_per_day`).
         serving_engine: the engine the CPU tier and the DIMMs are sized for, one of
             :data:`SERVING_ENGINES`; engines store an MLA latent differently
-            (:meth:`sizing.rank_bytes.RankBytes.engine_bytes`). ``""``: not decided, the
+            (:meth:`sizing.memory.rank_bytes.RankBytes.engine_bytes`). ``""``: not decided, the
             largest allocation of any engine.
     """
 
@@ -140,13 +141,13 @@ class Workload(Traffic):
 
     @property
     def traffic(self) -> Traffic:
-        """The traffic inputs alone, as :class:`sizing.traffic.Traffic`."""
+        """The traffic inputs alone, as :class:`sizing.traffic.profile.Traffic`."""
         return Traffic(**{name: getattr(self, name) for name in traffic_inputs.FIELDS})
 
     @property
     def nvme_conversations_per_day(self) -> int:
         """The new conversations a day the NVMe tier is sized for: 0 when
-        :attr:`without_nvme_tier` is set (no tier, :func:`sizing.nvme.nvme_tier`), else
+        :attr:`without_nvme_tier` is set (no tier, :func:`sizing.memory.nvme.nvme_tier`), else
         :attr:`new_conversations_per_day`."""
         return 0 if self.without_nvme_tier else self.new_conversations_per_day
 
@@ -369,7 +370,7 @@ FIELDS = {
     for f in sorted(dataclasses.fields(Workload), key=lambda f: f.name in traffic_inputs.FIELDS)
 }
 """The fields of :class:`Workload` by name: its own in declaration order, then the
-traffic inputs it takes from :class:`~sizing.traffic.Traffic` (the order of the CLI's
+traffic inputs it takes from :class:`~sizing.traffic.profile.Traffic` (the order of the CLI's
 flags, the API's schema and the stored JSON)."""
 
 SEED_WORKLOAD = Workload(
@@ -381,5 +382,5 @@ SEED_WORKLOAD = Workload(
     kv_dtype="fp8",
     new_conversations_per_day=2000,
 )
-"""The seed document's worked example (DESIGN §3): 1 GiB per conversation, 51 per card,
+"""The sizing article's worked example (docs/sizing.md): 1 GiB per conversation, 51 per card,
 204 on the node, a 500 GiB CPU tier (125 GiB per instance), 24 × 48 GB DIMMs."""

@@ -16,9 +16,9 @@ from typing import Any
 from sizing.engines import bundle, deployment
 from sizing.engines.deployment import BundleFile, Deployment
 from sizing.engines.shared_tier import TierOptions
-from sizing.model import from_catalog
-from sizing.plan import Plan, make_plan
-from sizing.traffic import Traffic
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import Plan, make_plan
+from sizing.traffic.profile import Traffic
 from tests.factories import plan_request
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +38,8 @@ def seed_plan(new_conversations_per_day: int = 2000) -> Plan:
 
 
 def tp2_plan() -> Plan:
-    """Llama-3.3-70B, 16-bit cache, 8 GPUs: TP 2 × 4 instances (plan of sizing.gpu)."""
+    """Llama-3.3-70B, 16-bit cache, 8 GPUs: TP 2 × 4 instances (plan of
+    sizing.plan.layout_choice)."""
     return make_plan(
         plan_request(
             model=from_catalog("meta-llama/Llama-3.3-70B-Instruct"),
@@ -55,7 +56,8 @@ def tp2_plan() -> Plan:
 
 def pp_plan() -> Plan:
     """DeepSeek-V3 with an FP8 cache on 8 × H100 SXM per node: the weights need two
-    nodes, TP 8 × PP 2 (plan of sizing.gpu; checked in tests/sizing/test_engines_parallel.py)."""
+    nodes, TP 8 × PP 2 (plan of sizing.plan.layout_choice; checked in
+    tests/sizing/test_engines_parallel.py)."""
     return make_plan(
         plan_request(
             model=from_catalog("deepseek-ai/DeepSeek-V3"),
@@ -71,7 +73,7 @@ def pp_plan() -> Plan:
 
 def ep_plan() -> Plan:
     """Qwen3-30B-A3B with expert parallel on 4 GPUs: TP 1, 4 data-parallel ranks, EP 4
-    (plan of sizing.gpu; checked in tests/sizing/test_engines_parallel.py)."""
+    (plan of sizing.plan.layout_choice; checked in tests/sizing/test_engines_parallel.py)."""
     return make_plan(
         plan_request(
             model=from_catalog("Qwen/Qwen3-30B-A3B"),

@@ -8,15 +8,15 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from sizing.gpu_budget import BudgetRule
-from sizing.model import ModelSpec
-from sizing.plan import PlanRequest
-from sizing.traffic import Traffic
+from sizing.memory.gpu_budget import BudgetRule
+from sizing.model.spec import ModelSpec
+from sizing.plan.orchestrator import PlanRequest
+from sizing.traffic.profile import Traffic
 from sizing.workload import SEED_WORKLOAD, Workload
 
 
 def seed_workload(**changes: Any) -> Workload:
-    """The seed document's worked example (DESIGN §3) with ``changes``."""
+    """The sizing article's worked example (docs/sizing.md) with ``changes``."""
     return SEED_WORKLOAD.replace(**changes)
 
 

@@ -12,8 +12,8 @@ from django.db import DatabaseError, transaction
 
 from configurator.catalog.models import Price, PublicPricing
 from configurator.dbcheck import missing_database_file
-from sizing import catalog
-from sizing.bom import Bom, gpu_sku
+from sizing.bom.lines import Bom, gpu_sku
+from sizing.hardware import catalog
 
 CENT = Decimal("0.01")
 DEMO_PRICES_CSV = Path(__file__).resolve().parent / "data" / "demo_prices.csv"
@@ -105,7 +105,7 @@ def bom_net_eur(bom: Bom, prices: Mapping[str, Price]) -> Decimal | None:
     subtotal of :func:`configurator.quotes.models.compute_totals` before a discount.
     ``None`` when a line's SKU has no price in ``prices``, except the shared tier's
     storage line: without a price it counts as brought by the customer (0.00 EUR), as a
-    quote may mark it (``sizing.shared_storage``).
+    quote may mark it (``sizing.bom.shared_storage``).
     """
     total = Decimal("0.00")
     for line in bom.lines:

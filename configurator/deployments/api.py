@@ -34,10 +34,10 @@ from configurator.deployments.services import bundle_build
 from configurator.modelhub.errors import HubLookupPending
 from configurator.planning.recommend import recommendation_create
 from configurator.planning.services import plan_create
-from sizing.bom import check_node
+from sizing.bom.lines import check_node
 from sizing.engines.shared_tier import TIER_FIELDS, TierOptions
 from sizing.errors import SizingError
-from sizing.plan import Plan
+from sizing.plan.orchestrator import Plan
 from sizing.summary import plan_summary
 from sizing.workload import FIELDS, SHORT_NAMES, Workload
 
@@ -85,7 +85,7 @@ def _workload(body: Schema) -> Workload:
 
 
 def _plan(body: Schema) -> Plan:
-    """The body's plan, on a node that can be built (:func:`sizing.bom.check_node`: the
+    """The body's plan, on a node that can be built (:func:`sizing.bom.lines.check_node`: the
     chassis's slots and bays, the GPU's cooling and baseboard), as the page sizes it.
 
     Raises:

@@ -21,9 +21,9 @@ from pydantic import (
     create_model,
 )
 
-from sizing import catalog
 from sizing.engines.bundle import ENGINES
 from sizing.engines.shared_tier import TIER_FIELDS, TierOptions
+from sizing.hardware import catalog
 from sizing.workload import FIELDS, SHORT_NAMES, Workload
 
 Engine = Literal[(*ENGINES, "all")]  # type: ignore[valid-type]

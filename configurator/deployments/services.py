@@ -17,7 +17,7 @@ from sizing.engines.deployment import BundleFile, Deployment, Rendered
 from sizing.engines.flags import EngineVersions, parallel_source, source
 from sizing.engines.shared_tier import TierOptions
 from sizing.engines.vllm import role
-from sizing.plan import Plan
+from sizing.plan.orchestrator import Plan
 from sizing.summary import plan_summary
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)

@@ -1,9 +1,10 @@
 """Where the customer's conversations live (the estimate's chart) and workload notes.
 
-Restates :mod:`sizing.plan` results: conversations resident on the GPUs
-(``sizing.gpu``), resting in the CPU tier (``sizing.host_memory``), on the NVMe tier
-(``sizing.nvme``), in the shared tier of all nodes beyond a cut CPU tier
-(``sizing.placement``); the rules and sources are in those modules.
+Restates :mod:`sizing.plan.orchestrator` results: conversations resident on the GPUs
+(``sizing.plan.layout_choice``), resting in the CPU tier (``sizing.memory.host_memory``), on the
+NVMe tier
+(``sizing.memory.nvme``), in the shared tier of all nodes beyond a cut CPU tier
+(``sizing.memory.residency``); the rules and sources are in those modules.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from django.utils.translation import get_language
 
 from configurator.numbers import grouped, separators
-from sizing.plan import Plan
+from sizing.plan.orchestrator import Plan
 from sizing.units import GIB
 
 
@@ -57,7 +58,7 @@ class Chart:
 
 def chart(plan: Plan) -> Chart:
     """Where the users' conversations live: the plan's own counts
-    (:func:`sizing.placement.placement`), so the PDF and the e-mail show the same."""
+    (:func:`sizing.memory.residency.placement`), so the PDF and the e-mail show the same."""
     where = plan.placement
     return Chart(
         gpu=where.on_gpus,

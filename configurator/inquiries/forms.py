@@ -36,10 +36,10 @@ from configurator.modelhub.upload import (
     private_display_name,
 )
 from configurator.planning.services import plan_create
-from sizing.bom import check_node
+from sizing.bom.lines import check_node
 from sizing.errors import SizingError
-from sizing.model import ModelSpec
-from sizing.plan import Plan
+from sizing.model.spec import ModelSpec
+from sizing.plan.orchestrator import Plan
 from sizing.workload import FIELDS, Workload, stored_inputs
 
 MODEL_ERROR_FIELDS = {"weights": "model", "config": "config_file"}

@@ -14,7 +14,7 @@ from django.utils import timezone, translation
 
 from configurator.inquiries import notes
 from configurator.inquiries.models import Inquiry
-from sizing import catalog
+from sizing.hardware import catalog
 
 MAIL_KINDS = ("presales", "customer")
 

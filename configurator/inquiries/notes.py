@@ -20,7 +20,7 @@ from typing import Any
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from sizing.benefit import ttft_comparison
+from sizing.serving.benefit import ttft_comparison
 from sizing.verdict import Note, Verdict
 
 FIXES: dict[str, Promise] = {
@@ -48,7 +48,7 @@ class NoteView:
 def view(code: str, values: Mapping[str, Any]) -> NoteView:
     """A :class:`NoteView` for ``code`` with ``values``; a known ``fixes`` text translated,
     and a ``tier_hits`` note stored with its TTFTs in seconds (``ttft_s``,
-    ``ttft_no_tier_s``) given the values of :func:`sizing.benefit.ttft_comparison`."""
+    ``ttft_no_tier_s``) given the values of :func:`sizing.serving.benefit.ttft_comparison`."""
     shown = dict(values)
     if "fixes" in shown:
         shown["fixes"] = FIXES.get(str(shown["fixes"]), shown["fixes"])

@@ -24,8 +24,8 @@ from django.utils.translation import gettext as _
 from configurator.modelhub.engine_errors import subject_template
 from configurator.modelhub.errors import ModelLookupError
 from configurator.numbers import num, separators
-from sizing.architecture_config import ASSUMPTIONS
 from sizing.errors import Fix, InfeasibleError, SizingError, decimals, scientific, short_number
+from sizing.model.config_reader import ASSUMPTIONS
 
 SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 

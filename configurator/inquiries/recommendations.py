@@ -27,7 +27,7 @@ from configurator.planning.recommend import (
     recommendation_create,
 )
 from sizing.errors import SizingError
-from sizing.search_space import LAYOUT_FIELDS
+from sizing.search.space import LAYOUT_FIELDS
 
 if TYPE_CHECKING:
     from configurator.inquiries.forms import WorkloadForm

@@ -17,7 +17,7 @@ from configurator.clients import fail_open
 from configurator.inquiries import mail, notes
 from configurator.inquiries.models import Inquiry
 from configurator.inquiries.tasks import send_inquiry_mail
-from sizing.plan import Plan
+from sizing.plan.orchestrator import Plan
 from sizing.summary import plan_summary
 
 logger = logging.getLogger(__name__)

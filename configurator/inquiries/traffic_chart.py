@@ -2,7 +2,7 @@
 size per replica (the knee shows where more DRAM stops paying), and TTFT p95 against
 the number of users, with and without a tier.
 
-The points come from :mod:`sizing.traffic_curves` (the plan's own evaluator at its
+The points come from :mod:`sizing.serving.curves` (the plan's own evaluator at its
 replica count); :func:`curves` computes them once per plan with few points, so the live
 estimate stays cheap, and the quote stores them with its plan summary. :func:`charts`
 turns them into the geometry both surfaces draw. Coordinates are plain SVG numbers,
@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from configurator.inquiries import chart_ticks
-from sizing.plan import Plan
-from sizing.traffic_curves import hit_rate_curve, ttft_curve
+from sizing.plan.orchestrator import Plan
+from sizing.serving.curves import hit_rate_curve, ttft_curve
 
 WIDTH, HEIGHT = 540, 244
 LEFT, RIGHT, TOP, BOTTOM = 56, 520, 14, 186

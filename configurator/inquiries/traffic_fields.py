@@ -1,8 +1,8 @@
 """The configurator's advanced traffic fields: one per traffic input of
-:class:`sizing.traffic.Traffic` (a :class:`sizing.workload.Workload` field of the same
+:class:`sizing.traffic.profile.Traffic` (a :class:`sizing.workload.Workload` field of the same
 name), derived from its type and limits (:mod:`configurator.inquiries.workload_fields`);
 empty means the field's default, which the estimate states as an assumption
-(:mod:`sizing.traffic`)."""
+(:mod:`sizing.traffic.profile`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from configurator.inquiries.workload_fields import optional_field
-from sizing.traffic import FIELDS as TRAFFIC_FIELDS
+from sizing.traffic.profile import FIELDS as TRAFFIC_FIELDS
 
 __all__ = ["TRAFFIC_FIELDS", "TrafficFields"]
 
@@ -55,4 +55,6 @@ class TrafficFields(forms.Form):
 
 
 if set(TrafficFields.base_fields) != set(TRAFFIC_FIELDS):
-    raise ImportError("TrafficFields must have one field per traffic input of sizing.traffic")
+    raise ImportError(
+        "TrafficFields must have one field per traffic input of sizing.traffic.profile"
+    )

@@ -1,6 +1,6 @@
 """The TTFT-against-context chart of the page and the PDF.
 
-Restates the plan's ``ttft_curve`` (:meth:`sizing.transfer.TransferEstimate.curve`):
+Restates the plan's ``ttft_curve`` (:meth:`sizing.performance.hit_value.TransferEstimate.curve`):
 a returning user's time to first token for a miss and a hit from each tier with a
 measured path, at contexts from 1,024 tokens to twice the plan's. Both axes are
 logarithmic (contexts double, times span decades). Coordinates are plain SVG numbers,

@@ -34,7 +34,7 @@ from configurator.inquiries.services import (
 from configurator.inquiries.workload_inputs import model_suggestions
 from configurator.uploads import body_too_large, read_oversized_body
 from configurator.web import HtmxHttpRequest
-from sizing import catalog
+from sizing.hardware import catalog
 
 logger = logging.getLogger(__name__)
 

@@ -17,13 +17,13 @@ from configurator.inquiries.choices import FixedChoiceField
 from configurator.inquiries.traffic_fields import TrafficFields
 from configurator.inquiries.workload_fields import limits
 from configurator.modelhub.upload import MAX_CONFIG_BYTES
-from sizing import catalog
-from sizing.chassis import server_gpu
-from sizing.model import catalog_ids
+from sizing.hardware import catalog
+from sizing.hardware.chassis import server_gpu
+from sizing.model.spec import catalog_ids
 from sizing.workload import DEFAULT_GPU, FIELDS, SEED_WORKLOAD
 
 SEED_MODEL = SEED_WORKLOAD.model
-"""The seed document's worked example, offered as the placeholder."""
+"""The sizing article's worked example, offered as the placeholder."""
 
 ENGINE_CHOICES = [
     ("", _("Not decided yet")),
@@ -42,7 +42,8 @@ KV_DTYPE_CHOICES = [
 @cache
 def gpu_choices() -> tuple[tuple[str, str], ...]:
     """GPUs the engine knows that a chassis the builder sells takes, largest memory first
-    (``sizing.catalog.gpus``; :func:`sizing.chassis.server_gpu`: not the flow-through RTX PRO
+    (``sizing.hardware.catalog.gpus``; :func:`sizing.hardware.chassis.server_gpu`: not the
+    flow-through RTX PRO
     6000 Workstation Edition nor open-air consumer cards)."""
     known = (g for g in catalog.gpus().values() if server_gpu(g))
     gpus = sorted(known, key=lambda g: (-g.marketed_memory_gb, g.name))

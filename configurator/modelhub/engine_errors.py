@@ -15,8 +15,8 @@ VALUE_ERROR_CODES = frozenset(
         "config_kv_heads_indivisible",
     }
 )
-"""Engine codes for a bad value in a config.json (``sizing.config_bounds``,
-``sizing.architecture_config``): reported as themselves, never as an unsupported architecture."""
+"""Engine codes for a bad value in a config.json (``sizing.model.config_bounds``,
+``sizing.model.config_reader``): reported as themselves, never as an unsupported architecture."""
 
 
 PRIVATE_MODEL = gettext_noop("the private model %(name)s")

@@ -7,7 +7,7 @@ import re
 
 from configurator.modelhub.errors import LookupFailure, ModelLookupError
 from sizing.errors import gettext_noop
-from sizing.model import catalog_entry
+from sizing.model.spec import catalog_entry
 
 REPO_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 """Hugging Face repo ids: ``owner/name`` of letters, digits, ``.``, ``_`` and ``-``."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from configurator.modelhub.models import HubModel
-from sizing.model import catalog_ids
+from sizing.model.spec import catalog_ids
 
 
 @dataclass(frozen=True)

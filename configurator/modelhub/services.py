@@ -1,4 +1,4 @@
-"""Resolve a model id to a :class:`sizing.model.ModelSpec`: catalog, cache, then the Hub.
+"""Resolve a model id to a :class:`sizing.model.spec.ModelSpec`: catalog, cache, then the Hub.
 
 Order of the sources (``docs/models.md``):
 
@@ -39,7 +39,7 @@ from configurator.modelhub.errors import (
 from configurator.modelhub.models import HubModel
 from configurator.modelhub.repo_ids import validate_repo_id, validate_revision
 from sizing.errors import SizingError, gettext_noop
-from sizing.model import ModelSpec, catalog_entry, from_catalog, spec_from_metadata
+from sizing.model.spec import ModelSpec, catalog_entry, from_catalog, spec_from_metadata
 
 if TYPE_CHECKING:
     from configurator.modelhub.hub import HubMetadata

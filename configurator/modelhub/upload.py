@@ -10,7 +10,7 @@ from configurator.modelhub.errors import LookupFailure, ModelLookupError
 from configurator.uploads import MAX_CONFIG_BYTES as MAX_CONFIG_BYTES
 from configurator.uploads import JsonRefused, parse_json
 from sizing.errors import SizingError, gettext_noop
-from sizing.model import ModelSpec, spec_from_metadata
+from sizing.model.spec import ModelSpec, spec_from_metadata
 from sizing.units import GIB
 
 MAX_WEIGHTS_GIB = 100_000.0

@@ -9,7 +9,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from configurator.numbers import num
-from sizing.search import TPOT_TARGET, TTFT_TARGET
+from sizing.search.cheapest import TPOT_TARGET, TTFT_TARGET
 
 LABELS: dict[str, Promise] = {
     "GPU capacity for active users": _("GPU capacity for active users"),
@@ -44,8 +44,8 @@ def binding_words(name: str | None, *, ttft_p95_ms: float, tpot_ms: float) -> st
     p95 target of 2,000 ms"), any other constraint by its :func:`binding_label`.
 
     Args:
-        name: the binding the search reports (``sizing.search.Recommendation.binding``).
-        ttft_p95_ms, tpot_ms: the workload's targets, ms (``sizing.traffic.Traffic``).
+        name: the binding the search reports (``sizing.search.cheapest.Recommendation.binding``).
+        ttft_p95_ms, tpot_ms: the workload's targets, ms (``sizing.traffic.profile.Traffic``).
     """
     if name == TTFT_TARGET:
         return gettext("the TTFT p95 target of %(ms)s ms") % {"ms": num(ttft_p95_ms)}

@@ -22,11 +22,11 @@ from configurator.modelhub.upload import model_from_config_upload
 from configurator.planning.services import plan_create
 from configurator.uploads import MAX_CONFIG_BYTES, read_at_most
 from configurator.version import engine_version
-from sizing import catalog
-from sizing.bom import check_node
+from sizing.bom.lines import check_node
 from sizing.errors import SizingError
-from sizing.model import ModelSpec
-from sizing.plan import Plan
+from sizing.hardware import catalog
+from sizing.model.spec import ModelSpec
+from sizing.plan.orchestrator import Plan
 from sizing.workload import FIELDS, FLAG_NAMES, SHORT_NAMES, Workload
 
 FLAG_SPELLING = {name: "--" + short for name, short in {**SHORT_NAMES, **FLAG_NAMES}.items()}
@@ -249,7 +249,7 @@ class SizingCommand(BaseCommand):
 
     def plan_from_options(self, options: dict[str, Any]) -> Plan:
         """Size the options' workload on a node that can be built (the chassis's slots and
-        bays, the GPU's cooling and baseboard: :func:`sizing.bom.check_node`, as the page
+        bays, the GPU's cooling and baseboard: :func:`sizing.bom.lines.check_node`, as the page
         and the API check it); a :class:`SizingError` becomes exit status 2. A model
         answered by a fallback (the Hub off or unreachable, an earlier revision, the
         catalog's entry for a requested revision) is named on standard error, as the page

@@ -8,8 +8,8 @@ from typing import Any
 
 from configurator.modelhub.services import model_resolve
 from configurator.modelhub.upload import model_from_config_upload
-from sizing.model import ModelSpec
-from sizing.plan import Plan, PlanRequest, make_plan
+from sizing.model.spec import ModelSpec
+from sizing.plan.orchestrator import Plan, PlanRequest, make_plan
 from sizing.workload import Workload, model_source
 
 

@@ -1,7 +1,7 @@
 """``manage.py accuracy --kind traffic``: the traffic model against published multi-turn
 measurements.
 
-The cases and the rules are :mod:`sizing.traffic_accuracy`'s; this module renders the
+The cases and the rules are :mod:`sizing.serving.accuracy`'s; this module renders the
 report as text, JSON or Markdown, in the shape of the KV-pool report: one row per case,
 the cases that could not be evaluated with the reason, and a summary of the median, p90
 and max |error| over all cases, per split (fit, held out) and per metric.
@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sizing.traffic_accuracy import TrafficResult, evaluate, summary
+from sizing.serving.accuracy import TrafficResult, evaluate, summary
 
 HEADERS = ["case", "split", "metric", "measured", "predicted", "abs error %"]
 
 METHOD = [
-    "What the model was fitted on: the hit-rate model (`sizing/hit_rate.py`) has no fitted "
+    "What the model was fitted on: the hit-rate model (`sizing/traffic/hit_rate.py`) has no fitted "
     "constant; the `chat` gap profile and the choice of a log-normal were taken from the "
     "Mooncake conversation trace, so its four cases are the fit split. The Mooncake synthetic "
     "trace (its own reuse gaps) and the vLLM connector blog's throughput against the CPU hit "

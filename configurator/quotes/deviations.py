@@ -1,6 +1,6 @@
 """Where a quote's edited lines fall short of its sizing plan, in words.
 
-The rules are :func:`sizing.bom_check.bom_deviations`; this module plans each
+The rules are :func:`sizing.bom.check.bom_deviations`; this module plans each
 alternative again from its stored inputs and words the deviations in the active
 language for the editor, the issue confirmation and the PDF.
 """
@@ -13,9 +13,9 @@ from django.utils.translation import npgettext
 
 from configurator.planning.services import plan_stored
 from configurator.quotes.models import QuoteAlternative
-from sizing.bom_check import Deviation, bom_deviations
+from sizing.bom.check import Deviation, bom_deviations
 from sizing.errors import SizingError
-from sizing.plan import Plan
+from sizing.plan.orchestrator import Plan
 
 
 def alternative_plan(alt: QuoteAlternative) -> Plan | None:

@@ -30,8 +30,8 @@ from configurator.quotes.pricing import PricedLine
 from configurator.quotes.terms import vat_rate
 from configurator.quotes.verification_reader import latest_verification
 from configurator.version import engine_version
-from sizing.catalog import nvme_drives
-from sizing.placement import Placement, placement
+from sizing.hardware.catalog import nvme_drives
+from sizing.memory.residency import Placement, placement
 from sizing.units import GIB, TB, whole_gib
 
 MONEY_KEYS = ("unit_price_eur", "unit_cost_eur", "total_eur")
@@ -240,7 +240,7 @@ def tiers_chart(alternative: DocumentAlternative) -> dict[str, Any]:
     with the conversations resting there; tiers of 0 GiB are left out. The shared tier
     (for all nodes, the summary's ``shared_tier_tb``) is drawn when conversations rest
     in it beyond a cut CPU tier. The counts are the plan's own
-    (:func:`sizing.placement.placement`, the summary's ``conversations_resident``,
+    (:func:`sizing.memory.residency.placement`, the summary's ``conversations_resident``,
     ``conversations_in_cpu_tier``, ``conversations_on_nvme`` and
     ``conversations_in_shared_tier``), the same the estimate's chart and the e-mail
     show; a snapshot issued before the summary carried them is counted by the same

@@ -16,10 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 from configurator.planning.services import plan_stored
-from sizing import vllm_buffer
 from sizing.engines import deployment, shell, vllm
 from sizing.errors import SizingError
-from sizing.plan import Plan
+from sizing.memory import vllm_buffer
+from sizing.plan.orchestrator import Plan
 from sizing.units import GIB
 
 

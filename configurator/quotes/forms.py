@@ -15,8 +15,8 @@ from configurator.catalog.services import prices_on
 from configurator.inquiries.models import Inquiry
 from configurator.limits import localize_limits
 from configurator.quotes.models import Language, Quote
-from sizing import catalog
-from sizing.search_space import LAYOUT_FIELDS as CHOICE_KEYS
+from sizing.hardware import catalog
+from sizing.search.space import LAYOUT_FIELDS as CHOICE_KEYS
 from sizing.workload import (
     KV_DTYPES,
     MAX_GPUS_PER_NODE,

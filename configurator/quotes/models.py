@@ -189,7 +189,7 @@ class QuoteLine(models.Model):
     @property
     def can_be_provided(self) -> bool:
         """Whether the customer may bring this line instead of buying it (the shared
-        tier's storage, ``sizing.shared_storage``)."""
+        tier's storage, ``sizing.bom.shared_storage``)."""
         return self.category == "storage"
 
     def description_in(self, language: str) -> str:

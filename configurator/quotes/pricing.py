@@ -9,9 +9,9 @@ from django.utils.translation import gettext as _
 
 from configurator.catalog.models import Price
 from configurator.numbers import num
-from sizing import catalog
-from sizing.bom import bill_of_materials
-from sizing.plan import Plan
+from sizing.bom.lines import bill_of_materials
+from sizing.hardware import catalog
+from sizing.plan.orchestrator import Plan
 from sizing.workload import Workload
 
 ZERO = Decimal("0.00")
@@ -54,7 +54,7 @@ def price_bom(plan: Plan, *, prices: dict[str, Price], language: str = "en") -> 
     Texts are in both languages; ``language`` picks the one ``description``/``why`` give.
 
     Raises:
-        ChassisLimitError: the plan's parts do not fit the chassis (``sizing.chassis``).
+        ChassisLimitError: the plan's parts do not fit the chassis (``sizing.hardware.chassis``).
     """
     out = []
     for line in bill_of_materials(plan).lines:

@@ -30,7 +30,7 @@ from configurator.quotes.tasks import quote_pdf_schedule
 from configurator.quotes.terms import VALIDITY_DAYS
 from configurator.version import engine_version
 from sizing.errors import SizingError
-from sizing.search_space import LAYOUT_FIELDS
+from sizing.search.space import LAYOUT_FIELDS
 from sizing.summary import plan_summary
 
 
@@ -146,7 +146,7 @@ def quote_create_from_recommendation(
         inquiry: the customer's workload.
         user: the presales user.
         choice: the chosen configuration's layout
-            (:data:`sizing.search_space.LAYOUT_FIELDS`, :class:`~sizing.workload.Workload`
+            (:data:`sizing.search.space.LAYOUT_FIELDS`, :class:`~sizing.workload.Workload`
             fields).
         today: the price list's date.
 

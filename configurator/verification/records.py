@@ -11,7 +11,7 @@ from django.db import transaction
 from configurator.verification.comparison import gpu_class
 from configurator.verification.models import BenchmarkRecord
 from configurator.verification.parsers import ParsedBenchmark, ParseError, parse
-from sizing.bundled import data_text
+from sizing.data_files import data_text
 
 CASES_FILE = "ground_truth_cases.json"
 """The bundled cases (copied from the reference ground truth, each with its source)."""

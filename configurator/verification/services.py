@@ -35,10 +35,10 @@ from configurator.verification.records import (
 from configurator.verification.records import (
     record_import_file as record_import_file,  # the service callers use
 )
-from sizing import calibrated
 from sizing.errors import SizingError
-from sizing.model import catalog_entry, from_catalog
-from sizing.plan import Plan
+from sizing.memory import calibrated
+from sizing.model.spec import catalog_entry, from_catalog
+from sizing.plan.orchestrator import Plan
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ def _predict(record: BenchmarkRecord) -> Any:
     """The calibrated engine model's prediction for ``record``'s settings, or ``None``.
 
     Only the settings known before the engine started are read
-    (``sizing.calibrated.setup_from_case``); a record without them is not predicted.
+    (``sizing.memory.calibrated.setup_from_case``); a record without them is not predicted.
     """
     spec = _spec(record.model_id)
     if spec is None:

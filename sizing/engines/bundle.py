@@ -79,8 +79,8 @@ def hybrid_note(d: Deployment) -> str:
 def pinned_bytes(d: Deployment, engine: str) -> int:
     """Host memory ``engine`` (a key of :data:`ENGINES`) pins for one instance's tier,
     bytes: its own allocation of the plan's conversations
-    (:meth:`sizing.rank_bytes.RankBytes.engine_bytes`; the LMCache server keeps one copy
-    per stage for MLA, :meth:`~sizing.rank_bytes.RankBytes.lmcache_server_bytes`)."""
+    (:meth:`sizing.memory.rank_bytes.RankBytes.engine_bytes`; the LMCache server keeps one copy
+    per stage for MLA, :meth:`~sizing.memory.rank_bytes.RankBytes.lmcache_server_bytes`)."""
     kept = d.conversations_per_instance
     if not kept:
         return 0

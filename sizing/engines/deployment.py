@@ -1,16 +1,16 @@
 """What every engine renderer needs from a plan: instances, their buffers, the tiers.
 
-A :class:`Deployment` is built from a :class:`sizing.plan.Plan` by :func:`from_plan`;
+A :class:`Deployment` is built from a :class:`sizing.plan.orchestrator.Plan` by :func:`from_plan`;
 the engine modules read only this, never the plan, so that each one states the plan's
 bytes in its own unit and scope.
 
 Rules:
 
-- The CPU tier of one instance is the plan's ``cpu_tier.per_instance_gib`` (DESIGN §3.3:
+- The CPU tier of one instance is the plan's ``cpu_tier.per_instance_gib`` (docs/sizing.md §4:
   the tier belongs to one engine instance; 125 GiB in the seed example).
 - The NVMe tier of one node holds one day of new conversations (``nvme.capacity_needed_tb``,
-  DESIGN §3.4), split evenly over the node's instances.
-- Parallelism follows the plan (``sizing.layout.Parallelism``): an instance is one
+  docs/sizing.md §5), split evenly over the node's instances.
+- Parallelism follows the plan (``sizing.layout.parallelism.Parallelism``): an instance is one
   replica of ``TP × PP`` GPUs, one pipeline stage per node; with expert parallel the
   replicas are the data-parallel ranks of one engine (``DP`` = the plan's replicas,
   ``EP = TP × DP``, vLLM ``--enable-expert-parallel``) and each rank owns its CPU tier.
@@ -19,7 +19,7 @@ Rules:
 - The NVMe tier is split evenly over the plan's instances (``total_replicas``).
 - GPU KV of one instance: the plan's budget per card × ``TP × PP``.
 - Each engine reads the tier in its own semantics from what one conversation leaves on
-  each rank (:class:`sizing.rank_bytes.RankBytes`): the settings hold the plan's
+  each rank (:class:`sizing.memory.rank_bytes.RankBytes`): the settings hold the plan's
   ``conversations_per_instance`` in that engine's unit and scope. ``cpu_bytes_per_instance``
   is what all ranks store together (the plan's tier).
 """
@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from sizing.engines.flags import EngineVersions
 from sizing.engines.placement import Slot, slots
 from sizing.engines.shared_tier import TierOptions
-from sizing.plan import Plan
-from sizing.rank_bytes import RankBytes
+from sizing.memory.rank_bytes import RankBytes
+from sizing.plan.orchestrator import Plan
 from sizing.units import GIB, TB
 
 
@@ -53,7 +53,7 @@ class Deployment:
         conversations_per_instance: conversations one instance's tier keeps.
         ranks: one conversation and the shared prompt on each rank of an instance.
         tier_mirrors_gpu: whether an instance's tier keeps no more distinct
-            conversations than its GPUs (the plan's check, DESIGN §3.3).
+            conversations than its GPUs (the plan's check, docs/sizing.md §4).
         gpu_kv_bytes_per_instance: the instance's GPU KV cache, bytes.
         nvme_bytes_per_instance: the NVMe tier share of one instance, bytes (0: none).
         nvme_drive_count: NVMe KV drives per node.

@@ -43,9 +43,9 @@ from typing import Any
 
 import yaml
 
-from sizing import vllm_buffer
 from sizing.engines import vllm
 from sizing.engines.deployment import BundleFile, Deployment, Rendered
+from sizing.memory import vllm_buffer
 from sizing.units import GIB
 
 MODELSERVICE = "v0.4.12"

@@ -12,7 +12,7 @@ Units and scopes (``lmcache/v1/config.py``, ``cache_engine.py``,
   ``extra_config.first_rank_max_local_cpu_size`` GiB; the bundle sets both explicitly to
   the whole latent of the instance's conversations. With pipeline parallel the first
   rank is worker 0 of the whole instance, so the bundle sets ``save_only_first_rank``
-  false and every worker keeps its own stage's latent (:mod:`sizing.rank_bytes`).
+  false and every worker keeps its own stage's latent (:mod:`sizing.memory.rank_bytes`).
 - ``save_decode_cache`` (default false): decode blocks are stored only when the tier
   options ask for them (``TierOptions.offload_decode``), as vLLM's
   ``offload_prompt_only``.

@@ -10,7 +10,7 @@ Units and scopes (``lmcache/cli/commands/server.py``, ``lmcache/v1/distributed/c
   ``--l1-size-gb`` is what that node's stage of the instance writes (rounded up to
   0.01 GiB): every TP worker's piece, or for MLA one copy of the stage's latent, which
   only the stage's first rank writes (``lmcache/integration/vllm/
-  vllm_multi_process_adapter.py`` ``ParallelStrategy``; :mod:`sizing.rank_bytes`). Each
+  vllm_multi_process_adapter.py`` ``ParallelStrategy``; :mod:`sizing.memory.rank_bytes`). Each
   data-parallel rank has its own server.
 - ``--l2-adapter`` entries are ordered: ``fs_native`` on the NVMe mount with
   ``max_capacity_gb`` (GiB) and an LRU ``eviction`` block, then the shared tier (``s3``

@@ -1,6 +1,6 @@
 """Where each engine instance runs: its GPUs, its NUMA nodes, its port, its node rank.
 
-Rules (DESIGN §3.3; seed document):
+Rules (docs/sizing.md §4; sizing article):
 
 - An instance's pinned offload buffer belongs in the memory of the socket its GPUs are
   attached to; bind the instance with ``numactl --cpunodebind=N --membind=N``
@@ -15,13 +15,13 @@ Rules (DESIGN §3.3; seed document):
 - An instance whose cards span sockets is bound to all of their nodes, and each of its
   worker processes to its own card's node (:attr:`Slot.gpu_numa`; the engines' own
   per-worker binding, see ``sizing/engines/vllm.py`` and ``sglang.py``).
-- Pipeline parallel (``sizing.layout``): a replica of ``TP × PP`` GPUs runs one stage
+- Pipeline parallel (``sizing.layout.parallelism``): a replica of ``TP × PP`` GPUs runs one stage
   per node, so it has one :class:`Slot` on each of ``PP`` consecutive nodes; stage
   ``s`` holds global worker ranks ``s·TP … s·TP+TP−1`` (vLLM's rank order
   ``DP × PP × TP``, ``vllm/distributed/parallel_state.py``). Stage 0 is the head: it
   serves the API; the other stages run workers only.
 - Expert parallel: the replicas of a node are the data-parallel ranks of one engine
-  (``sizing.layout``); each rank keeps its own GPUs and its own slot, numbered by its
+  (``sizing.layout.parallelism``); each rank keeps its own GPUs and its own slot, numbered by its
   global DP rank.
 """
 

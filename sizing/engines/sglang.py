@@ -8,7 +8,7 @@ engine_flags.md §3):
   rank allocates ``size × 10^9`` bytes and keeps its own heads; the MLA host pool keeps
   the whole latent on every rank (``MLATokenToKVPoolHost.get_size_per_token``), and with
   PP the stages are synced to the smallest token capacity, so the fullest rank binds
-  (:mod:`sizing.rank_bytes`). The bundle rounds that rank's bytes up to the next whole
+  (:mod:`sizing.memory.rank_bytes`). The bundle rounds that rank's bytes up to the next whole
   GB. It overrides ``--hicache-ratio``.
 - ``--enable-hierarchical-cache`` works in both versions (``--enable-hicache`` is only
   an alias in 0.5.23).

@@ -10,7 +10,7 @@ Units and scopes (vLLM 0.31.0 and 0.33.0 wheels: ``vllm/engine/arg_utils.py``,
   workers, and required in the full ``--kv-transfer-config`` form. vLLM divides it by
   each worker's page bytes × world size (``vllm/v1/kv_offload/cpu/spec.py``), so the
   value is the binding worker's share × TP × PP; an MLA latent on one node is stored
-  once (:mod:`sizing.rank_bytes`).
+  once (:mod:`sizing.memory.rank_bytes`).
 
 - With an NVMe or shared tier the full form uses ``spec_name: TieringOffloadingSpec``
   and ordered ``secondary_tiers`` (tier 0 is consulted first): an ``fs`` tier with
@@ -49,7 +49,7 @@ arg_utils.py`` ParallelConfig group, ``--headless`` in the serve CLI args; seman
   with ``--numa-bind-nodes`` (one NUMA node per visible GPU) binds each worker, and so
   its share of the pinned buffer, to its own card's node.
 
-The buffer's size and rounding are the plan's (:mod:`sizing.vllm_buffer`).
+The buffer's size and rounding are the plan's (:mod:`sizing.memory.vllm_buffer`).
 """
 
 from __future__ import annotations
@@ -62,8 +62,8 @@ from sizing.engines.api_key import API_KEY_CHECK
 from sizing.engines.deployment import BundleFile, Deployment, Rendered
 from sizing.engines.placement import Slot
 from sizing.engines.shared_tier import dumps
+from sizing.memory.vllm_buffer import VllmOffload, offload
 from sizing.units import GIB
-from sizing.vllm_buffer import VllmOffload, offload
 
 HASH_ALGO = "sha256"
 """``--prefix-caching-hash-algo`` on every instance (vLLM's default, pinned)."""

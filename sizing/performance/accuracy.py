@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from sizing.bundled import data_text
+from sizing.data_files import data_text
 from sizing.errors import SizingError
-from sizing.model import from_catalog
+from sizing.model.spec import from_catalog
 from sizing.performance.calibration import ENGINES, TIERS
 from sizing.performance.prefill import prefill
 from sizing.performance.shape import model_shape

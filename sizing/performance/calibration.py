@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from sizing.bundled import data_text
+from sizing.data_files import data_text
 from sizing.errors import SizingError
 
 ENGINES = ("vllm", "lmcache", "sglang", "dynamo")

@@ -10,13 +10,13 @@
   (nccl-tests ``doc/PERFORMANCE.md``, bus bandwidth). NVLink at the share of the line
   rate NCCL reaches (370 of 450 GB/s on H100, NVIDIA's answer in nccl-tests issue
   #212); without NVLink over PCIe at the measured pinned host-to-device rate
-  (:func:`sizing.catalog.pcie_h2d_gbs`) times the same share; plus a fixed latency per
+  (:func:`sizing.hardware.catalog.pcie_h2d_gbs`) times the same share; plus a fixed latency per
   operation. Constants: ``tp`` in ``sizing/data/performance.json``.
 """
 
 from __future__ import annotations
 
-from sizing import catalog
+from sizing.hardware import catalog
 from sizing.performance.calibration import constant
 from sizing.performance.shape import ModelShape
 

@@ -4,7 +4,7 @@ What callers pass: a :class:`~sizing.performance.shape.ModelShape`, the engine
 (``vllm``, ``lmcache``, ``sglang``, ``dynamo``), the tier (``gpu``, ``cpu``, ``nvme``,
 ``shared``), a catalog GPU slug, the TP size and the cached tokens to reload.
 
-The rule (DESIGN §3.7, "TTFT of a hit is a fixed per-request cost plus bytes ÷
+The rule (docs/sizing.md §6, "TTFT of a hit is a fixed per-request cost plus bytes ÷
 effective bandwidth"):
 
 ``reload_ms = fixed + tokens · per_token + max(bytes_per_rank ÷ rate_per_rank,
@@ -15,7 +15,7 @@ bytes_all_ranks ÷ rate_per_instance)``
   exceeds them, MLA latents on every rank); the ranks copy over their own links in
   parallel.
 - ``rate_per_rank``: for a PCIe path the measured pinned host-to-device rate of the
-  card's link (:func:`sizing.catalog.pcie_h2d_gbs`) times the engine's measured share;
+  card's link (:func:`sizing.hardware.catalog.pcie_h2d_gbs`) times the engine's measured share;
   for a file or network path the measured effective rate.
 - ``rate_per_instance``: a limit that does not grow with TP (one copy process, one NIC,
   one file backend), where one was measured.
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sizing import catalog
+from sizing.hardware import catalog
 from sizing.performance.calibration import Basis, reload_path
 from sizing.performance.shape import ModelShape
 

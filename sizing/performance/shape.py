@@ -7,12 +7,12 @@ building it reads the config (tens of microseconds), evaluating with it does not
 Rules and their sources:
 
 - Matrix-multiply FLOPs per token are ``2 × N_active`` (Kaplan et al. 2020, "Scaling
-  Laws for Neural Language Models", §2.1). ``N_active`` is :func:`sizing.checkpoint.
+  Laws for Neural Language Models", §2.1). ``N_active`` is :func:`sizing.model.checkpoint.
   param_count` without the input embedding (a lookup, no FLOPs) and without an untied
   ``lm_head`` (vLLM computes logits only at the positions it samples, one per request,
   ``vllm/v1/worker/gpu_model_runner.py`` ``logits_indices``), and for a mixture of
   experts with only ``num_experts_per_tok`` of the routed experts per token
-  (:func:`sizing.experts.expert_params`; Shazeer et al. 2017, top-k gating). For
+  (:func:`sizing.model.experts.expert_params`; Shazeer et al. 2017, top-k gating). For
   DeepSeek-V3 this gives 35.7 B (DeepSeek reports 37 B activated, embeddings and the
   output head included); for gpt-oss-120b 4.5 B (OpenAI's model card: 5.1 B active,
   embeddings included).
@@ -23,7 +23,7 @@ Rules and their sources:
   ``v_head_dim`` per value (DeepSeek-V2 paper, §2.1; vLLM ``MLACommonImpl`` prefill).
   Linear-attention and Mamba layers cost work linear in the tokens, which the
   parameter count already carries.
-- Bytes per token a rank reloads and reads per decode step: :func:`sizing.architecture.
+- Bytes per token a rank reloads and reads per decode step: :func:`sizing.model.architecture.
   conversation_bytes` on one tensor-parallel rank (KV heads split over TP and
   replicated when TP exceeds them; the MLA latent on every rank).
 """
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sizing.architecture import (
+from sizing.model.architecture import (
     ATTENTION_KINDS,
     WINDOWED_KINDS,
     Layer,
@@ -40,10 +40,10 @@ from sizing.architecture import (
     kv_bytes_per_token,
     kv_dtype_bytes,
 )
-from sizing.architecture_config import text_config
-from sizing.checkpoint import WEIGHT_BITS, embedding_params, param_count
-from sizing.experts import expert_params, routed_experts
-from sizing.model import ModelSpec
+from sizing.model.checkpoint import WEIGHT_BITS, embedding_params, param_count
+from sizing.model.config_reader import text_config
+from sizing.model.experts import expert_params, routed_experts
+from sizing.model.spec import ModelSpec
 
 LOW_PRECISION_FORMATS = frozenset({"fp8", "w8a8", "int8"})
 """Weight formats whose matrix multiplies run on the GPU's FP8/INT8 tensor cores.
@@ -76,7 +76,7 @@ class ModelShape:
         repo_id: the model.
         active_params: parameters multiplied per token in a prefill (see the module
             docstring), whole model.
-        total_params: all parameters (:func:`sizing.checkpoint.param_count`).
+        total_params: all parameters (:func:`sizing.model.checkpoint.param_count`).
         lm_head_params: the output projection (vocabulary × hidden), applied once per
             sampled token.
         weights_bytes: the checkpoint's bytes, whole model.
@@ -113,7 +113,7 @@ class ModelShape:
 
     def kv_bytes_per_rank(self, tokens: int, tp: int) -> int:
         """Bytes one conversation of ``tokens`` tokens holds on one TP rank: the same
-        figure as :func:`sizing.architecture.conversation_bytes` (windows and fixed
+        figure as :func:`sizing.model.architecture.conversation_bytes` (windows and fixed
         states included), from the layers grouped once."""
         if tokens <= 0:
             return 0

@@ -16,7 +16,7 @@ about 0.03 ms (``docs/benchmarks.md``).
   ``tokenize=False``).
 
 A returning user's new turn holds the previous answer and the new question. A plan passes
-its traffic's turn (``sizing.transfer.estimate``: output + new prompt tokens per turn);
+its traffic's turn (``sizing.performance.hit_value.estimate``: output + new prompt tokens per turn);
 without one, :data:`NEW_TOKENS_PER_TURN` = 69.5 + 214.5 ≈ 284 tokens, the mean prompt and
 response lengths of LMSYS-Chat-1M (Zheng et al. 2023, Table 1). The previous answer is counted
 as new because engines offload the prompt's blocks (LMCache ``save_decode_cache`` is

@@ -1,7 +1,7 @@
 """A small discrete-event simulation of conversations against LRU tiers.
 
 Conversations start as a Poisson process; each has ``turns`` turns separated by gaps
-drawn from the log-normal of :class:`sizing.return_gaps.GapDistribution`. Every tier is
+drawn from the log-normal of :class:`sizing.traffic.return_gaps.GapDistribution`. Every tier is
 an LRU cache of whole conversations sized in tokens, holding the prompt of the last
 turn; every turn touches every tier (inclusive tiers). It counts, for the returns in
 the measured interval, the fastest tier that still held the conversation.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections import OrderedDict
 
-from sizing.hit_rate import ReferenceStream
+from sizing.traffic.hit_rate import ReferenceStream
 
 
 class _Lru:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from sizing.architecture import LayerKind, conversation_bytes, kv_bytes_per_token
-from sizing.architecture_config import from_config
-from sizing.checkpoint import param_count, weight_format
 from sizing.errors import ConfigError
-from sizing.model import catalog_entry, catalog_ids, from_catalog
+from sizing.model.architecture import LayerKind, conversation_bytes, kv_bytes_per_token
+from sizing.model.checkpoint import param_count, weight_format
+from sizing.model.config_reader import from_config
+from sizing.model.spec import catalog_entry, catalog_ids, from_catalog
 
 
 def _config(repo_id: str) -> dict:

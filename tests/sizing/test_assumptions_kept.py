@@ -3,9 +3,9 @@ sentences as made afresh, and none of another input's."""
 
 from __future__ import annotations
 
-from sizing.return_gaps import GapDistribution
-from sizing.traffic import Traffic, conversation_shape, gaps
-from sizing.traffic_assumptions import assumption_notes, stated
+from sizing.traffic.assumptions import assumption_notes, stated
+from sizing.traffic.profile import Traffic, conversation_shape, gaps
+from sizing.traffic.return_gaps import GapDistribution
 
 
 def _fresh(

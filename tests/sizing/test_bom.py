@@ -1,4 +1,4 @@
-"""The bill of materials of a plan (sizing/bom.py): SKUs, quantities and reasons."""
+"""The bill of materials of a plan (sizing/bom/lines.py): SKUs, quantities and reasons."""
 
 from __future__ import annotations
 
@@ -6,11 +6,16 @@ from dataclasses import replace
 
 import pytest
 
-from sizing.bom import bill_of_materials, psu_count
-from sizing.chassis import BASEBOARD_CHASSIS, PCIE_CHASSIS, ChassisLimitError, check_chassis
-from sizing.model import from_catalog
-from sizing.plan import make_plan
-from sizing.shared_storage import StorageRequirement
+from sizing.bom.lines import bill_of_materials, psu_count
+from sizing.bom.shared_storage import StorageRequirement
+from sizing.hardware.chassis import (
+    BASEBOARD_CHASSIS,
+    PCIE_CHASSIS,
+    ChassisLimitError,
+    check_chassis,
+)
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import make_plan
 from sizing.summary import plan_summary
 from tests.factories import plan_request
 
@@ -29,14 +34,14 @@ def _plan(**kw: object) -> object:
 def test_seed_example_bom() -> None:
     bom = bill_of_materials(_plan())  # type: ignore[arg-type]
     lines = {ln.category: ln for ln in bom.lines}
-    # Seed worked example (DESIGN §3.3): 24 × 48 GB DIMMs, 4 GPUs, 2 sockets.
+    # Seed worked example (docs/sizing.md §4): 24 × 48 GB DIMMs, 4 GPUs, 2 sockets.
     assert (lines["dimm"].sku, lines["dimm"].quantity) == ("DIMM-DDR5-48GB", 24)
     assert "537 GB" in lines["dimm"].why_en  # 500 GiB ≈ 537 GB buffer (seed)
     assert (lines["gpu"].sku, lines["gpu"].quantity) == ("GPU-RTX-PRO-6000-SE", 4)
     assert lines["cpu"].quantity == 2  # dual-socket EPYC 9005 platform (hardware.json)
     assert lines["chassis"].quantity == 1
     # 2,000 conversations × 1 GiB = 2.1 TB/day (seed); one 6.4 TB 3-DWPD drive covers it
-    # (least raw capacity whose rating covers the writes, sizing/nvme.py).
+    # (least raw capacity whose rating covers the writes, sizing/memory/nvme.py).
     assert (lines["nvme"].sku, lines["nvme"].quantity) == ("NVME-MICRON-9550-MAX-6.4", 1)
     assert "2.1 TB/day" in lines["nvme"].why_en
     # TP 1 (seed): no replica spans GPUs, so no NVLink bridge is sold.
@@ -152,7 +157,7 @@ def test_qa_case_48_dimms_names_the_dimm_slots() -> None:
     with pytest.raises(ChassisLimitError, match=r"48 DIMMs per node.*24 DIMM slots") as err:
         check_chassis(PCIE_CHASSIS, gpus=2, dimm_count=48, nvme_drive_count=0)
     assert err.value.binding == "DIMM slots per chassis" and err.value.field == "users"
-    # The plan itself now spreads the users over nodes (sizing.cluster), each within its
+    # The plan itself now spreads the users over nodes (sizing.layout.cluster), each within its
     # slots; either way no BOM with 48 DIMMs per node is made.
     bom = bill_of_materials(
         _plan(  # type: ignore[arg-type]
@@ -208,7 +213,7 @@ def test_fifty_thousand_users_buy_or_bring_a_shared_storage_line() -> None:
     # Every user's 1 GiB conversation once: 50,000 × 2^30 B = 53.69 TB, sold in whole TB.
     assert storage.quantity == 54 and storage.quantity_per_node == 0
     # The line names the nodes, the capacity, the network per node and the hashing rule
-    # (sizing/shared_storage.py), the figures being the plan's own summary keys.
+    # (sizing/bom/shared_storage.py), the figures being the plan's own summary keys.
     nodes, gbps = s["nodes"], s["shared_tier_gbps"]
     assert nodes > 1 and bom.nodes == nodes
     assert f"for {nodes} nodes: 53.7 TB, {gbps:.2f} GB/s per node" in storage.why_en
@@ -225,7 +230,7 @@ def test_one_node_plan_has_no_storage_line() -> None:
 
 
 def test_each_node_of_a_cluster_buys_drives_for_its_own_share_of_the_day() -> None:
-    # sizing/nvme.py: the router keeps a conversation on its instance, so a node writes
+    # sizing/memory/nvme.py: the router keeps a conversation on its instance, so a node writes
     # only its share of the day. 50,000 users of the seed model need 24 nodes
     # (tests/sizing/test_scale.py); 20,000 new conversations a day → 834 per node.
     plan = _plan(users=50_000, new_conversations_per_day=20_000)

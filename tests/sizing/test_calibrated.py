@@ -7,10 +7,16 @@ from importlib import resources
 
 import pytest
 
-from sizing.calibrated import EngineSetup, loaded, predict, setup_from_case, tokens_for_kv_gib
-from sizing.calibrated.pages import vllm_layout
 from sizing.errors import SizingError
-from sizing.model import catalog_entry, from_catalog
+from sizing.memory.calibrated import (
+    EngineSetup,
+    loaded,
+    predict,
+    setup_from_case,
+    tokens_for_kv_gib,
+)
+from sizing.memory.calibrated.pages import vllm_layout
+from sizing.model.spec import catalog_entry, from_catalog
 
 
 def _cases() -> list[dict]:
@@ -142,7 +148,7 @@ def test_unknown_gpu_without_total_is_a_named_error() -> None:
     ],
 )
 def test_version_ranges_read_as_their_newer_end(text: str, version: tuple) -> None:
-    from sizing.calibrated.setup import parse_version
+    from sizing.memory.calibrated.setup import parse_version
 
     assert parse_version(text) == version
 

@@ -7,9 +7,9 @@ The reviewer's example (``manage.py size --model Qwen/Qwen3-32B-FP8 --context 81
 - KV per token: 64 layers × 8 KV heads × 128 dims × 2 (K and V) × 1 byte (FP8) =
   131,072 B (Qwen3-32B ``config.json``); a conversation of 8,192 tokens = 2^30 B =
   1 GiB. TP 2 splits the 8 KV heads 4 + 4, so the ranks store 1 GiB per conversation
-  together (no head replicated, ``sizing.rank_bytes``).
+  together (no head replicated, ``sizing.memory.rank_bytes``).
 - Host memory: 24 × 16 GB = 384 GB; the reserve beside the pinned tier equals the GPU
-  memory, 2 × 96 GB = 192 GB (``sizing.host_memory``), so the tier gets 192 GB =
+  memory, 2 × 96 GB = 192 GB (``sizing.memory.host_memory``), so the tier gets 192 GB =
   192 × 10^9 / 2^30 = 178.81 GiB.
 - The tier holds ⌊178.81 / 1⌋ = 178 whole conversations; the GPUs hold 134
   (``conversations_on_gpus``, 67 per card at TP 2), so 500 − 134 = 366 rest; 178 of
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import pytest
 
-from sizing.model import from_catalog
-from sizing.plan import Plan, make_plan
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import Plan, make_plan
 from sizing.summary import plan_summary
 from sizing.units import whole_gib
 from tests.factories import plan_request
@@ -46,7 +46,7 @@ def capped() -> Plan:
 
 
 def test_shared_tier_holds_what_the_cut_tier_leaves_out() -> None:
-    # The same plan with the shared tier (it holds every user once, sizing/serving.py):
+    # The same plan with the shared tier (it holds every user once, sizing/serving/serve.py):
     # the 366 - 178 = 188 the CPU tier leaves out rest there and none is recomputed.
     plan = make_plan(plan_request(model=from_catalog("Qwen/Qwen3-32B-FP8"), **EXAMPLE))
     s = plan_summary(plan)

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from sizing.architecture import LayerKind, conversation_bytes, kv_bytes_per_token
-from sizing.architecture_config import from_config
-from sizing.calibrated import predict
-from sizing.calibrated.loaded import rope_table_positions
-from sizing.calibrated.setup import EngineSetup
 from sizing.errors import ConfigError
-from sizing.model import from_catalog, spec_from_metadata
+from sizing.memory.calibrated import predict
+from sizing.memory.calibrated.loaded import rope_table_positions
+from sizing.memory.calibrated.setup import EngineSetup
+from sizing.model.architecture import LayerKind, conversation_bytes, kv_bytes_per_token
+from sizing.model.config_reader import from_config
+from sizing.model.spec import from_catalog, spec_from_metadata
 from sizing.units import GIB
 
 # A MiMo-V2-Flash style config (the published layout: 48 layers, full layers with 4 KV

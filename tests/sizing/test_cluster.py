@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sizing import catalog
-from sizing.cluster import (
+from sizing.hardware import catalog
+from sizing.layout.cluster import (
     Cluster,
     max_buffer_gb_per_node,
     plan_cluster,

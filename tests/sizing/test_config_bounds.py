@@ -1,6 +1,6 @@
 """Counts and sizes in a config.json are bounded before the engine builds anything.
 
-Bounds: ``sizing/config_bounds.py`` (8 × the largest value in the bundled catalog,
+Bounds: ``sizing/model/config_bounds.py`` (8 × the largest value in the bundled catalog,
 ``sizing/data/models.json``, rounded up to a power of two).
 """
 
@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from sizing.architecture_config import from_config
-from sizing.config_bounds import BOUNDS, check_config_bounds
 from sizing.errors import ConfigError
-from sizing.model import spec_from_metadata
+from sizing.model.config_bounds import BOUNDS, check_config_bounds
+from sizing.model.config_reader import from_config
+from sizing.model.spec import spec_from_metadata
 
 CATALOG = Path(__file__).resolve().parents[2] / "sizing" / "data" / "models.json"
 

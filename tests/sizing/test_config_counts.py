@@ -1,5 +1,5 @@
 """Zero, negative and fractional counts in a config.json, and KV heads that do not divide
-the attention heads, are refused naming the key (``sizing/config_bounds.py``: transformers
+the attention heads, are refused naming the key (``sizing/model/config_bounds.py``: transformers
 and vLLM build no model from them); absurd values are echoed in a few characters.
 
 The base config is Qwen/Qwen3-8B as bundled in ``sizing/data/models.json`` (32 attention
@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from sizing.architecture_config import from_config
-from sizing.config_bounds import check_config_bounds, shown_value
 from sizing.errors import ConfigError
+from sizing.model.config_bounds import check_config_bounds, shown_value
+from sizing.model.config_reader import from_config
 
 CATALOG = Path(__file__).resolve().parents[2] / "sizing" / "data" / "models.json"
 MODELS = json.loads(CATALOG.read_text("utf-8"))["models"]
@@ -52,7 +52,7 @@ def test_a_zero_or_negative_count_is_refused_naming_the_key(key: str, value: int
 
 
 def test_a_negative_context_limit_is_refused_and_zero_is_no_limit() -> None:
-    # sizing/config_bounds.py NON_NEGATIVE: 0 (like a missing key) states no limit.
+    # sizing/model/config_bounds.py NON_NEGATIVE: 0 (like a missing key) states no limit.
     with pytest.raises(ConfigError) as caught:
         from_config(qwen3_8b(max_position_embeddings=-5))
     error = caught.value

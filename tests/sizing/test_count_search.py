@@ -1,11 +1,11 @@
-"""The search for the first passing count (sizing.count_search) against a scan of every
+"""The search for the first passing count (sizing.serving.count_search) against a scan of every
 count, for checks that fail below a threshold and pass from it on."""
 
 from __future__ import annotations
 
 import random
 
-from sizing.count_search import first_passing
+from sizing.serving.count_search import first_passing
 
 
 def test_the_search_finds_the_threshold_from_any_start() -> None:

@@ -13,9 +13,9 @@ import json
 import pytest
 
 from sizing.engines import deployment
-from sizing.model import from_catalog
-from sizing.plan import make_plan
-from sizing.traffic import Traffic
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import make_plan
+from sizing.traffic.profile import Traffic
 from sizing.units import GB, GIB
 from tests.engine_bundle import (
     FLAGS,
@@ -32,7 +32,7 @@ from tests.sizing.test_engines_vllm import host_bytes
 
 
 def test_the_pp_plan_is_pipeline_parallel_over_two_nodes() -> None:
-    # sizing/gpu.py: 8 × H100 cannot hold DeepSeek-V3's weights at TP 8, so PP 2 over
+    # sizing/plan/layout_choice.py: 8 × H100 cannot hold DeepSeek-V3's weights at TP 8, so PP 2 over
     # two nodes; one replica (DESIGN.md §3.2 budget rule, MAX_PIPELINE_NODES).
     par = PLANS["deepseek-v3-pp2"]().parallelism
     assert (par.tensor_parallel_size, par.pipeline_parallel_size, par.nodes) == (8, 2, 2)
@@ -40,7 +40,7 @@ def test_the_pp_plan_is_pipeline_parallel_over_two_nodes() -> None:
 
 
 def test_the_ep_plan_has_four_data_parallel_ranks() -> None:
-    # sizing/gpu.py: expert_parallel on 4 GPUs gives EP 4 = TP 1 × DP 4.
+    # sizing/plan/layout_choice.py: expert_parallel on 4 GPUs gives EP 4 = TP 1 × DP 4.
     par = PLANS["qwen3-moe-ep4"]().parallelism
     assert (par.tensor_parallel_size, par.expert_parallel_size) == (1, 4)
     assert par.data_parallel_size == 4 and par.pipeline_parallel_size == 1
@@ -165,7 +165,7 @@ def test_dynamo_ep_runs_one_worker_per_rank() -> None:
 
 def test_ep_with_pp_is_not_launched_but_explained() -> None:
     # DeepSeek-V3 with expert parallel on 8 × H100: EP 8 × PP 2, DP ranks spanning
-    # nodes (sizing/gpu.py), which no confirmed launch places on their GPUs. The 300
+    # nodes (sizing/plan/layout_choice.py), which no confirmed launch places on their GPUs. The 300
     # users of 1,000 active in the busiest hour exceed the 208 conversations on the GPUs
     # of two nodes, so the plan has a CPU tier.
     plan = make_plan(

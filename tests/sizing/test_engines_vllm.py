@@ -37,12 +37,12 @@ def test_buffer_equals_plan(plan_name: str, shared: str) -> None:
     assert len(serve) == len(d.slots)
     emitted = sum(host_bytes(parse_script(f.text)[1]) for f in serve)
     planned = plan.cpu_tier.total_gib * GIB
-    # Rounding: offload() rounds each instance up to a whole GiB (sizing/vllm_buffer.py).
+    # Rounding: offload() rounds each instance up to a whole GiB (sizing/memory/vllm_buffer.py).
     assert planned <= emitted < planned + len(serve) * GIB
 
 
 def test_seed_instance_is_125_gib() -> None:
-    # Seed document / DESIGN §3.3: 125 GiB per instance -> 134,217,728,000 bytes.
+    # Seed document / docs/sizing.md §4: 125 GiB per instance -> 134,217,728,000 bytes.
     _d, files = files_of(PLANS["seed-cpu-only"](), "vllm")
     env, argv = parse_script(scripts(files, "serve-short.sh")[0].text)
     assert option(argv, "--kv-offloading-size") == "125"
@@ -96,8 +96,8 @@ def test_shared_tier_uses_same_seed_and_hash(shared: str) -> None:
 
 def test_no_tier_means_no_offloading_flags() -> None:
     # 100 users fit on four cards (204 conversations, seed §3.2): no tier is sold.
-    from sizing.model import from_catalog
-    from sizing.plan import make_plan
+    from sizing.model.spec import from_catalog
+    from sizing.plan.orchestrator import make_plan
     from tests.factories import plan_request
 
     plan = make_plan(

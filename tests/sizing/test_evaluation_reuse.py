@@ -13,12 +13,12 @@ from itertools import accumulate
 
 import pytest
 
-from sizing.evaluator import Capacities, Evaluator
-from sizing.hit_rate import ConversationShape, ReferenceStream, TierHits
-from sizing.load import replica_load, settle
-from sizing.return_gaps import PROFILES
-from sizing.service_times import ServiceTable, service_table
-from sizing.tpot_curve import TpotCurve
+from sizing.serving.evaluation import Capacities, Evaluator
+from sizing.serving.load import replica_load, settle
+from sizing.serving.service_times import ServiceTable, service_table
+from sizing.serving.tpot_curve import TpotCurve
+from sizing.traffic.hit_rate import ConversationShape, ReferenceStream, TierHits
+from sizing.traffic.return_gaps import PROFILES
 
 SHAPE = ConversationShape(8, 681, 343)
 
@@ -105,7 +105,7 @@ def test_the_fixed_point_on_the_curve_is_exact_and_where_calling_it_converges(
     max_batch: float,
 ) -> None:
     # On the curve's lines the settled batch is Little's law's fixed point itself (source:
-    # sizing/load.py, Decode): B = λ × output tokens × TPOT(B) / (1 − ρ), to rounding. The
+    # sizing/serving/load.py, Decode): B = λ × output tokens × TPOT(B) / (1 − ρ), to rounding. The
     # same TPOT called as a function is iterated to within 0.1 % a step, so it lands on
     # the same batch within a few per cent, overloads alike, and the TTFT p95 agrees.
     table = _table()

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from sizing.hit_rate import (
+from sizing.traffic.hit_rate import (
     ConversationShape,
     ReferenceStream,
     hit_rates,
@@ -14,7 +14,7 @@ from sizing.hit_rate import (
     touched_tokens,
     window_s,
 )
-from sizing.return_gaps import PROFILES, GapDistribution
+from sizing.traffic.return_gaps import PROFILES, GapDistribution
 from tests.sizing.lru_sim import simulate
 
 # A chat workload: 2 conversations a second, 4 turns of 500 prompt and 200 output tokens,

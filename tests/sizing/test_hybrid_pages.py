@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from sizing.architecture import LayerKind
-from sizing.calibrated import pages
-from sizing.calibrated.setup import EngineSetup
-from sizing.model import from_catalog, spec_from_metadata
+from sizing.memory.calibrated import pages
+from sizing.memory.calibrated.setup import EngineSetup
+from sizing.model.architecture import LayerKind
+from sizing.model.spec import from_catalog, spec_from_metadata
 from sizing.units import GIB
 
 # Gemma-4 style: sliding layers with 16 KV heads of 256, every sixth layer global with 4
 # KV heads of 512 (global_head_dim / num_global_key_value_heads, the layout the
-# architecture reads; sizing/architecture_config.py).
+# architecture reads; sizing/model/config_reader.py).
 GEMMA4_STYLE: dict[str, Any] = {
     "model_type": "gemma4_text",
     "num_hidden_layers": 60,

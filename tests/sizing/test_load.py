@@ -9,10 +9,10 @@ from collections.abc import Callable
 
 import pytest
 
-from sizing.hit_rate import ConversationShape, TierHits
-from sizing.load import replica_load
-from sizing.service_times import TIERS, ServiceTable, service_table
-from sizing.tpot_curve import TpotCurve
+from sizing.serving.load import replica_load
+from sizing.serving.service_times import TIERS, ServiceTable, service_table
+from sizing.serving.tpot_curve import TpotCurve
+from sizing.traffic.hit_rate import ConversationShape, TierHits
 
 
 def _hits(gpu: float = 0.0, cpu: float = 0.0) -> TierHits:

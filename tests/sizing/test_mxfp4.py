@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from sizing.calibrated import mxfp4, predict
-from sizing.calibrated.setup import EngineSetup
-from sizing.model import from_catalog
+from sizing.memory.calibrated import mxfp4, predict
+from sizing.memory.calibrated.setup import EngineSetup
+from sizing.model.spec import from_catalog
 
 
 def _h100(version: str, tp: int = 1) -> EngineSetup:

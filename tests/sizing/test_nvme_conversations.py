@@ -5,15 +5,15 @@ Case: Qwen3-32B-FP8, 8,192 tokens, 100,000 users, 10,000,000 new conversations a
 hold 4 × 12.8 TB = 51.2 TB (the ``nvme_capped`` warning), so the tier keeps the most
 recent part of the day: each node holds ⌊51.2 × 10^12 B / conversation bytes⌋
 conversations, the plan ``nodes`` times that; the users' own conversations are among
-them (the tiers are inclusive, ``sizing.hit_rate``), so the day's earlier conversations
+them (the tiers are inclusive, ``sizing.traffic.hit_rate``), so the day's earlier conversations
 on NVMe are that count less the users, not the 10,000,000 − 100,000 of the whole day.
 """
 
 from __future__ import annotations
 
-from sizing.model import from_catalog
-from sizing.placement import placement
-from sizing.plan import make_plan
+from sizing.memory.residency import placement
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import make_plan
 from sizing.summary import plan_summary
 from sizing.units import TB
 from tests.factories import plan_request

@@ -12,15 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sizing.architecture import conversation_bytes
-from sizing.catalog import gpu
 from sizing.errors import InfeasibleError
-from sizing.experts import expert_params, moe_layers
-from sizing.gpu import valid_tp_sizes
-from sizing.gpu_budget import weights_per_gpu_gib
-from sizing.layout import pipeline_stages, replica_layout
-from sizing.model import catalog_entry, catalog_ids, from_catalog
-from sizing.plan import make_plan
+from sizing.hardware.catalog import gpu
+from sizing.layout.parallelism import pipeline_stages, replica_layout
+from sizing.memory.gpu_budget import weights_per_gpu_gib
+from sizing.model.architecture import conversation_bytes
+from sizing.model.experts import expert_params, moe_layers
+from sizing.model.spec import catalog_entry, catalog_ids, from_catalog
+from sizing.plan.layout_choice import valid_tp_sizes
+from sizing.plan.orchestrator import make_plan
 from sizing.summary import plan_summary
 from sizing.units import GIB
 from tests.factories import plan_request
@@ -122,7 +122,7 @@ def test_expert_parallel_spreads_only_the_experts() -> None:
 def test_expert_parallel_is_ignored_for_dense_models_and_says_so() -> None:
     s = plan("Qwen/Qwen3-32B-FP8", context_tokens=8192, users=500, expert_parallel=True)
     assert plan_summary(s)["layout"] == "4 replicas × 1 GPU (TP 1) = 4 GPUs"
-    # Qwen3-32B's config names no routed experts (sizing/experts.py): the plan says why
+    # Qwen3-32B's config names no routed experts (sizing/model/experts.py): the plan says why
     # the flag changed nothing.
     (note,) = [n for n in s.verdict.warning_notes if n.code == "no_experts"]
     assert note.text == (
@@ -177,7 +177,7 @@ def test_a_conversation_that_does_not_fit_says_what_would_fix_it() -> None:
     assert "an FP8 KV cache" in fixes
     assert "a context of at most about 22,7" in fixes  # 40,960 × 5.55 / 10
     # Half the layers per node would hold it, but the planner splits layers over nodes
-    # only for weights that do not fit one node (sizing/gpu.py), so the refusal must
+    # only for weights that do not fit one node (sizing/plan/layout_choice.py), so the refusal must
     # not suggest a layout the planner then refuses.
     assert "pipeline parallel" not in fixes and "two nodes" not in fixes
     assert "more GPUs per node" in fixes

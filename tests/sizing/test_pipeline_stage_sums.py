@@ -1,9 +1,10 @@
 """Pipeline stages' cache bytes from running totals equal the bytes of the stage's layers.
 
 The parallelism search sizes each stage of every (TP, PP) candidate from running totals
-over the layers (``sizing.stage_cache``); the reference here is :func:`conversation_bytes` and
+over the layers (``sizing.memory.stage_cache``); the reference here is :func:`conversation_bytes`
+and
 :func:`kv_bytes_per_token` applied to the stage's own layers, split as vLLM's
-``get_pp_indices`` does (:func:`sizing.layout.pipeline_stages`). Models cover growing
+``get_pp_indices`` does (:func:`sizing.layout.parallelism.pipeline_stages`). Models cover growing
 full attention (Llama 3.1 405B), MLA (DeepSeek-V3), sliding windows (Gemma 3) and
 recurrent states beside attention (Qwen3-Next, Falcon-H1).
 """
@@ -14,10 +15,10 @@ from dataclasses import replace
 
 import pytest
 
-from sizing.architecture import conversation_bytes, kv_bytes_per_token
-from sizing.layout import pipeline_stages
-from sizing.model import from_catalog
-from sizing.stage_cache import ConversationShape, layer_sums, stage_cache_gib
+from sizing.layout.parallelism import pipeline_stages
+from sizing.memory.stage_cache import ConversationShape, layer_sums, stage_cache_gib
+from sizing.model.architecture import conversation_bytes, kv_bytes_per_token
+from sizing.model.spec import from_catalog
 from sizing.units import GIB
 
 MODELS = [

@@ -9,10 +9,10 @@ import copy
 import pytest
 
 from sizing.errors import SizingError
-from sizing.gpu_budget import BudgetRule
-from sizing.model import from_catalog
-from sizing.plan import PlanRequest, make_plan
-from sizing.plan_layout import memory_layout
+from sizing.memory.gpu_budget import BudgetRule
+from sizing.model.spec import from_catalog
+from sizing.plan.memory_layout import memory_layout
+from sizing.plan.orchestrator import PlanRequest, make_plan
 from sizing.workload import SEED_WORKLOAD
 
 

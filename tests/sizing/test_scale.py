@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from sizing.evaluator import Capacities, Evaluation, Evaluator
-from sizing.hit_rate import ConversationShape, ReferenceStream
-from sizing.return_gaps import PROFILES
-from sizing.scale import scale
-from sizing.service_times import service_table
+from sizing.serving.evaluation import Capacities, Evaluation, Evaluator
+from sizing.serving.replicas import scale
+from sizing.serving.service_times import service_table
+from sizing.traffic.hit_rate import ConversationShape, ReferenceStream
+from sizing.traffic.return_gaps import PROFILES
 
 SHAPE = ConversationShape(8, 681, 343)  # 8 turns filling 8,192 tokens
 
@@ -100,7 +100,7 @@ def test_more_replicas_never_worse(users: int) -> None:
 
 def test_benefit_names_the_figures() -> None:
     # Seed-sized workload: the tier serves returns the GPUs would miss.
-    from sizing.benefit import judge
+    from sizing.serving.benefit import judge
 
     ev = _evaluator(500)
     s = scale(ev, ttft_p95_ms=2000, tpot_ms=200, replicas_per_node=4)
@@ -133,7 +133,7 @@ def test_benefit_names_the_figures() -> None:
 def test_short_prompts_do_not_pay() -> None:
     # 128-token conversations: a CPU hit (10 ms fixed + the new 32 tokens) saves little
     # against recomputing 48 to 112 tokens at 6,000 tokens/s (8 to 19 ms).
-    from sizing.benefit import judge
+    from sizing.serving.benefit import judge
 
     table = service_table(
         shape=ConversationShape(4, 16, 16),
@@ -160,7 +160,7 @@ def test_short_prompts_do_not_pay() -> None:
 def test_gpu_share_for_p95_is_the_share_where_the_percentile_reaches_the_time(ms: float) -> None:
     # The 95th percentile of the service time (ServiceTable.moments) at a GPU share of
     # returns h, the rest missing: at most ``ms`` from the share named on, above below it.
-    from sizing.hit_rate import TierHits
+    from sizing.traffic.hit_rate import TierHits
 
     table = _evaluator(500).table
 
@@ -240,7 +240,7 @@ def test_smallest_over_whole_nodes_is_the_first_node_that_meets() -> None:
 @pytest.mark.parametrize("users", [5_000, 50_000])
 def test_guesses_from_the_answers_own_hit_rates_land_on_it(users: int) -> None:
     # With the stand-ins' linear TPOT and the hit rates at the answer held fixed, the
-    # load model solved for the count (sizing.scale_guess) gives the answer back, to a
+    # load model solved for the count (sizing.serving.first_guess) gives the answer back, to a
     # replica: the compute count, and from it the count whose pools hold the batch.
     ev = _evaluator(users)
     s = scale(ev, ttft_p95_ms=2000, tpot_ms=200, replicas_per_node=4)

@@ -1,16 +1,16 @@
-"""The seed document's worked example, figure by figure.
+"""The sizing article's worked example, figure by figure.
 
 Source of every expected value: the seed article (shared seed 000, "Qwen3-32B in FP8,
 one copy per card on a server with four RTX PRO 6000 Server Edition, 500 users, 8K
-conversations"), as restated in DESIGN §3.
+conversations"), as restated in docs/sizing.md
 """
 
 from __future__ import annotations
 
 import pytest
 
-from sizing.model import from_catalog
-from sizing.plan import Plan, make_plan
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import Plan, make_plan
 from sizing.summary import plan_summary
 from tests.factories import plan_request
 

@@ -7,8 +7,8 @@ import pytest
 from sizing.engines.bundle import pinned_bytes, render
 from sizing.engines.deployment import from_plan
 from sizing.errors import SizingError
-from sizing.model import from_catalog
-from sizing.plan import PlanRequest, make_plan
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import PlanRequest, make_plan
 from sizing.workload import Workload
 
 # DeepSeek-V3 (MLA) on 8 × B200 with TP 8 at 8,192 tokens (the issue 17 layout), 2,000

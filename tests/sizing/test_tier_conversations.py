@@ -3,12 +3,12 @@
 One test per engine × layout class: the emitted settings are read back from the bundle's
 files with that engine's own semantics (each reader names its source), and the
 conversations they hold are counted against what one conversation leaves on each rank,
-computed here from the model's layers (``sizing.architecture``, vLLM's stage split
-``sizing.layout.pipeline_stages``). The count must reach the plan's
+computed here from the model's layers (``sizing.model.architecture``, vLLM's stage split
+``sizing.layout.parallelism.pipeline_stages``). The count must reach the plan's
 ``cpu_tier.conversations_per_instance``, and one step of the engine's unit less must
 not: the setting is the plan's count in that engine's granularity.
 
-Layout classes (plans from the offline catalog, layouts chosen by ``sizing.gpu``):
+Layout classes (plans from the offline catalog, layouts chosen by ``sizing.plan.layout_choice``):
 
 - GQA with TP ≤ KV heads: the seed example (Qwen3-32B-FP8, TP 1) and Llama-3.3-70B at
   TP 2 (8 KV heads);
@@ -31,12 +31,12 @@ from functools import cache
 import pytest
 import yaml
 
-from sizing.architecture import conversation_bytes, kv_bytes_per_token
 from sizing.engines.deployment import BundleFile
-from sizing.layout import pipeline_stages
-from sizing.model import from_catalog
-from sizing.plan import Plan, make_plan
-from sizing.traffic import Traffic
+from sizing.layout.parallelism import pipeline_stages
+from sizing.model.architecture import conversation_bytes, kv_bytes_per_token
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import Plan, make_plan
+from sizing.traffic.profile import Traffic
 from sizing.units import GB, GIB
 from tests.engine_bundle import PLANS, SHARED, files_of, notes_of, option, parse_script, scripts
 from tests.factories import plan_request
@@ -102,7 +102,7 @@ def plan_of(name: str) -> Plan:
 def stage_truth(plan: Plan) -> list[tuple[int, int]]:
     """Per pipeline stage: (one conversation without the shared prompt, the prompt) on one
     TP rank, bytes, from the model's layers (KV heads per rank ``max(1, heads // TP)``,
-    the MLA latent whole on every rank: ``sizing/architecture.py``)."""
+    the MLA latent whole on every rank: ``sizing/model/architecture.py``)."""
     arch = plan.request.model.architecture
     par = plan.parallelism
     kv, ctx, prompt = plan.request.workload.kv_dtype, plan.request.workload.context_tokens, 0

@@ -1,4 +1,4 @@
-"""Hits from the NVMe and shared tiers timed from their read rate (sizing/tier_reads.py):
+"""Hits from the NVMe and shared tiers timed from their read rate (sizing/serving/tier_reads.py):
 the arithmetic, and that such hits now lower TTFT instead of counting as misses."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from sizing.model import from_catalog
-from sizing.plan import make_plan
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import make_plan
+from sizing.serving.tier_reads import SHARED_LINK_GBS_PER_NODE, read_rates, staged_hit_ms
 from sizing.summary import plan_summary
-from sizing.tier_reads import SHARED_LINK_GBS_PER_NODE, read_rates, staged_hit_ms
 from tests.factories import plan_request
 
 QWEN = from_catalog("Qwen/Qwen3-32B-FP8")
@@ -43,7 +43,7 @@ def test_staged_hit_adds_the_tier_read_to_the_cpu_hit() -> None:
 
 
 def test_seed_plan_times_nvme_and_shared_hits_from_their_read_rate() -> None:
-    # Seed example (DESIGN §3): 500 users, 2,000 new conversations a day on NVMe; one
+    # Seed example (docs/sizing.md): 500 users, 2,000 new conversations a day on NVMe; one
     # token of Qwen3-32B's FP8 KV is 64 layers × 8 KV heads × 128 × 2 × 1 B = 131,072 B.
     plan = make_plan(
         plan_request(model=QWEN, context_tokens=8192, users=500, new_conversations_per_day=2000)

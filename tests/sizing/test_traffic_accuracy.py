@@ -7,7 +7,7 @@ from importlib import resources
 
 import pytest
 
-from sizing.traffic_accuracy import CaseError, evaluate, predict, summary
+from sizing.serving.accuracy import CaseError, evaluate, predict, summary
 
 
 def _cases() -> list[dict[str, object]]:

@@ -13,9 +13,9 @@ import math
 
 import pytest
 
-from sizing.benefit import MAX_TTFT_PLACES, ttft_comparison
-from sizing.model import from_catalog
-from sizing.plan import make_plan
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import make_plan
+from sizing.serving.benefit import MAX_TTFT_PLACES, ttft_comparison
 from sizing.summary import plan_summary
 from tests.factories import plan_request
 

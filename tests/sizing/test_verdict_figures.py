@@ -13,9 +13,9 @@
 
 from __future__ import annotations
 
-from sizing.benefit import whole_percents
-from sizing.model import from_catalog
-from sizing.plan import make_plan
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import make_plan
+from sizing.serving.benefit import whole_percents
 from sizing.summary import plan_summary
 from tests.factories import plan_request
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from sizing.calibrated import predict, sglang, vllm
-from sizing.calibrated.setup import EngineSetup, setup_from_case
-from sizing.model import from_catalog
+from sizing.memory.calibrated import predict, sglang, vllm
+from sizing.memory.calibrated.setup import EngineSetup, setup_from_case
+from sizing.model.spec import from_catalog
 from sizing.units import GIB
 
 

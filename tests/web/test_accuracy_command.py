@@ -95,7 +95,7 @@ def test_summary_separates_fit_and_held_out_cases(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     # A case is in-sample when its log set a constant: it names the term in fitted_terms
-    # (sizing/calibrated/accuracy.py FIT_TERMS); every other case is held out. The two
+    # (sizing/memory/calibrated/accuracy.py FIT_TERMS); every other case is held out. The two
     # splits cover all evaluated cases of each engine.
     call_command("accuracy", "--cases", str(CASES), "--format", "json")
     report = json.loads(capsys.readouterr().out)

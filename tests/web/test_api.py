@@ -440,7 +440,7 @@ def test_llm_d_is_an_engine_of_the_api(client: Client) -> None:
     ("changes", "detail"),
     [
         # hardware.json: HGX H100 baseboards come with 4 or 8 GPUs; the 4U chassis takes
-        # at most 8 GPUs (sizing/chassis.py), as the page refuses them.
+        # at most 8 GPUs (sizing/hardware/chassis.py), as the page refuses them.
         ({"gpu": "h100-sxm", "gpus_per_node": 3}, "comes on baseboards of 4, 8 GPUs only"),
         ({"gpus_per_node": 16}, "holds at most 8 GPUs per node"),
     ],

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from sizing import catalog, workload
+from sizing import workload
+from sizing.hardware import catalog
 from sizing.inputs import MAX_TOKENS
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +39,7 @@ def test_a_whole_number_written_with_a_fraction_is_the_same_request(client: Clie
     plain = post(client)
     written = post(client, users=500.0, context=8192.0)
     assert written.status_code == plain.status_code == 200
-    # The seed example (DESIGN §3): 204 conversations on the GPUs, either way.
+    # The seed example (docs/sizing.md): 204 conversations on the GPUs, either way.
     assert written.json()["summary"] == plain.json()["summary"]
     assert written.json()["summary"]["conversations_on_gpus"] == 204
 
@@ -66,7 +67,7 @@ def test_optional_numbers_carry_json_schema_limits(client: Client) -> None:
     assert _limit_keywords(schemas) == set()
     props = schemas["SizingRequest"]["properties"]
     # sizing/workload.py: TP 1 to MAX_GPUS_PER_NODE (16), host memory 1 to
-    # MAX_HOST_MEMORY_GB (100,000 GB); sizing/traffic.py: output tokens 0 to MAX_TOKENS.
+    # MAX_HOST_MEMORY_GB (100,000 GB); sizing/traffic/profile.py: output tokens 0 to MAX_TOKENS.
     limits = {
         "tensor_parallel_size": (1, workload.MAX_GPUS_PER_NODE),
         "max_host_memory_gb": (1, workload.MAX_HOST_MEMORY_GB),

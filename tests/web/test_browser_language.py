@@ -4,7 +4,7 @@ visible text has no English words but names and units.
 A word counts as English when it appears in the English page's visible text and in the
 German one: an untranslated message reads the same in both. The allow-list holds the
 names, units and technical terms that both languages write alike; the estimate is the
-seed example (DESIGN §3), opened from its share link, with every tier and every
+seed example (docs/sizing.md), opened from its share link, with every tier and every
 "Show the calculation" block open so their text is visible too.
 """
 
@@ -37,7 +37,7 @@ NAMES = (
     # titles of cited works and catalog names of hardware, kept as published
     "Scaling Laws for Neural Language Models", "Grace Blackwell Ultra",
     "Max-Q Workstation Edition", "Workstation Edition", "Server Edition", "GeForce", "Instinct",
-    # the benchmark whose latency bounds are the default targets (sizing/traffic.py)
+    # the benchmark whose latency bounds are the default targets (sizing/traffic/profile.py)
     "MLPerf Inference",
 )
 ALLOWED = {
@@ -45,7 +45,7 @@ ALLOWED = {
     "qwen", "vllm", "lmcache", "sglang", "hicache", "dynamo", "nvidia", "amd", "epyc",
     "rtx", "pro", "blackwell", "micron", "max", "dell", "cisco", "hugging", "face", "hub",
     "kaplan", "et", "al", "nvbandwidth", "pcie", "gen", "ddr", "cuda", "hgx", "sxm", "nvl",
-    "mooncake",  # the production traces the gap profiles come from (sizing/return_gaps.py)
+    "mooncake",  # the production traces the gap profiles come from (sizing/traffic/return_gaps.py)
     "mi", "fp", "bf", "a", "h", "l", "x", "v", "q", "config", "json", "py", "id",
     "p",  # percentiles: p95, p90
     "deutsch", "english",

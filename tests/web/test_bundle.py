@@ -19,8 +19,8 @@ from configurator.deployments.services import bundle_build
 from sizing.engines.bundle import ENGINES
 from sizing.engines.flags import EngineVersions
 from sizing.engines.shared_tier import TierOptions
-from sizing.model import catalog_entry, from_catalog
-from sizing.plan import make_plan
+from sizing.model.spec import catalog_entry, from_catalog
+from sizing.plan.orchestrator import make_plan
 from sizing.summary import plan_summary
 from tests.engine_bundle import FLAGS, PLANS, ROOT, SHARED, parse_script
 from tests.factories import plan_request
@@ -318,7 +318,7 @@ def plan_slots(plan):  # type: ignore[no-untyped-def]
 
 def test_readme_and_summary_report_the_nvme_reload() -> None:
     plan = PLANS["seed"]()
-    # One conversation (1 GiB, DESIGN §3.1) at the chosen drive's sequential read rate.
+    # One conversation (1 GiB, docs/sizing.md) at the chosen drive's sequential read rate.
     drive = plan.nvme.drive
     assert drive is not None
     expected_ms = 2**30 / (drive.seq_read_gbs * 1e9) * 1000
@@ -328,8 +328,8 @@ def test_readme_and_summary_report_the_nvme_reload() -> None:
 
 
 def test_hybrid_model_carries_the_release_caveat() -> None:
-    from sizing.model import from_catalog
-    from sizing.plan import make_plan
+    from sizing.model.spec import from_catalog
+    from sizing.plan.orchestrator import make_plan
     from tests.factories import plan_request
 
     # Nemotron Nano 9B v2 has Mamba-2 layers (its config's hybrid_override_pattern).

@@ -3,7 +3,7 @@
 The TTFT lines of "What a hit is worth" must sum to the total they show (each term is
 read from the performance model's result objects, ``sizing.performance.ttft``), in
 English and German. A large workload (1,000,000 users, 10,000,000 new conversations a
-day, the seed model and GPU; seed document, DESIGN §3) must state the replicas and
+day, the seed model and GPU; sizing article, docs/sizing.md) must state the replicas and
 nodes the plan really has; the expected figures come from ``sizing.summary.plan_summary``.
 """
 
@@ -27,7 +27,7 @@ HTMX = {"HX-Request": "true"}
 LARGE = {"users": 1_000_000, "new_conversations_per_day": 10_000_000}
 WORN_IN_A_MONTH = {"new_conversations_per_day": 10_000_000}
 """The seed's one node writing 10 million conversations × 1 GiB a day (10.7 PB) on its
-four bays of the drive rated for the most writes (sizing/nvme.py): 5 years × rated /
+four bays of the drive rated for the most writes (sizing/memory/nvme.py): 5 years × rated /
 written ≈ 0.86 months. Spread over many nodes (LARGE), each node writes only its share."""
 SEPARATORS = {"en": (".", ","), "de": (",", ".")}
 HIT_LINES = {
@@ -112,10 +112,10 @@ def test_each_ttft_line_sums_to_its_total(client: Client, language: str) -> None
 def test_a_hit_prefills_the_turn_the_traffic_assumes(
     client: Client, language: str, traffic: str, prefill: str
 ) -> None:
-    # The seed's default traffic (sizing/traffic.py): 8,192 tokens over 8 turns, 343
+    # The seed's default traffic (sizing/traffic/profile.py): 8,192 tokens over 8 turns, 343
     # output and 1,024 − 343 = 681 new prompt tokens per turn. A returning turn prefills
     # the last answer and the new prompt, 343 + 681 = 1,024 tokens, as the serving model
-    # does (sizing/load.py); "What a hit is worth" prefills the same turn.
+    # does (sizing/serving/load.py); "What a hit is worth" prefills the same turn.
     html = client.post(
         "/estimate/", seed_form(), headers={**HTMX, "Accept-Language": language}
     ).content.decode()
@@ -194,7 +194,8 @@ def test_one_month_of_nvme_endurance_is_singular(
 def test_tp_communication_names_the_tp_size_without_a_bare_gpu_count(
     client: Client, language: str, words: str
 ) -> None:
-    # The seed with TP 2 on its four GPUs (vLLM's divisibility rule, sizing/gpu.py): the
+    # The seed with TP 2 on its four GPUs (vLLM's divisibility rule, sizing/plan/layout_choice.py):
+    # the
     # miss line's TP communication is that of a 2-GPU group, worded as its TP size.
     inputs = seed_form(tensor_parallel_size=2)
     (miss,) = [

@@ -126,7 +126,7 @@ def test_a_revision_answered_by_the_catalog_is_named_on_stderr(settings) -> None
 
 
 def test_size_refuses_a_node_that_cannot_be_built() -> None:
-    # hardware.json: HGX H100 baseboards come with 4 or 8 GPUs (sizing/chassis.py), as
+    # hardware.json: HGX H100 baseboards come with 4 or 8 GPUs (sizing/hardware/chassis.py), as
     # the page and the API refuse 3.
     with pytest.raises(CommandError) as caught:
         call_command("size", "--model", "Qwen/Qwen3-8B", "--context", "8192", "--users",

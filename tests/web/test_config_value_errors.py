@@ -3,7 +3,7 @@ German) and one line with exit status 2 on ``manage.py size --config``: never th
 unsupported-architecture sentence, never a number hundreds of digits long.
 
 The upload is Qwen/Qwen3-32B-FP8's config as bundled in ``sizing/data/models.json``
-(64 attention heads, 8 KV heads); the bounds are ``sizing/config_bounds.py``'s.
+(64 attention heads, 8 KV heads); the bounds are ``sizing/model/config_bounds.py``'s.
 """
 
 from __future__ import annotations

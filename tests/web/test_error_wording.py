@@ -4,7 +4,7 @@ typed (never through a float), Django's own limits grouped as the page groups nu
 
 Limits quoted: 1,000,000 users and 10,000,000 context tokens (``sizing/workload.py``),
 weights at most ``configurator.modelhub.upload.MAX_WEIGHTS_GIB`` GiB, TTFT targets at
-most 600,000 ms (``sizing.traffic.MAX_TARGET_MS``).
+most 600,000 ms (``sizing.traffic.profile.MAX_TARGET_MS``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from django.core.management.base import CommandError
 from django.test import Client
 
 from configurator.modelhub.upload import MAX_WEIGHTS_GIB
-from sizing.traffic import MAX_TARGET_MS
+from sizing.traffic.profile import MAX_TARGET_MS
 from sizing.workload import MAX_CONTEXT_TOKENS, MAX_USERS
 from tests.seed_form import seed_form
 from tests.web.test_customer_upload import SEED_CONFIG, config_file

@@ -12,8 +12,8 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
-from sizing.return_gaps import PROFILES
-from sizing.traffic import DEFAULT_PROFILE
+from sizing.traffic.profile import DEFAULT_PROFILE
+from sizing.traffic.return_gaps import PROFILES
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +36,7 @@ def gap_profile_options(html: str) -> list[tuple[str, str]]:
 
 def test_the_default_profile_is_listed_once(client: Client) -> None:
     options = gap_profile_options(client.get("/", headers=EN).content.decode())
-    # sizing/traffic.py: the default profile is "chat"; the empty choice stands for it.
+    # sizing/traffic/profile.py: the default profile is "chat"; the empty choice stands for it.
     assert DEFAULT_PROFILE == "chat"
     assert options[0] == ("", "Chat (default)")
     assert [value for value, _text in options] == ["", "agent", "document_qa"]
@@ -50,5 +50,5 @@ def test_a_link_naming_the_default_profile_still_opens_the_estimate(client: Clie
         slot = re.search(r'<p id="id_gap_profile_error"[^>]*>([^<]*)</p>', html)
         assert slot and (error in slot.group(1) if error else slot.group(1) == "")
     html = client.get("/", {**query, "gap_profile": "chat"}, headers=EN).content.decode()
-    # Seed (DESIGN §3): 204 conversations on the four cards.
+    # Seed (docs/sizing.md): 204 conversations on the four cards.
     assert re.search(r'id="figure-resident">\s*<dt>[^<]*</dt>\s*<dd class="value">204<', html)

@@ -4,7 +4,7 @@ The page's "Show the calculation" and the text of ``manage.py size`` write the
 arithmetic behind the GPU layout and the conversations on the GPUs. Each test here
 reads the written numbers back, redoes the written arithmetic (every number counted
 as exact to half its last written digit) and compares it with the plan's own result
-(``sizing.layout.Parallelism`` of ``plan_stored`` for the same inputs, and
+(``sizing.layout.parallelism.Parallelism`` of ``plan_stored`` for the same inputs, and
 ``sizing.summary.plan_summary``). The plans:
 
 - Llama 3.1 405B on 8 × H100 SXM per node: 756 GiB of weights fit no node at TP 8
@@ -31,7 +31,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from configurator.planning.services import plan_stored
-from sizing.plan import Plan
+from sizing.plan.orchestrator import Plan
 from sizing.summary import plan_summary
 from tests.quote_factories import SEED_INPUTS
 from tests.seed_form import seed_form
@@ -231,7 +231,8 @@ def test_conversations_per_replica_and_on_the_gpus_add_up(client: Client, name: 
 
 def test_pipeline_parallel_plan_says_how_its_replica_spans_the_nodes(client: Client) -> None:
     steps = figure(client, "405b-tp8-pp2", "gpus").steps
-    # GPUs per replica = TP × PP = 8 × 2 = 16 (sizing.layout.Parallelism.gpus_per_replica).
+    # GPUs per replica = TP × PP = 8 × 2 = 16
+    # (sizing.layout.parallelism.Parallelism.gpus_per_replica).
     assert any(s.endswith("GPUs per replica = 8 × 2 = 16") for s in steps)
     assert "weights / (8 × 2) = " in steps[0]
 
@@ -265,7 +266,7 @@ def test_text_report_layout_and_budget_rule_follow_the_plan(
 EXPERT_PARALLEL = {
     # Qwen3-30B-A3B: 128 routed experts; with expert parallel each of the 4 cards holds a
     # quarter of them and (at TP 1) all of the other weights
-    # (sizing.gpu_budget.weights_per_gpu_gib).
+    # (sizing.memory.gpu_budget.weights_per_gpu_gib).
     "model": "Qwen/Qwen3-30B-A3B",
     "context_tokens": 8192,
     "users": 100,

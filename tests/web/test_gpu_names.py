@@ -1,7 +1,7 @@
 """The page, the CLI and the quote PDF name a GPU alike: by its catalog name.
 
 Expected names: ``sizing/data/hardware.json`` (``name`` of each GPU), read through
-``sizing.catalog``, never typed in.
+``sizing.hardware.catalog``, never typed in.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from configurator.quotes.document import document_from_quote
 from configurator.quotes.pdf import quote_pdf_render
 from configurator.quotes.pricing import alternative_label
 from configurator.quotes.services import quote_create_from_inquiry
-from sizing import catalog
+from sizing.hardware import catalog
 from sizing.workload import SEED_WORKLOAD
 from tests.quote_factories import make_inquiry, make_presales
 from tests.seed_form import seed_form

@@ -22,7 +22,7 @@ from django.test import Client
 from configurator.inquiries.models import Inquiry
 from configurator.modelhub.models import HubModel
 from configurator.uploads import PUBLIC_MAX_BODY_BYTES
-from sizing.model import catalog_entry
+from sizing.model.spec import catalog_entry
 from tests.hubserver.polling import post_until_answered
 from tests.hubserver.server import RecordedHub
 from tests.seed_form import seed_form
@@ -62,7 +62,7 @@ def test_an_uploaded_config_with_a_million_layers_is_a_field_error(
     raw = json.dumps({**qwen3_8b(), "num_hidden_layers": layers}).encode()
     response = client.post("/estimate/", upload(raw), headers=EN)
     assert response.status_code == 400
-    # sizing/config_bounds.py: num_hidden_layers at most 1,024.
+    # sizing/model/config_bounds.py: num_hidden_layers at most 1,024.
     message = field_error(response.content.decode(), "config_file")
     assert "num_hidden_layers" in message and "1,024" in message
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 import pytest
 
 from configurator.modelhub.services import model_lookup
-from sizing import vllm_buffer
-from sizing.architecture import LayerKind, conversation_bytes, kv_bytes_per_token
-from sizing.architecture_config import from_config
-from sizing.calibrated import EngineSetup, predict, tokens_for_kv_gib
-from sizing.checkpoint import weight_format
 from sizing.errors import InfeasibleError
-from sizing.layout import replica_layout
-from sizing.model import catalog_entry, from_catalog
-from sizing.plan import make_plan
+from sizing.layout.parallelism import replica_layout
+from sizing.memory import vllm_buffer
+from sizing.memory.calibrated import EngineSetup, predict, tokens_for_kv_gib
+from sizing.model.architecture import LayerKind, conversation_bytes, kv_bytes_per_token
+from sizing.model.checkpoint import weight_format
+from sizing.model.config_reader import from_config
+from sizing.model.spec import catalog_entry, from_catalog
+from sizing.plan.orchestrator import make_plan
 from sizing.summary import plan_summary
 from sizing.units import GB, GIB
 from sizing.verdict import BINDING, decide
@@ -185,7 +185,7 @@ def test_12_the_binding_constraint_is_named() -> None:
     # 0.9 × 95.59 − 3 − 14.96 = 68.07 GiB has room for 4.25 per card; 33 users over 8
     # instances are 4.125 each, fewer distinct conversations than that (seed planning
     # rule). A tier would only mirror the GPUs, so the plan names the constraint and sells
-    # none: under traffic only about 1 % of returns would reach it (sizing.benefit).
+    # none: under traffic only about 1 % of returns would reach it (sizing.serving.benefit).
     mirror = make_plan(
         plan_request(
             model=from_catalog("meta-llama/Llama-3.1-8B-Instruct"),
@@ -234,7 +234,7 @@ def test_13_units_per_engine_are_not_mixed() -> None:
     assert buffer.kv_offloading_size_gib == 125
     assert buffer.cpu_bytes_to_use == 125 * GIB == 134_217_728_000
     assert buffer.cpu_bytes_to_use != 125 * GB  # 125 GB would be 6.9 % short
-    # The plan's tier in GB is the same bytes: 500 GiB ≈ 537 GB (seed document).
+    # The plan's tier in GB is the same bytes: 500 GiB ≈ 537 GB (sizing article).
     s = plan_summary(
         make_plan(
             plan_request(model=from_catalog("Qwen/Qwen3-32B-FP8"), context_tokens=8192, users=500)

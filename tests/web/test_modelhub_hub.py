@@ -19,8 +19,8 @@ from pytest_django import DjangoAssertNumQueries, Settings
 from configurator.modelhub.errors import LookupFailure, ModelLookupError
 from configurator.modelhub.models import HubModel
 from configurator.modelhub.services import model_lookup, model_resolve
-from sizing.architecture import kv_bytes_per_token
-from sizing.model import catalog_entry
+from sizing.model.architecture import kv_bytes_per_token
+from sizing.model.spec import catalog_entry
 from tests.hubserver.server import RECORDED, RecordedHub, serve
 
 pytestmark = pytest.mark.django_db

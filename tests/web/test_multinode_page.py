@@ -38,7 +38,7 @@ def figure(html: str, key: str) -> str:
     ("language", "words"),
     [
         # The router's step is a whole sentence: it keeps a conversation's turns on the
-        # instance holding its KV cache (sizing/cluster.py).
+        # instance holding its KV cache (sizing/layout/cluster.py).
         (
             "en",
             (

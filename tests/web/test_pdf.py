@@ -1,6 +1,6 @@
 """The quote PDF (WeasyPrint): its text, layout rules, languages and the CLI.
 
-Expected figures: the seed example (DESIGN §3: 24 × 48 GB, vLLM --kv-offloading-size
+Expected figures: the seed example (docs/sizing.md: 24 × 48 GB, vLLM --kv-offloading-size
 125) priced with configurator/catalog/data/demo_prices.csv (66,910.00 EUR net, VAT 19 %
 12,712.90, gross 79,622.90; the sum is spelled out in tests/web/test_quotes.py).
 """
@@ -242,7 +242,7 @@ def test_quote_pdf_command_bad_input_exits_2_with_one_line(tmp_path: Path) -> No
     ("drafted", "issued", "expected", "foreign"),
     [
         # Labels: configurator/quotes/pricing.py and its German catalogue; item names:
-        # demo_prices.csv (name, name_de); reasons: sizing/bom.py (why_en, why_de).
+        # demo_prices.csv (name, name_de); reasons: sizing/bom/lines.py (why_en, why_de).
         (
             "de",
             "en",
@@ -297,7 +297,7 @@ def test_totals_appear_once_after_the_last_line() -> None:
 
 def test_chart_counts_are_the_plans_own() -> None:
     # Issue 6 QA: the chart said "204 GiB · 102 conv." where the plan says 100 on the
-    # GPUs; the counts are the plan summary's placement (sizing/placement.py), the same
+    # GPUs; the counts are the plan summary's placement (sizing/memory/residency.py), the same
     # the estimate's chart shows: resident on the GPUs, resting in the CPU tier.
     quote = issued_quote()
     text = " ".join(" ".join(pdf_pages(quote_pdf_render(document_from_quote(quote)))).split())

@@ -17,8 +17,8 @@ from django.urls import reverse
 from configurator.catalog.admin import PriceResource
 from configurator.catalog.models import Price
 from configurator.catalog.services import DEMO_PRICES_CSV, pricelist_load_demo, prices_on
-from sizing import catalog
-from sizing.bom import dimm_sku, gpu_sku, nvme_sku
+from sizing.bom.lines import dimm_sku, gpu_sku, nvme_sku
+from sizing.hardware import catalog
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +37,7 @@ def test_demo_load_is_idempotent_and_marked_as_examples() -> None:
 
 
 def test_every_item_the_bom_can_contain_has_a_demo_price() -> None:
-    # Issue 6 item 2: a SKU for every BOM item. The SKU builders of sizing/bom.py over
+    # Issue 6 item 2: a SKU for every BOM item. The SKU builders of sizing/bom/lines.py over
     # the hardware catalog (sizing/data/hardware.json) give every possible line.
     skus = _file_skus()
     needed = {gpu_sku(slug) for slug in catalog.gpus()}

@@ -22,7 +22,7 @@ from configurator.planning.services import plan_stored
 from configurator.quotes.document import document_from_quote
 from configurator.quotes.pdf import quote_pdf_render
 from configurator.quotes.services import quote_create_from_recommendation
-from sizing.search_space import LAYOUT_FIELDS
+from sizing.search.space import LAYOUT_FIELDS
 from sizing.summary import plan_summary
 from tests.quote_factories import make_inquiry, make_presales
 

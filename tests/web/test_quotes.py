@@ -286,7 +286,7 @@ def test_editor_shows_the_quote_language_not_the_drafts(presales: Client) -> Non
     # Labels from configurator/quotes/pricing.py; item names from demo_prices.csv.
     assert "FP8 cache, with NVMe tier" in page and "4U GPU server" in page
     assert "mit NVMe-Stufe" not in page and "4HE-GPU-Server" not in page
-    assert "one per socket" in page and "eine je Sockel" not in page  # sizing/bom.py reasons
+    assert "one per socket" in page and "eine je Sockel" not in page  # sizing/bom/lines.py reasons
 
 
 def test_each_alternatives_title_and_summary_line_share_the_quote_language(

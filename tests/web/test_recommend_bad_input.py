@@ -16,7 +16,7 @@ BODY = {"model": "Qwen/Qwen3-32B-FP8", "context": 8192, "users": 500}
 # Qwen3-32B has 64 attention heads and 8 KV heads (sizing/data model facts): on the
 # default 4 GPUs per node the valid TP sizes are 1, 2 and 4, so 3 is refused. A context of
 # one token spread over the default 8 turns leaves 0 new prompt tokens per turn
-# (sizing/traffic.py, the derived default).
+# (sizing/traffic/profile.py, the derived default).
 CASES = [
     (["--context", "1"], {"context": 1}, "--context", "context_tokens"),
     (
@@ -79,7 +79,7 @@ def test_binding_words_name_the_target_with_its_value() -> None:
 
     from configurator.planning.bindings import binding_words
 
-    # 2,000 ms and 200 ms: the default TTFT p95 and TPOT targets (sizing/traffic.py).
+    # 2,000 ms and 200 ms: the default TTFT p95 and TPOT targets (sizing/traffic/profile.py).
     targets = {"ttft_p95_ms": 2000.0, "tpot_ms": 200.0}
     with override("en"):
         assert binding_words("TTFT p95", **targets) == "the TTFT p95 target of 2,000 ms"
@@ -121,7 +121,7 @@ def test_a_latency_target_no_configuration_reaches_names_it_and_the_nearest(
 ) -> None:
     pricelist_load_demo()
     # 40 ms TTFT p95 and 4 ms TPOT lie below what one request takes without any load on
-    # every priced GPU (sizing.serving refuses such a target per configuration): the
+    # every priced GPU (sizing.serving.serve refuses such a target per configuration): the
     # answer names the target and the configuration with the lowest unloaded time.
     value = "40" if flag == "--ttft-p95-ms" else "4"
     args = [*BASE[:2], "--context", "8192", "--users", "500", flag, value]

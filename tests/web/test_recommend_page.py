@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db
 HTMX = {"HX-Request": "true"}
 EN = {"Accept-Language": "en"}
 DE = {"Accept-Language": "de"}
-# The seed workload (DESIGN §3) with users taking turns (no active share given).
+# The seed workload (docs/sizing.md) with users taking turns (no active share given).
 SEED = seed_form(active_share="")
 
 
@@ -249,7 +249,7 @@ def test_a_recommendation_without_nvme_keeps_the_customers_new_conversations(
     client: Client,
 ) -> None:
     # The seed asks for 2,000 new conversations a day (seed_form); the search tries each
-    # layout without the NVMe tier too (sizing/search_space.py), and the seed's cheapest
+    # layout without the NVMe tier too (sizing/search/space.py), and the seed's cheapest
     # has none (manage.py recommend on the seed: its nvme_tb is 0).
     html = client.post("/recommendations/", SEED, headers={**HTMX, **EN}).content.decode()
     links = [
@@ -283,7 +283,7 @@ def test_a_recommendation_without_nvme_keeps_the_customers_new_conversations(
 def test_a_requested_layout_that_cannot_be_sized_is_still_searched(client: Client) -> None:
     # 20,000 users at 32,768 tokens on 8 × L40S: the L40S has no measured prefill basis,
     # so its plan stays on one node, whose 24 × 256 GB slots cannot hold the tier
-    # (sizing/host_memory.py). Every input is clean, so the search runs as the JSON API's
+    # (sizing/memory/host_memory.py). Every input is clean, so the search runs as the JSON API's
     # does (POST /api/recommendations) and shows the same configurations.
     changes = {"gpu": "l40s", "gpus_per_node": 8, "users": 20_000, "context_tokens": 32_768}
     data = seed_form(**changes, active_share="")

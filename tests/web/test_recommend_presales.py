@@ -76,11 +76,12 @@ def test_bad_choice_stores_nothing(presales: Client) -> None:
     }
     response = presales.post(url, bad)
     assert response.status_code == 302 and not Quote.objects.exists()
-    # 16 GPUs per node are beyond the chassis's 8 GPU slots (sizing/bom.py): a message, no draft.
+    # 16 GPUs per node are beyond the chassis's 8 GPU slots (sizing/bom/lines.py): a message, no
+    # draft.
     response = presales.post(url, {**bad, "gpu": "rtx-pro-6000-se", "gpus_per_node": "16"})
     assert response.status_code == 302 and not Quote.objects.exists()
     # The Workstation Edition's flow-through cooler does not go into the 4U server
-    # (sizing/bom.py check_gpu_cooling): a message, no draft.
+    # (sizing/bom/lines.py check_gpu_cooling): a message, no draft.
     response = presales.post(url, {**bad, "gpu": "rtx-pro-6000-ws"})
     assert response.status_code == 302 and not Quote.objects.exists()
 

@@ -142,7 +142,7 @@ def test_a_price_list_without_the_storage_sku_prices_it_as_brought() -> None:
     # configurator.catalog.services.bom_net_eur: the storage line without a price counts
     # as brought by the customer; any other unpriced line leaves the BOM unpriced.
     from configurator.catalog.services import bom_net_eur, prices_from_demo_file
-    from sizing.bom import bill_of_materials
+    from sizing.bom.lines import bill_of_materials
 
     plan = plan_stored(make_inquiry(users=USERS).workload.to_json())
     bom = bill_of_materials(plan)

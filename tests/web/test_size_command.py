@@ -187,7 +187,7 @@ def test_assumptions_state_the_target_the_plan_was_sized_for(
 ) -> None:
     # Qwen3-32B-FP8 at 40,960 tokens on H200 NVL: one request takes about 6,073 ms without
     # load, above the default 2,000 ms TTFT p95 target, so the plan is sized for
-    # 1.5 × that (sizing/serving_targets.py, RELAXED_TARGET_FACTOR); the assumptions say so
+    # 1.5 × that (sizing/serving/targets.py, RELAXED_TARGET_FACTOR); the assumptions say so
     # beside the default instead of stating 2,000 ms as the target.
     call_command(
         "size",
@@ -208,7 +208,7 @@ def test_worn_nvme_advice_follows_the_drives_chosen(capsys: pytest.CaptureFixtur
     # The seed's one node writing 10 million conversations × 1 GiB a day fills its four
     # bays with the drive rated for the most writes, Micron 9550 MAX 12.8 TB at 3 DWPD
     # (hardware.json), and still wears it out in 5 years × 153.6 TB ÷ 10,737 TB × 12 ≈
-    # 0.86 months (sizing/nvme.py): the advice cannot be to choose 3 DWPD drives, and
+    # 0.86 months (sizing/memory/nvme.py): the advice cannot be to choose 3 DWPD drives, and
     # about 1 month is singular.
     args = [a for a in SEED_ARGS if a != "2000"] + ["10000000"]
     call_command("size", *args)

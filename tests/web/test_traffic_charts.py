@@ -1,8 +1,8 @@
 """The two traffic charts on the page and in the quote PDF: the CPU tier's hit rate
 against its size per replica, and TTFT p95 against users with and without a tier.
 
-Expected points are recomputed here from :mod:`sizing.traffic_curves` for the seed
-example (DESIGN §3: Qwen3-32B-FP8, 8,192 tokens, 500 users, 4 × RTX PRO 6000 SE), whose
+Expected points are recomputed here from :mod:`sizing.serving.curves` for the seed
+example (docs/sizing.md: Qwen3-32B-FP8, 8,192 tokens, 500 users, 4 × RTX PRO 6000 SE), whose
 plan carries its traffic evaluator; the geometry is
 :mod:`configurator.inquiries.traffic_chart`'s, the one place both surfaces use.
 """
@@ -29,7 +29,7 @@ from configurator.planning.services import plan_create
 from configurator.quotes.document import document_from_quote
 from configurator.quotes.pdf import quote_html, quote_pdf_render
 from configurator.quotes.services import quote_create_from_inquiry
-from sizing.traffic_curves import hit_rate_curve, ttft_curve
+from sizing.serving.curves import hit_rate_curve, ttft_curve
 from sizing.workload import SEED_WORKLOAD
 from tests.conftest import ci_requires
 from tests.quote_factories import make_inquiry, make_presales
@@ -53,7 +53,7 @@ def _points(html: str, cls: str) -> list[tuple[float, float]]:
 
 
 def _expected() -> tuple[list[tuple[float, float]], list[tuple[float, float]], float]:
-    """The seed plan's curves from sizing.traffic_curves at the sizes and user counts the
+    """The seed plan's curves from sizing.serving.curves at the sizes and user counts the
     charts use, as chart coordinates; and the plan's CPU tier per replica (GiB)."""
     plan = plan_create(SEED_WORKLOAD)
     assert plan.serving is not None
@@ -84,7 +84,7 @@ def _check(html: str) -> None:
     knee = len(drawn) // 2  # the plan's tier is the middle point of 0..2 × tier
     assert max(rises[:knee]) > 4 * max(rises[knee:])
     assert all(r < 0.05 * (traffic_chart.BOTTOM - traffic_chart.TOP) for r in rises[knee:])
-    assert plan_gib == pytest.approx(125.0)  # seed: 500 GiB tier over 4 replicas (DESIGN §3)
+    assert plan_gib == pytest.approx(125.0)  # seed: 500 GiB tier over 4 replicas (docs/sizing.md)
     with_tier = _points(html, "users-with")
     without = _points(html, "users-without")
     assert len(with_tier) == len(ttft)  # the tier keeps up at every count drawn

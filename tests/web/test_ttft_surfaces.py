@@ -19,8 +19,8 @@ from configurator.inquiries.ttft_chart import chart
 from configurator.quotes.document import document_from_quote
 from configurator.quotes.pdf import quote_html
 from configurator.quotes.services import quote_create_from_inquiry
-from sizing.model import from_catalog
-from sizing.plan import make_plan
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import make_plan
 from sizing.summary import plan_summary
 from tests.factories import plan_request
 from tests.quote_factories import make_inquiry, make_presales

@@ -20,9 +20,9 @@ import pytest
 
 from configurator.inquiries.forms import WorkloadForm
 from sizing.errors import InfeasibleError, SizingError
-from sizing.model import from_catalog
+from sizing.model.spec import from_catalog
 from sizing.performance.calibration import reload_path
-from sizing.plan import Plan, make_plan
+from sizing.plan.orchestrator import Plan, make_plan
 from sizing.summary import plan_summary
 from sizing.verdict import BINDING
 from sizing.workload import Workload

@@ -26,8 +26,8 @@ from configurator.inquiries.forms import WorkloadForm
 from configurator.inquiries.models import Inquiry
 from configurator.quotes.services import quote_create_from_inquiry
 from configurator.verification.services import plan_checks, verification_run
-from sizing.model import from_catalog
-from sizing.plan import Plan, PlanRequest, make_plan
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import Plan, PlanRequest, make_plan
 from sizing.summary import plan_summary
 from sizing.workload import DEFAULT_GPU, FIELDS, SEED_WORKLOAD, Workload
 from tests.quote_factories import make_presales
@@ -52,7 +52,7 @@ EVERY = Workload(
     # as given (test_the_nvme_switch_reaches_the_plan shows the switch on a plan with one).
     without_nvme_tier=True,
     serving_engine="sglang",
-    # The traffic, every input away from its default (sizing.traffic): 4 turns of
+    # The traffic, every input away from its default (sizing.traffic.profile): 4 turns of
     # 1,000 + 500 tokens (6,000 ≤ 8,192 − 1,024), the customer's own gaps, half the users
     # in the busiest hour, looser TTFT and tighter TPOT than MLPerf's 2,000 / 200 ms.
     turns=4,
@@ -137,7 +137,7 @@ def test_cli_documented_traffic_flags(expected: Plan) -> None:
 @pytest.mark.parametrize("without", [False, True])
 def test_the_nvme_switch_reaches_the_plan(client: Client, without: bool) -> None:
     # EVERY's plan sells no NVMe tier either way; the seed's does (one 6.4 TB drive for
-    # its 2,000 new conversations a day, DESIGN §3), so the switch shows there.
+    # its 2,000 new conversations a day, docs/sizing.md), so the switch shows there.
     seed = SEED_WORKLOAD.replace(without_nvme_tier=without)
     direct = make_plan(PlanRequest(model=from_catalog(seed.model), workload=seed))
     assert (direct.nvme.drive is None) is without

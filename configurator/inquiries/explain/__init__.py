@@ -1,6 +1,6 @@
 """The estimate as the customer reads it: each figure with its calculation and source.
 
-This module does not size anything; it restates what :mod:`sizing.plan` computed, with
+This module does not size anything; it restates what :mod:`sizing.plan.orchestrator` computed, with
 the customer's numbers filled into the formula of each rule, formatted for the active
 language (``1.152 GB`` in German, ``1,152 GB`` in English). The rules and their sources
 live in the ``sizing`` modules named in each :class:`Figure`.
@@ -21,7 +21,7 @@ from configurator.inquiries.explain.memory import (
 )
 from configurator.inquiries.explain.ttft import transfer_figure
 from configurator.inquiries.explain.words import Figure, Words, words
-from sizing.plan import Plan
+from sizing.plan.orchestrator import Plan
 
 __all__ = ["Figure", "Words", "figures", "words"]
 

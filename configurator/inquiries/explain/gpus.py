@@ -1,19 +1,19 @@
 """The GPU figure: replicas, tensor parallelism and the replicas the traffic needs
-(``sizing.parallelism``, ``sizing.scale``)."""
+(``sizing.plan.layout_choice``, ``sizing.serving.replicas``)."""
 
 from __future__ import annotations
 
 import math
 
 from configurator.inquiries.explain.words import Figure, Words
-from sizing.experts import expert_weights_bytes
-from sizing.plan import Plan
+from sizing.model.experts import expert_weights_bytes
+from sizing.plan.orchestrator import Plan
 from sizing.units import GIB
 
 
 def gpu_figure(plan: Plan, w: Words) -> Figure:
-    """GPUs, nodes, replicas and the KV budget per card (``sizing.gpu``,
-    ``sizing.gpu_budget``)."""
+    """GPUs, nodes, replicas and the KV budget per card (``sizing.plan.layout_choice``,
+    ``sizing.memory.gpu_budget``)."""
     _, num = w.gettext, w.num
     p = plan.parallelism
     rule = plan.request.rule
@@ -112,7 +112,7 @@ def gpu_figure(plan: Plan, w: Words) -> Figure:
 def _expert_parallel_weights(plan: Plan, w: Words, values: dict[str, str]) -> tuple[str, str]:
     """The templates of an expert-parallel plan's KV budget step and of the step that adds
     up the weights on one card (the routed experts over EP, the other weights over TP:
-    ``sizing.gpu_budget.weights_per_gpu_gib``); adds the numbers they quote to ``values``."""
+    ``sizing.memory.gpu_budget.weights_per_gpu_gib``); adds the numbers they quote to ``values``."""
     _, num = w.gettext, w.num
     model = plan.request.model
     experts_gib = expert_weights_bytes(model.config, model.weight_format, model.weights_bytes) / GIB
@@ -137,8 +137,8 @@ def _expert_parallel_weights(plan: Plan, w: Words, values: dict[str, str]) -> tu
 
 
 def _scale_steps(plan: Plan, w: Words) -> list[str]:
-    """How traffic sets the replicas and nodes (``sizing.scale.scale``,
-    ``sizing.cluster.plan_cluster``): the larger of what memory and compute need, on
+    """How traffic sets the replicas and nodes (``sizing.serving.replicas.scale``,
+    ``sizing.layout.cluster.plan_cluster``): the larger of what memory and compute need, on
     whole nodes; empty without traffic."""
     _, num = w.gettext, w.num
     serving = plan.serving

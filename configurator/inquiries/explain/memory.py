@@ -1,19 +1,19 @@
 """The memory figures: KV cache per conversation, conversations resident on the GPUs,
-the CPU tier, host memory and DIMMs, the NVMe tier (``sizing.architecture``,
-``sizing.tiers``, ``sizing.host``)."""
+the CPU tier, host memory and DIMMs, the NVMe tier (``sizing.model.architecture``,
+``sizing.memory.host_memory``, ``sizing.memory.nvme``)."""
 
 from __future__ import annotations
 
 import math
 
 from configurator.inquiries.explain.words import Figure, Words
-from sizing.architecture import GROWING_KINDS, LayerKind
-from sizing.plan import Plan
+from sizing.model.architecture import GROWING_KINDS, LayerKind
+from sizing.plan.orchestrator import Plan
 from sizing.units import GB, GIB, whole_gib
 
 
 def kv_figure(plan: Plan, w: Words) -> Figure:
-    """KV bytes per token and per conversation (``sizing.architecture``)."""
+    """KV bytes per token and per conversation (``sizing.model.architecture``)."""
     _, num = w.gettext, w.num
     arch = plan.request.model.architecture
     ctx = plan.request.workload.context_tokens
@@ -70,7 +70,7 @@ def kv_figure(plan: Plan, w: Words) -> Figure:
 
 
 def resident_figure(plan: Plan, w: Words) -> Figure:
-    """Conversations resident on the GPUs and those resting (``sizing.gpu``)."""
+    """Conversations resident on the GPUs and those resting (``sizing.plan.layout_choice``)."""
     _, num = w.gettext, w.num
     p = plan.parallelism
     fits = {
@@ -137,7 +137,7 @@ def resident_figure(plan: Plan, w: Words) -> Figure:
 
 
 def cpu_figure(plan: Plan, w: Words) -> Figure:
-    """The CPU-memory tier (``sizing.host_memory.cpu_tier``) and the vLLM flag."""
+    """The CPU-memory tier (``sizing.memory.host_memory.cpu_tier``) and the vLLM flag."""
     _, num = w.gettext, w.num
     tier = plan.cpu_tier
     if tier.total_gib == 0:
@@ -150,7 +150,8 @@ def cpu_figure(plan: Plan, w: Words) -> Figure:
             source=_("our planning rule: no tier when every conversation fits on the GPUs"),
         )
     par = plan.parallelism
-    # what the uncut tier keeps (sizing.host_memory.cpu_tier); fewer: a node's host memory cut it
+    # what the uncut tier keeps (sizing.memory.host_memory.cpu_tier); fewer: a node's host memory
+    # cut it
     wanted = math.ceil(tier.users_per_instance)
     cut = tier.conversations_per_instance < wanted
     figures = {
@@ -218,7 +219,7 @@ def cpu_figure(plan: Plan, w: Words) -> Figure:
 
 
 def host_figure(plan: Plan, w: Words) -> Figure:
-    """Host memory and the DIMM layout per socket (``sizing.host_memory.host_memory``)."""
+    """Host memory and the DIMM layout per socket (``sizing.memory.host_memory.host_memory``)."""
     _, num = w.gettext, w.num
     host = plan.host
     gpu_gb = host.baseline_gb / 2
@@ -270,7 +271,7 @@ def host_figure(plan: Plan, w: Words) -> Figure:
 
 
 def nvme_figure(plan: Plan, w: Words) -> Figure:
-    """The NVMe tier (``sizing.nvme``)."""
+    """The NVMe tier (``sizing.memory.nvme``)."""
     _, num = w.gettext, w.num
     tier = plan.nvme
     if tier.drive is None:
@@ -347,7 +348,7 @@ def nvme_figure(plan: Plan, w: Words) -> Figure:
 
 
 def nodes_figure(plan: Plan, w: Words) -> Figure | None:
-    """Nodes, router and shared tier of a multi-node plan (``sizing.serving``'s shared
+    """Nodes, router and shared tier of a multi-node plan (``sizing.serving.serve``'s shared
     tier: TB for every node, GB/s per node); ``None`` for a one-node plan."""
     _, num = w.gettext, w.num
     par = plan.parallelism
@@ -378,5 +379,7 @@ def nodes_figure(plan: Plan, w: Words) -> Figure | None:
             _("host memory and NVMe drives are per node; the BOM counts them for every node"),
             tier,
         ),
-        source=_("our planning rule (one node holds what its chassis takes; sizing.cluster)"),
+        source=_(
+            "our planning rule (one node holds what its chassis takes; sizing.layout.cluster)"
+        ),
     )

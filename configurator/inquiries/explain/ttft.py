@@ -1,5 +1,5 @@
 """What a hit is worth: a returning user's time to first token on a miss, a CPU-tier hit
-and a GPU prefix hit, term by term (``sizing.transfer``, ``sizing.performance``)."""
+and a GPU prefix hit, term by term (``sizing.performance.hit_value``, ``sizing.performance``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from django.utils.translation import override
 from configurator.inquiries import measurements
 from configurator.inquiries.explain.words import Figure, Words
 from sizing.performance.ttft import HitTime
-from sizing.plan import Plan
+from sizing.plan.orchestrator import Plan
 
 NO_TIER_BASIS = {
     "gpu": _noop(
@@ -127,7 +127,7 @@ def _hit_terms(hit: HitTime, new_tokens: int, w: Words, reload_term: str = "") -
 
 def transfer_figure(plan: Plan, w: Words) -> Figure:
     """A returning user's time to first token: miss, CPU-tier hit, GPU prefix hit
-    (``sizing.transfer``, ``sizing.performance``)."""
+    (``sizing.performance.hit_value``, ``sizing.performance``)."""
     _, num = w.gettext, w.num
     t = plan.transfer
     r = t.returning

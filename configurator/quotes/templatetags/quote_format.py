@@ -13,8 +13,8 @@ from django import template
 
 from configurator import numbers
 from configurator.quotes.models import QuoteAlternative, QuoteLine
-from sizing import catalog
 from sizing.errors import SizingError
+from sizing.hardware import catalog
 from sizing.units import whole_gib
 
 register = template.Library()

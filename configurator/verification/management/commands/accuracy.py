@@ -19,7 +19,7 @@ from django.core.management.base import CommandError, CommandParser
 from configurator.planning import traffic_accuracy, ttft_accuracy
 from configurator.planning.cli import SizingCommand
 from configurator.uploads import JsonRefused, parse_json, read_at_most
-from sizing.calibrated.accuracy import MISS_PCT, CaseResult, evaluate, misses
+from sizing.memory.calibrated.accuracy import MISS_PCT, CaseResult, evaluate, misses
 
 MAX_CASES_BYTES = 16 * 2**20
 """A cases file larger than this (16 MiB) is not read: the bundled ones are under 100 kB."""
@@ -319,7 +319,7 @@ class Command(SizingCommand):
             "markdown`). Each case is predicted from inputs known before the engine starts; "
             "the measured figures come from the engine's start-up log. Errors are in % of "
             "the measured KV pool per GPU; percentiles are nearest-rank. How the model works: "
-            "[architectures.md](architectures.md) and `sizing/calibrated/`.",
+            "[architectures.md](architectures.md) and `sizing/memory/calibrated/`.",
             "",
             "## Summary",
             "",
