@@ -2,7 +2,8 @@
 
 The cases and the rule are :mod:`sizing.performance.accuracy`'s; this module renders the
 report as text, JSON or Markdown. A case the model cannot evaluate (malformed, or
-without a measured basis) is a one-line error with exit status 2.
+without a measured basis) is listed with its reason and counted as not evaluated; the
+others are evaluated.
 """
 
 from __future__ import annotations
@@ -10,9 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core.management.base import CommandError
-
-from sizing.performance.accuracy import CaseError, TtftResult, evaluate
+from sizing.performance.accuracy import NotEvaluated, TtftResult, evaluate
 
 HEADERS = ["case", "model", "gpu", "engine", "tier", "metric", "tokens", "measured",
            "predicted", "abs error %"]  # fmt: skip
@@ -45,7 +44,11 @@ def _summary_line(summary: dict[str, Any], label: str = "") -> str:
 
 
 def _summary_lines(summary: dict[str, Any]) -> list[str]:
-    lines = [_summary_line(summary, "all cases: ")]
+    lines = [
+        _summary_line(summary, "all cases: "),
+        f"not evaluated: {summary['not_evaluated']} (evaluated share "
+        f"{summary['evaluated_share_pct']} %)",
+    ]
     for key, label in (
         ("in_sample", "in-sample (cases the constants were fitted on): "),
         ("out_of_sample", "out-of-sample (no constant fitted on them): "),
@@ -74,17 +77,16 @@ METHOD = [
 
 
 def report(cases: list[dict[str, Any]], fmt: str, path: str) -> str:
-    """The report on ``cases`` in ``fmt`` (``text``, ``json`` or ``markdown``).
-
-    Raises:
-        CommandError: (exit status 2) naming the first case that cannot be evaluated.
-    """
-    try:
-        results, summary = evaluate(cases)
-    except CaseError as exc:
-        raise CommandError(f"--cases: {exc}", returncode=2) from None
+    """The report on ``cases`` in ``fmt`` (``text``, ``json`` or ``markdown``): every case
+    evaluated, and every case that could not be with its reason."""
+    results, skipped, summary = evaluate(cases)
     if fmt == "json":
-        return json.dumps({"cases": [r.as_dict() for r in results], "summary": summary}, indent=2)
+        payload = {
+            "cases": [r.as_dict() for r in results],
+            "not_evaluated": [n.as_dict() for n in skipped],
+            "summary": summary,
+        }
+        return json.dumps(payload, indent=2)
     rows = _rows(results)
     if fmt == "markdown":
         out = [
@@ -101,10 +103,15 @@ def report(cases: list[dict[str, Any]], fmt: str, path: str) -> str:
             "|" + "|".join("---" for _ in HEADERS) + "|",
         ]
         out += ["| " + " | ".join(row) + " |" for row in rows]
+        out += ["", *[f"- {line}" for line in _not_evaluated(skipped)]] if skipped else []
         return "\n".join(out) + "\n"
-    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(HEADERS)]
+    widths = [max([len(h), *(len(row[i]) for row in rows)]) for i, h in enumerate(HEADERS)]
     lines = [
         "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
         for row in [HEADERS, *rows]
     ]
-    return "\n".join([*lines, "", *_summary_lines(summary)])
+    return "\n".join([*lines, *_not_evaluated(skipped), "", *_summary_lines(summary)])
+
+
+def _not_evaluated(skipped: list[NotEvaluated]) -> list[str]:
+    return [f"not evaluated: {n.reason}" for n in skipped]

@@ -41,7 +41,8 @@ def test_error_is_relative_to_the_measurement() -> None:
 
 def test_held_out_cases_meet_the_targets() -> None:
     # Targets: median |error| ≤ 20 %, p90 ≤ 40 % on cases no constant was fitted on.
-    _results, summary = evaluate(_cases("ttft_cases_held_out.json"))
+    _results, skipped, summary = evaluate(_cases("ttft_cases_held_out.json"))
+    assert skipped == []
     assert summary["evaluated"] == 5
     assert summary["median_abs_error_pct"] <= 20
     assert summary["p90_abs_error_pct"] <= 40
@@ -81,3 +82,17 @@ def test_a_missing_field_is_named() -> None:
     del case["source"]
     with pytest.raises(CaseError, match="case t: missing source"):
         evaluate_case(case)
+
+
+def test_evaluate_lists_what_it_cannot_evaluate_and_evaluates_the_rest() -> None:
+    results, skipped, summary = evaluate(
+        [_case(engine="trtllm"), _case(id="u"), _case(id="w", tensor_parallel_size=None)]
+    )
+    assert [r.case_id for r in results] == ["u"]
+    assert [(n.case_id, n.reason[:41]) for n in skipped] == [
+        ("t", "case t: no measured basis for engine 'trt"),
+        ("w", "case w: tensor_parallel_size must be an i"),
+    ]
+    # 1 evaluated of 3: 33.3 %.
+    assert (summary["evaluated"], summary["not_evaluated"]) == (1, 2)
+    assert summary["evaluated_share_pct"] == 33.3
