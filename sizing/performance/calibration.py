@@ -7,14 +7,18 @@ the functions raise :class:`NoMeasuredBasis` rather than extrapolate silently.
 
 GPU classes: a prefill efficiency is measured on one card and applies to the cards that
 run the same kernels on the same silicon (H100 SXM, PCIe and NVL, H200 share the GH100
-die). A class may list cards it is *transferred* to (B200: no public single-request
-prefill measurement); a result on such a card says so in its :attr:`Basis.note`.
+die). Every catalog card belongs to an architecture family (Ampere, Ada, Hopper,
+Blackwell, CDNA 3, CDNA 4; ``families`` in the data file). A card without its own
+measurement is estimated from its family's measured class, or from the nearest measured
+class when no card of its family is measured, and carries a band (``band_pct``: how far
+its prefill time may lie from the estimate either way, fitted as the spread between
+measured classes, ``families.band_fit``); its :attr:`Basis.note` says so.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -53,23 +57,35 @@ class Basis:
     Attributes:
         sources: ids of the published points the constants were fitted on.
         note: what the reader should know (a transfer to another card), else ``""``.
+        band_pct: for a figure estimated from another card's measurement, how far it may
+            lie from the estimate either way, % (the time is within estimate ÷ (1 + band)
+            and estimate × (1 + band)); ``None`` for a figure measured on its own card.
     """
 
     sources: tuple[str, ...]
     note: str = ""
+    band_pct: float | None = None
 
     def joined(self, other: Basis) -> Basis:
         """Both bases, sources in order without repeats, notes joined."""
-        if not other.sources and not other.note:
+        if not other.sources and not other.note and other.band_pct is None:
             return self
         return _joined(self, other)
+
+    def range_ms(self, value_ms: float) -> tuple[float, float] | None:
+        """``value_ms`` ÷ (1 + band) and × (1 + band), or ``None`` without a band."""
+        if self.band_pct is None:
+            return None
+        factor = 1 + self.band_pct / 100
+        return value_ms / factor, value_ms * factor
 
 
 @cache
 def _joined(a: Basis, b: Basis) -> Basis:
     sources = tuple(dict.fromkeys(a.sources + b.sources))
     note = "; ".join(dict.fromkeys(n for n in (a.note, b.note) if n))
-    return Basis(sources, note)
+    bands = [x for x in (a.band_pct, b.band_pct) if x is not None]
+    return Basis(sources, note, max(bands) if bands else None)
 
 
 @dataclass(frozen=True)
@@ -78,6 +94,8 @@ class PrefillClass:
 
     Attributes:
         name: the class (``hopper``, ``h20``, ``rtx-pro-blackwell``).
+        family: the architecture family of the card it applies to (``ampere``, ``ada``,
+            ``hopper``, ``blackwell``, ``cdna3``, ``cdna4``).
         linear_efficiency: share of the dense tensor rate the weight matrix multiplies
             reach in a long prefill.
         attention_efficiency: share of the 16-bit dense rate causal attention reaches.
@@ -86,6 +104,7 @@ class PrefillClass:
     """
 
     name: str
+    family: str
     linear_efficiency: float
     attention_efficiency: float
     fixed_ms: float
@@ -131,36 +150,87 @@ def data() -> dict[str, Any]:
     return parsed
 
 
+FAMILY_NAMES = {
+    "ampere": "Ampere",
+    "ada": "Ada",
+    "hopper": "Hopper",
+    "blackwell": "Blackwell",
+    "cdna3": "CDNA 3",
+    "cdna4": "CDNA 4",
+}
+"""The architecture families' names as the sentences print them."""
+
+
 @cache
-def _classes() -> dict[str, PrefillClass]:
-    out: dict[str, PrefillClass] = {}
+def _measured() -> dict[str, PrefillClass]:
+    """Each measured class by its name."""
+    return {
+        name: PrefillClass(
+            name,
+            c["family"],
+            c["linear_efficiency"],
+            c["attention_efficiency"],
+            c["fixed_ms"],
+            Basis(tuple(c["fitted_on"])),
+        )
+        for name, c in data()["prefill_classes"].items()
+    }
+
+
+@cache
+def _classes() -> dict[str, tuple[PrefillClass, str]]:
+    """Each card's class, and for a card estimated from another class the name of the
+    card that class was measured on (``""`` for a measured card)."""
+    out: dict[str, tuple[PrefillClass, str]] = {}
     for name, c in data()["prefill_classes"].items():
-        basis = Basis(tuple(c["fitted_on"]))
         for slug in c["gpus"]:
-            out[slug] = PrefillClass(
-                name, c["linear_efficiency"], c["attention_efficiency"], c["fixed_ms"], basis
-            )
-        for slug, note in c.get("transferred_to", {}).items():
-            out[slug] = PrefillClass(
-                name,
-                c["linear_efficiency"],
-                c["attention_efficiency"],
-                c["fixed_ms"],
-                Basis(basis.sources, note),
+            out[slug] = (_measured()[name], "")
+    for family, f in data()["families"].items():
+        if family.startswith("_") or not isinstance(f, dict):
+            continue
+        source = _measured()[f["estimated_from"]]
+        measured_on = data()["prefill_classes"][f["estimated_from"]]["measured_on"]
+        basis = Basis(source.basis.sources, "", float(f["band_pct"]))
+        for slug in f["gpus"]:
+            out[slug] = (
+                PrefillClass(
+                    source.name,
+                    family,
+                    source.linear_efficiency,
+                    source.attention_efficiency,
+                    source.fixed_ms,
+                    basis,
+                ),
+                measured_on,
             )
     return out
 
 
 def prefill_class(gpu_slug: str, gpu_name: str = "") -> PrefillClass:
-    """The measured prefill constants that apply to ``gpu_slug``.
+    """The prefill constants that apply to ``gpu_slug``: its own measured class, or for a
+    card without one its family's estimate with the band and a note saying so.
 
     Raises:
-        NoMeasuredBasis: on field ``gpu`` when no class covers the card.
+        NoMeasuredBasis: on field ``gpu`` when no class or family covers the card.
     """
     try:
-        return _classes()[gpu_slug]
+        cls, measured_on = _classes()[gpu_slug]
     except KeyError:
         raise NoMeasuredBasis("gpu", f"prefill on {gpu_name or gpu_slug}") from None
+    if not measured_on:
+        return cls
+    return _estimated(cls, gpu_name or gpu_slug, measured_on)
+
+
+@cache
+def _estimated(cls: PrefillClass, gpu_name: str, measured_on: str) -> PrefillClass:
+    band = cls.basis.band_pct
+    note = (
+        f"no single-request prefill measurement on {gpu_name} ({FAMILY_NAMES[cls.family]} "
+        f"family): the efficiencies measured on {measured_on} are applied to its datasheet "
+        f"rates, ±{band:g} %"
+    )
+    return replace(cls, basis=replace(cls.basis, note=note))
 
 
 @cache

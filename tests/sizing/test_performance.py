@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from sizing.hardware import catalog
 from sizing.model.architecture import conversation_bytes
 from sizing.model.spec import from_catalog
 from sizing.performance import (
@@ -102,13 +103,35 @@ def test_tensor_parallel_splits_compute_and_adds_communication() -> None:
     assert pcie.communication_ms > four.communication_ms
 
 
-def test_cards_without_a_measurement_are_refused_or_marked() -> None:
+def test_cards_without_a_measurement_are_estimated_from_their_family_with_a_band() -> None:
     shape = _shape(LLAMA_8B)
-    with pytest.raises(NoMeasuredBasis, match="no measured basis for prefill on NVIDIA L40S"):
-        prefill(shape, gpu="l40s", tp=1, new_tokens=1000)
+    h100 = prefill(shape, gpu="h100-sxm", tp=1, new_tokens=1000)
+    assert h100.basis.band_pct is None and h100.basis.note == ""
+    # performance.json families: the L40S (Ada, no measured card) is estimated from the
+    # Hopper class with the across-family band, ±56 % (0.916 / 0.589, band_fit).
+    l40s = prefill(shape, gpu="l40s", tp=1, new_tokens=1000)
+    assert l40s.basis.band_pct == 56
+    assert l40s.basis.sources == ("vllm-blog-ttft-sweep",)
+    assert l40s.basis.note == (
+        "no single-request prefill measurement on NVIDIA L40S (Ada family): the efficiencies "
+        "measured on H100 SXM are applied to its datasheet rates, ±56 %"
+    )
+    # The B200 is estimated from its own family's measured class (the RTX PRO 6000),
+    # with the within-family band ±32 % (0.916 / 0.693, band_fit).
     b200 = prefill(shape, gpu="b200", tp=1, new_tokens=1000)
-    assert "no single-request prefill measurement on B200" in b200.basis.note
-    assert b200.basis.sources == ("vllm-blog-ttft-sweep",)
+    assert b200.basis.band_pct == 32
+    assert b200.basis.sources == ("prefill-rtx-pro-6000", "vllm-blog-ttft-sweep")
+    assert "measured on RTX PRO 6000" in b200.basis.note
+    low, high = l40s.basis.range_ms(l40s.total_ms) or (0.0, 0.0)
+    assert low == pytest.approx(l40s.total_ms / 1.56)
+    assert high == pytest.approx(l40s.total_ms * 1.56)
+
+
+def test_every_catalog_gpu_gets_a_prefill_estimate() -> None:
+    shape = _shape(LLAMA_8B)
+    for slug in catalog.gpus():
+        p = prefill(shape, gpu=slug, tp=1, new_tokens=8192)
+        assert p.total_ms > 0, slug
 
 
 def test_paths_without_a_measurement_are_refused() -> None:

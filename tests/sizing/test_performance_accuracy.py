@@ -59,7 +59,7 @@ def test_held_out_cases_are_not_calibration_cases() -> None:
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"gpu": "l40s"}, "case t: no measured basis for prefill on NVIDIA L40S"),
+        ({"gpu": "nobody-gpu"}, "case t: unknown GPU"),
         ({"engine": "trtllm"}, "case t: no measured basis for engine 'trtllm'"),
         ({"metric": "ttft_hit_ms", "engine": "sglang"}, "case t: no measured basis for SGLang"),
         ({"metric": "ttft_hit_ms", "tier": "nvme"}, "no measured basis for vLLM native"),

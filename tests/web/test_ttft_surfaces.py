@@ -93,13 +93,21 @@ def test_tick_labels_follow_the_language(
     assert y_labels and all(re.fullmatch(rf"[\d{re.escape(comma)}]+ m?s", t) for t in y_labels)
 
 
-def test_a_gpu_without_a_measurement_says_so(client: Client) -> None:
+def test_a_gpu_without_its_own_measurement_shows_its_estimate_and_band(client: Client) -> None:
+    # The L40S has no prefill measurement: its figures are the Ada family's estimate
+    # (sizing/data/performance.json families, ±56 %) and the page says so in either
+    # language (configurator/inquiries/explain/ttft.py, German in configurator/locale/de).
     english = _estimate(client, "en", gpu="l40s", gpus_per_node=8)
-    assert "no measured basis for prefill on NVIDIA L40S" in english
-    assert 'class="ttft-' not in english  # no chart without figures
+    assert "no measured basis for prefill" not in english
+    assert 'class="ttft-' in english  # the chart is drawn from the estimate
+    assert (
+        "estimated: no prefill measurement on NVIDIA L40S; the efficiencies measured on the "
+        "nearest card of its architecture are applied to its datasheet rates, so its times "
+        "may lie 56 % either way"
+    ) in english
     german = _estimate(client, "de", gpu="l40s", gpus_per_node=8)
-    assert "keine Messgrundlage für den Prefill auf NVIDIA L40S" in german
-    assert "Keine Messgrundlage für den Prefill auf NVIDIA L40S" in german
+    assert "geschätzt: keine Prefill-Messung auf NVIDIA L40S" in german
+    assert "um 56 % nach oben oder unten abweichen" in german
 
 
 def test_the_chart_needs_two_points_and_marks_the_plans_context() -> None:
