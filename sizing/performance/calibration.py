@@ -130,6 +130,8 @@ class ReloadPath:
             fit's difference between a hit's one-token prefill and the GPU class's miss
             fit (can be negative).
         basis: the measurements.
+        measured_tp: the TP sizes the path's measurements were taken at (empty when the
+            source does not say).
     """
 
     fixed_ms: float
@@ -140,6 +142,21 @@ class ReloadPath:
     gbs_per_instance: float | None
     basis: Basis
     hit_correction_ms: float = 0.0
+    measured_tp: tuple[int, ...] = ()
+
+    def at_tp(self, engine: str, tier: str, tp: int) -> Basis:
+        """The path's basis at TP ``tp``: with a note when no measurement of the path was
+        taken at that TP (the per-rank fit is applied as it is; what a hit costs at that TP
+        beyond its bytes, the ranks' completion and scheduling, is not measured)."""
+        if not self.measured_tp or tp in self.measured_tp:
+            return self.basis
+        measured = ", ".join(str(t) for t in self.measured_tp)
+        note = (
+            f"no {ENGINE_NAMES[engine]} hit from the {TIER_NAMES[tier]} is measured at TP {tp} "
+            f"(measured at TP {measured}): the per-rank fit is applied, and what a hit costs "
+            "beyond its bytes at this TP (the ranks' completion, scheduling) is not in the figure"
+        )
+        return self.basis.joined(Basis((), note))
 
 
 @cache
@@ -258,6 +275,7 @@ def reload_path(engine: str, tier: str) -> ReloadPath:
         gbs_per_instance=p.get("gbs_per_instance"),
         basis=Basis(tuple(p["fitted_on"]), p.get("note", "")),
         hit_correction_ms=float(p.get("hit_correction_ms", 0.0)),
+        measured_tp=tuple(int(t) for t in p.get("measured_tp", ())),
     )
 
 

@@ -217,3 +217,28 @@ def test_limits_that_do_not_scale_with_tp_and_slow_tiers() -> None:
     ru = returning_user(shape, engine="sglang", gpu="h100-sxm", tp=1, context_tokens=32768)
     assert ru.tier("shared").ttft_ms is not None and ru.tier("shared").ttft_ms > ru.miss_ms
     assert ru.tier("cpu").no_basis == "no measured basis for SGLang HiCache hits from the CPU tier"
+
+
+def test_lmcache_cpu_hits_move_their_bytes_at_the_measured_share_of_the_link() -> None:
+    # lmcache-1740-cpu-retrieve: 1.3747 GiB in 29.4664 ms, 0.905 of the 55.37 GB/s pinned
+    # Gen5 rate (performance.json). 10,010 Qwen3-8B tokens of 147,456 B on one H100.
+    shape = _shape("Qwen/Qwen3-8B")
+    r = reload(shape, engine="lmcache", tier="cpu", gpu="h100-sxm", tp=1, tokens=10_010)
+    assert r.bytes_per_rank == 10_010 * 147_456
+    assert r.total_ms == pytest.approx(10_010 * 147_456 / (0.905 * 55.37e9) * 1e3)
+    assert r.total_ms == pytest.approx(29.47, rel=0.01)
+    assert r.basis.sources == ("lmcache-1740-cpu-retrieve",)
+
+
+def test_a_hit_at_a_tp_no_measurement_was_taken_at_says_so() -> None:
+    # The vLLM CPU-tier path was measured at TP 1 (vllm-blog-ttft-sweep): at TP 4 the
+    # figure is still given, with a note that what a hit costs beyond its bytes at that TP
+    # is not measured.
+    shape = _shape(LLAMA_8B)
+    one = reload(shape, engine="vllm", tier="cpu", gpu="h100-sxm", tp=1, tokens=10_000)
+    four = reload(shape, engine="vllm", tier="cpu", gpu="h100-sxm", tp=4, tokens=10_000)
+    assert "measured at TP" not in one.basis.note
+    assert four.basis.note.startswith(
+        "no vLLM native offloading hit from the CPU tier is measured at TP 4 (measured at TP 1)"
+    )
+    assert four.total_ms > 0
