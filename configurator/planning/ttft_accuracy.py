@@ -66,13 +66,23 @@ METHOD = [
     "points, so they are in-sample too); the H20 efficiency and fixed time on the two miss "
     "TTFTs of agentic-kvc-h20-tiers; the tokenization time per prompt token on its two "
     "GPU-hit TTFTs; the RTX PRO 6000 linear efficiency on prefill-rtx-pro-6000 (no case: "
-    "its model is not in the catalog). Not fitted on any case: the pinned host-to-device "
-    "rates (nvbandwidth), the datasheet FLOPS and bandwidths, the NCCL share of the NVLink "
-    "line rate. Out-of-sample: the CPU-tier hits of Llama-3.2-1B on the H100 "
-    "(vllm-blog-llama1b) and the CPU-tier hits and speedup on the H20. The decode "
-    "(TPOT) memory share is an assumption without a case yet. The worst out-of-sample case, "
-    "the H20 CPU hit at 1K tokens, is 15 ms slower than that setup's GPU hit: a per-request "
-    "cost of its CPU path that the H100 sweep does not show.",
+    "its model is not in the catalog); LMCache's CPU-tier share of the link on one retrieve "
+    "log (lmcache-1740-cpu-retrieve, no case: its GPU is not named). The prefill families "
+    "(`families`): a card without its own measurement takes its family's measured class "
+    "(Blackwell: the RTX PRO 6000's) or, when no card of its family is measured (Ampere, "
+    "Ada, CDNA 3, CDNA 4), the Hopper class; its band is the spread between the measured "
+    "classes' linear efficiencies (±32 % within a family, H20 against H100; ±56 % across "
+    "families, H20 against the RTX PRO 6000), fitted on no case. Not fitted on any case: "
+    "the pinned host-to-device rates (nvbandwidth), the datasheet FLOPS and bandwidths, the "
+    "NCCL share of the NVLink line rate. Out-of-sample: the CPU-tier hits of Llama-3.2-1B on "
+    "the H100 (vllm-blog-llama1b), the CPU-tier hits and speedup on the H20, and three NIM "
+    "misses added after the families were set: Llama-3.3-70B FP8 on 2 × H100 at TP 2 "
+    "(nim-llama33-70b-h100-tp2, the only TP > 1 cases) and a Llama-3.1-8B fine-tune on one "
+    "A100 (nim-safety-guard-8b-a100, a card estimated from the Hopper class). No published "
+    "hit at TP > 1 is among the cases: a hit figure at TP > 1 applies the TP 1 per-rank fit "
+    "and says so. The decode (TPOT) memory share is an assumption without a case yet. The "
+    "worst out-of-sample case, the H20 CPU hit at 1K tokens, is 15 ms slower than that "
+    "setup's GPU hit: a per-request cost of its CPU path that the H100 sweep does not show.",
 ]
 
 

@@ -43,7 +43,8 @@ def test_held_out_cases_meet_the_targets() -> None:
     # Targets: median |error| ≤ 20 %, p90 ≤ 40 % on cases no constant was fitted on.
     _results, skipped, summary = evaluate(_cases("ttft_cases_held_out.json"))
     assert skipped == []
-    assert summary["evaluated"] == 5
+    # 5 hits and speedups (vLLM blog, agentic-kvc) and 3 NIM misses (ttft_cases_held_out.json).
+    assert summary["evaluated"] == 8
     assert summary["median_abs_error_pct"] <= 20
     assert summary["p90_abs_error_pct"] <= 40
 

@@ -34,7 +34,7 @@ def test_markdown_and_text_reports(capsys: pytest.CaptureFixture[str]) -> None:
     text = capsys.readouterr().out
     assert "| blog-1b-cpu-100k | meta-llama/Llama-3.2-1B-Instruct | h100-sxm |" in text
     call_command("accuracy", "--kind", "ttft", "--cases", str(HELD_OUT))
-    assert "out-of-sample (no constant fitted on them): evaluated: 5" in capsys.readouterr().out
+    assert "out-of-sample (no constant fitted on them): evaluated: 8" in capsys.readouterr().out
 
 
 def test_cases_it_cannot_evaluate_are_listed_and_the_rest_evaluated(
