@@ -3,7 +3,7 @@
 Offloading pays when conversations rest between turns that the GPUs cannot hold and a
 reload beats a recompute. It does not pay for single-turn traffic, for short prompts
 whose prefill is cheaper than a reload, or when every conversation already fits in GPU
-memory (seed document; DESIGN §3.5; NVIDIA's KVBM overview: offloading is "most
+memory (sizing article; docs/sizing.md §7; NVIDIA's KVBM overview: offloading is "most
 effective when the KV cache exceeds GPU memory and cache reuse outweighs the cost of
 the transfer").
 """

@@ -102,7 +102,7 @@ class RecommendationResult:
     Attributes:
         configurations: the cheapest that meet the workload, cheapest first.
         pareto: the front of price against the second axis, cheapest first.
-        axis: the front's second axis (``sizing.search.cheapest.pareto_axis``).
+        axis: the front's second axis (``sizing.search.pareto.pareto_axis``).
         reference: the requested layout, priced (``None`` if it cannot be built).
         binding: when nothing meets the workload, the target or limit that binds.
         nearest: then the configuration that comes closest.

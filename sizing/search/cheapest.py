@@ -7,7 +7,7 @@ The search sizes every configuration with the same orchestrator as a single plan
 passes in (the configurator prices a BOM from its price list exactly as a quote does);
 money itself never enters the engine, the search only compares what the function returns.
 
-Space (what the builder sells, DESIGN §1 and :mod:`sizing.bom.lines`; built in
+Space (what the builder sells, docs/sizing.md §9 and :mod:`sizing.bom.lines`; built in
 :mod:`sizing.search.space`): GPU types the caller names; GPUs per node from 2 to 8, for a
 module GPU only the counts its baseboard comes with; the KV dtype (FP8 where allowed and
 native); the NVMe tier on and off; and, as variants of each sized configuration, every

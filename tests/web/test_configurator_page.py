@@ -1,6 +1,6 @@
 """The public configurator page: the live estimate (htmx partial) and the plain POST.
 
-Expected figures are the seed document's worked example (DESIGN §3, issue 2 item 5):
+Expected figures are the sizing article's worked example (docs/sizing.md, issue 2 item 5):
 Qwen/Qwen3-32B-FP8 on 4 × RTX PRO 6000 Blackwell Server Edition, 8,192 tokens, 500
 users, FP8 cache → 131,072 B per token, 1 GiB per conversation, 51 per card, 204 on the
 GPUs, 296 resting, 500 GiB ≈ 537 GB tier, 125 GiB per instance, 24 × 48 GB = 1,152 GB.
@@ -31,7 +31,7 @@ DE = {"Accept-Language": "de"}
 
 
 def seed(**changes: Any) -> dict[str, Any]:
-    """The seed example as form data (seed document; DESIGN §3)."""
+    """The seed example as form data (sizing article; docs/sizing.md)."""
     return seed_form(**changes)
 
 

@@ -1,7 +1,7 @@
 """An input that cannot be sized is refused at the input the customer changed, with the
 remedy that applies and its numbers formatted, on the page, the JSON API and the CLI.
 
-Expected figures: the seed example (DESIGN §3: Qwen3-32B-FP8, 8,192-token context, 500
+Expected figures: the seed example (docs/sizing.md: Qwen3-32B-FP8, 8,192-token context, 500
 users, 4 × RTX PRO 6000 Server Edition) with the traffic defaults of ``sizing/traffic/profile.py``
 (8 turns per conversation, so a turn holds 8,192 / 8 = 1,024 tokens; 343 output tokens
 per turn); the unloaded TPOT floor of 27 ms is the engine's own figure, quoted by its

@@ -189,7 +189,7 @@ def test_cli_bad_gpus_exits_2(gpus: str, expected: str) -> None:
 @pytest.mark.django_db
 def test_cli_names_the_binding_limit_when_nothing_fits(capsys: pytest.CaptureFixture[str]) -> None:
     pricelist_load_demo()
-    # All 5,000 users active at once: 8 × H200 NVL hold 8 × 83 = 664 (DESIGN §3.2 rule:
+    # All 5,000 users active at once: 8 × H200 NVL hold 8 × 83 = 664 (docs/sizing.md §3 rule:
     # 0.9 × 131 GiB − 3 − 32 GiB of weights); no single node holds 5,000.
     call_command(
         "recommend", *SEED_ARGS[:4], "--users", "5000", "--active-share", "1", "--format", "json"

@@ -62,7 +62,7 @@ def _isolated(settings: Any) -> None:
 
 
 def workload(**changes: Any) -> dict[str, Any]:
-    """A small workload in the seed example's shape (DESIGN §3)."""
+    """A small workload in the seed example's shape (docs/sizing.md)."""
     data: dict[str, Any] = {
         "model": "Qwen/Qwen3-32B-FP8",
         "context_tokens": 8192,
