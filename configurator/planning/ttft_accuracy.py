@@ -9,9 +9,10 @@ others are evaluated.
 from __future__ import annotations
 
 import json
+import statistics
 from typing import Any
 
-from sizing.performance.accuracy import NotEvaluated, TtftResult, evaluate
+from sizing.performance.accuracy import NotEvaluated, TtftResult, compared, evaluate
 
 HEADERS = ["case", "model", "gpu", "engine", "tier", "metric", "tokens", "measured",
            "predicted", "abs error %"]  # fmt: skip
@@ -114,6 +115,7 @@ def report(cases: list[dict[str, Any]], fmt: str, path: str) -> str:
         ]
         out += ["| " + " | ".join(row) + " |" for row in rows]
         out += ["", *[f"- {line}" for line in _not_evaluated(skipped)]] if skipped else []
+        out += _against_aiconfigurator(results)
         return "\n".join(out) + "\n"
     widths = [max([len(h), *(len(row[i]) for row in rows)]) for i, h in enumerate(HEADERS)]
     lines = [
@@ -121,6 +123,38 @@ def report(cases: list[dict[str, Any]], fmt: str, path: str) -> str:
         for row in [HEADERS, *rows]
     ]
     return "\n".join([*lines, *_not_evaluated(skipped), "", *_summary_lines(summary)])
+
+
+def _against_aiconfigurator(results: list[TtftResult]) -> list[str]:
+    """The cases AIConfigurator 0.12.0 has a figure for, side by side (it models misses
+    only, not hits per tier), with both medians; nothing when there is none."""
+    pairs = compared(results)
+    if not pairs:
+        return []
+
+    def err(predicted: float, measured: float) -> float:
+        return abs(predicted / measured - 1) * 100
+
+    ours = [r.abs_error_pct for r, _ in pairs]
+    theirs = [err(a, r.measured) for r, a in pairs]
+    return [
+        "",
+        "AIConfigurator 0.12.0 (PyPI `aiconfigurator`, `sizing/data/aiconfigurator_ttft.json`: "
+        "`aiconfigurator cli estimate --backend vllm --osl 2 --batch-size 1 --estimate-mode "
+        "agg` with each case's config.json, GPU, TP and prompt, run on 2026-12-04, the "
+        "day its cases were set) on the same cases; it estimates misses, not hits per tier. "
+        "Median |error| "
+        f"over these {len(pairs)}: this model {statistics.median(ours):.1f} %, AIConfigurator "
+        f"{statistics.median(theirs):.1f} %.",
+        "",
+        "| case | measured ms | this model ms | abs error % | AIConfigurator ms | abs error % |",
+        "|---|---|---|---|---|---|",
+        *[
+            f"| {r.case_id} | {r.measured:,.1f} | {r.predicted:,.1f} | {r.abs_error_pct:.1f} "
+            f"| {a:,.1f} | {err(a, r.measured):.1f} |"
+            for r, a in pairs
+        ],
+    ]
 
 
 def _not_evaluated(skipped: list[NotEvaluated]) -> list[str]:

@@ -203,6 +203,21 @@ def percentile(values: Sequence[float], pct: float) -> float | None:
 
 
 @cache
+def aiconfigurator_ttft() -> dict[str, float]:
+    """NVIDIA AIConfigurator's TTFT for the shipped miss cases it supports, ms by case id
+    (``sizing/data/aiconfigurator_ttft.json``: the version, the day and the command line
+    it was run with on each case's model config, GPU, TP and prompt)."""
+    text = data_text("aiconfigurator_ttft.json")
+    return {str(k): float(v) for k, v in json.loads(text)["ttft_ms"].items()}
+
+
+def compared(results: Sequence[TtftResult]) -> list[tuple[TtftResult, float]]:
+    """The results AIConfigurator has a figure for, each with that figure (ms)."""
+    theirs = aiconfigurator_ttft()
+    return [(r, theirs[r.case_id]) for r in results if r.case_id in theirs]
+
+
+@cache
 def calibration_ids() -> frozenset[str]:
     """Ids of the shipped cases the constants were fitted on."""
     text = data_text("ttft_cases_calibration.json")

@@ -79,3 +79,17 @@ def test_a_file_of_cases_none_can_be_evaluated_still_reports(
     out = capsys.readouterr().out
     assert "not evaluated empty: " in out
     assert "not evaluated: 1 (evaluated share 0.0 %)" in out
+
+
+def test_markdown_sets_aiconfigurator_beside_the_model_on_the_misses_it_supports(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    call_command("accuracy", "--kind", "ttft", "--cases", str(HELD_OUT), "--format", "markdown")
+    text = capsys.readouterr().out
+    # sizing/data/aiconfigurator_ttft.json: 514.487 ms for the NIM 5,000-token miss on
+    # 2 × H100 at TP 2, measured 406.77 ms: |514.487 / 406.77 − 1| = 26.5 %.
+    row = next(
+        ln for ln in text.splitlines() if ln.startswith("| nim-70b-fp8-tp2-miss-5000 | 406.8")
+    )
+    assert row.endswith("| 514.5 | 26.5 |")
+    assert "Median |error| over these 3: this model" in text

@@ -305,6 +305,7 @@ def test_a_requested_layout_that_cannot_be_sized_is_still_searched(client: Clien
     shown = _rows(html)
     assert len(shown) == len(api) > 0
     for row, config in zip(shown, api, strict=True):
-        # The row names the node count when there are several (configurator.html).
+        # The row names the node count when there are several
+        # (templates/inquiries/configurator.html).
         nodes = f"{config['nodes']} × " if config["nodes"] > 1 else ""
         assert f"{nodes}{config['gpus_per_node']} × {config['gpu_name']}<br>" in row
