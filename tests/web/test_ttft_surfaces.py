@@ -141,3 +141,28 @@ def test_pdf_and_bundle_readme_quote_the_ttft_and_its_basis() -> None:
         {"summary": s, "d": None, "notes": [], "versions": [], "files": []},
     )
     assert f"towards {round(s['ttft_hit_ms']['cpu']):,} ms (CPU-tier hit" in readme
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("en", "estimated from another card's measurement: ±56 %"),
+        ("de", "geschätzt aus der Messung einer anderen Karte: ±56 %"),
+    ],
+)
+def test_the_pdf_shows_the_band_of_a_card_estimated_from_its_family(
+    language: str, said: str
+) -> None:
+    # The seed on 8 × L40S: no prefill measurement of its own, the Hopper class's estimate
+    # with the across-family band (sizing/data/performance.json families, ±56 %), and the
+    # full prefill's TTFT at the band's two ends (ttft_miss_range_ms).
+    make_presales()
+    inquiry = make_inquiry(gpu="l40s", gpus_per_node=8, language=language)
+    s = inquiry.plan_summary
+    assert s["ttft_band_pct"] == 56
+    low, high = s["ttft_miss_range_ms"]
+    assert low == pytest.approx(s["ttft_miss_ms"] / 1.56, abs=0.1)
+    assert high == pytest.approx(s["ttft_miss_ms"] * 1.56, abs=0.1)
+    quote = quote_create_from_inquiry(inquiry=inquiry, user=None)
+    html = quote_html(document_from_quote(quote))
+    assert said in html
