@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
