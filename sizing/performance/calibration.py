@@ -265,7 +265,12 @@ def reload_path(engine: str, tier: str) -> ReloadPath:
     paths = data()["reload"].get(engine, {})
     p = paths.get(tier)
     if p is None:
-        raise NoMeasuredBasis("tier", f"{ENGINE_NAMES[engine]} hits from the {TIER_NAMES[tier]}")
+        estimate = data()["estimated_paths"].get(engine, {}).get(tier)
+        if estimate is None:
+            raise NoMeasuredBasis(
+                "tier", f"{ENGINE_NAMES[engine]} hits from the {TIER_NAMES[tier]}"
+            )
+        return _estimated_path(engine, tier, estimate["from"], float(estimate["band_pct"]))
     return ReloadPath(
         fixed_ms=float(p["fixed_ms"]),
         per_token_us=float(p["per_token_us"]),
@@ -277,6 +282,18 @@ def reload_path(engine: str, tier: str) -> ReloadPath:
         hit_correction_ms=float(p.get("hit_correction_ms", 0.0)),
         measured_tp=tuple(int(t) for t in p.get("measured_tp", ())),
     )
+
+
+def _estimated_path(engine: str, tier: str, source: str, band_pct: float) -> ReloadPath:
+    """``source``'s measured path from ``tier``, standing in for ``engine``'s: its basis
+    carries the band and a note naming both engines (``estimated_paths`` in the data)."""
+    measured = reload_path(source, tier)
+    note = (
+        f"no {ENGINE_NAMES[engine]} hit from the {TIER_NAMES[tier]} is measured: "
+        f"{ENGINE_NAMES[source]}'s measured path is applied, ±{band_pct:g} %"
+    )
+    basis = Basis(measured.basis.sources, note, band_pct)
+    return replace(measured, basis=basis, measured_tp=())
 
 
 ENGINE_NAMES = {

@@ -62,7 +62,10 @@ def test_held_out_cases_are_not_calibration_cases() -> None:
     [
         ({"gpu": "nobody-gpu"}, "case t: unknown GPU"),
         ({"engine": "trtllm"}, "case t: no measured basis for engine 'trtllm'"),
-        ({"metric": "ttft_hit_ms", "engine": "sglang"}, "case t: no measured basis for SGLang"),
+        (
+            {"metric": "ttft_hit_ms", "engine": "dynamo", "tier": "nvme"},
+            "case t: no measured basis for Dynamo",
+        ),
         ({"metric": "ttft_hit_ms", "tier": "nvme"}, "no measured basis for vLLM native"),
         ({"metric": "tpot"}, "metric must be one of"),
         ({"measured": 0}, "measured must be a positive number"),
