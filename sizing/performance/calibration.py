@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from sizing.data_files import data_text
@@ -80,7 +80,7 @@ class Basis:
         return value_ms / factor, value_ms * factor
 
 
-@cache
+@lru_cache(maxsize=256)
 def _joined(a: Basis, b: Basis) -> Basis:
     sources = tuple(dict.fromkeys(a.sources + b.sources))
     note = "; ".join(dict.fromkeys(n for n in (a.note, b.note) if n))
@@ -239,7 +239,7 @@ def prefill_class(gpu_slug: str, gpu_name: str = "") -> PrefillClass:
     return _estimated(cls, gpu_name or gpu_slug, measured_on)
 
 
-@cache
+@lru_cache(maxsize=64)
 def _estimated(cls: PrefillClass, gpu_name: str, measured_on: str) -> PrefillClass:
     band = cls.basis.band_pct
     note = (
@@ -250,7 +250,7 @@ def _estimated(cls: PrefillClass, gpu_name: str, measured_on: str) -> PrefillCla
     return replace(cls, basis=replace(cls.basis, note=note))
 
 
-@cache
+@lru_cache(maxsize=64)
 def reload_path(engine: str, tier: str) -> ReloadPath:
     """The measured reload constants of ``engine`` from ``tier``.
 
@@ -310,7 +310,7 @@ TIER_NAMES = {
 }
 
 
-@cache
+@lru_cache(maxsize=64)
 def missing_path(engine: str, tier: str) -> str:
     """The "no measured basis for …" sentence when ``engine`` has no measured path from
     ``tier``, else ``""`` (a check without raising)."""
@@ -326,7 +326,7 @@ def citation(measurement_id: str) -> str:
     return str(data()["measurements"].get(measurement_id, measurement_id))
 
 
-@cache
+@lru_cache(maxsize=64)
 def constant(*keys: str) -> float:
     """A scalar constant of the data file by its key path (``decode``, ``memory_efficiency``)."""
     node: Any = data()

@@ -137,9 +137,12 @@ def test_a_case_marked_not_evaluable_is_skipped_with_its_reason(
     assert skipped["mine-4"] == "fitted_terms must be a list of term names, got 3"
     assert skipped["mine-5"].startswith("malformed (TypeError: ")
     assert skipped["mine-6"] == "kv_cache_gib must be a number, got 'a lot'"
-    # One of six evaluated: 16.7 %.
     assert report["summary"]["evaluated"] == 1
-    assert report["summary"]["evaluated_share_pct"] == 16.7
+    # a log that does not state an input (mine-2) does not count toward the targets; a case
+    # skipped for another reason (mine-3 to mine-6) counts against the evaluated share:
+    # 1 evaluated of the 5 that count, 20.0 %.
+    assert report["summary"]["not_evaluable"] == 1
+    assert report["summary"]["evaluated_share_pct"] == 20.0
 
 
 def test_cases_carry_their_version_and_the_summary_its_maximum(
