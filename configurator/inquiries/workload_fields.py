@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from django import forms
 
-from configurator.inquiries.choices import FixedChoiceField
 from sizing.workload import FIELDS, Workload
 
 if TYPE_CHECKING:
@@ -59,7 +58,7 @@ def optional_field(
         given = {value for value, _label in choices}
         if given != {"", *f.metadata["choices"]}:
             raise ValueError(f"{name}: labels for {sorted(given)}, choices are {f.metadata}")
-        field = FixedChoiceField(
+        field = forms.ChoiceField(
             label=label, help_text=help_text, choices=list(choices), required=False
         )
         # "" offers the default; its own value stays valid (a link may name it) but is
