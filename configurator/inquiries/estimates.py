@@ -20,6 +20,7 @@ from typing import Any
 
 from django.core.cache import caches
 from django.template.loader import render_to_string
+from django.utils.functional import SimpleLazyObject
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 
@@ -54,11 +55,17 @@ def _key(plan: Plan, *, notice: str, private_name: str | None, traffic_later: bo
 def _context(
     plan: Plan, *, notice: str, private_name: str | None, traffic_later: bool
 ) -> dict[str, Any]:
-    """What the partial ``plan_section`` prints, read off the plan."""
+    """What the partial ``plan_section`` prints, read off the plan. The traffic
+    assumptions and the TTFT chart, which the number of users leaves alone, are kept
+    rendered by the partial (``{% cache %}``) per language and their own data: each is
+    made only when that cache has no entry for its key."""
     serving = plan.serving
-    workload = plan.request.workload
+    defaults = serving.assumption_notes if serving else ()
+    curve = plan.transfer.curve()
+    context_tokens = plan.request.workload.context_tokens
     tiers = chart.chart(plan)
     context: dict[str, Any] = {
+        "language": get_language(),
         "notice": notice,
         "private": private_name is not None,
         "private_name": private_name or "",
@@ -66,14 +73,15 @@ def _context(
         "offload_pays": plan.verdict.offload_pays,
         "reasons": notes.views(plan.verdict.reason_notes),
         "warnings": notes.views(plan.verdict.warning_notes),
-        "traffic_assumptions": [
-            notes.view(a.code, dict(a.values))
-            for a in (serving.assumption_notes if serving else ())
-        ],
+        "traffic_assumptions": SimpleLazyObject(
+            lambda: [notes.view(a.code, dict(a.values)) for a in defaults]
+        ),
+        "traffic_assumptions_key": repr([(a.code, a.values) for a in defaults]),
         "figures": explain.figures(plan),
         "chart": tiers,
         "chart_counts": chart.counts_text(tiers),
-        "ttft": ttft_chart.chart(plan.transfer.curve(), workload.context_tokens),
+        "ttft": SimpleLazyObject(lambda: ttft_chart.chart(curve, context_tokens)),
+        "ttft_key": ttft_chart.points_key(curve, context_tokens),
         "traffic_later": traffic_later and traffic_chart.available(plan),
     }
     if not traffic_later:
@@ -93,13 +101,13 @@ def plan_section(
     re-evaluate the plan some 27 times) for a placeholder that loads them as their own
     fragment once they scroll into view.
     """
-    options = {"notice": notice, "private_name": private_name, "traffic_later": traffic_later}
     fragments = caches["fragments"]
-    key = _key(plan, **options)
+    key = _key(plan, notice=notice, private_name=private_name, traffic_later=traffic_later)
     html = fragments.get(key)
     if html is None:
-        html = render_to_string(
-            "inquiries/configurator.html#plan_section", _context(plan, **options)
+        context = _context(
+            plan, notice=notice, private_name=private_name, traffic_later=traffic_later
         )
+        html = render_to_string("inquiries/configurator.html#plan_section", context)
         fragments.set(key, html, SECTION_SECONDS)
     return SafeString(html)

@@ -165,7 +165,7 @@ def _posted_form(
         form = WorkloadForm(data, MultiValueDict({"config_file": [unread]}))
         return form, QueryDict(), 413
     refused = 413 if body_too_large(request) else None
-    posted = request.POST
+    posted: QueryDict = request.POST
     if defaults:
         posted = QueryDict(mutable=True)
         posted.update({**WorkloadForm.defaults(), "model": ""})
