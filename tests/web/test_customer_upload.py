@@ -99,8 +99,8 @@ def test_the_live_estimate_posts_url_encoded_and_the_file_has_its_own_form(
     client: Client,
 ) -> None:
     html = client.get("/", headers=EN).content.decode()
-    configurator = re.search(r'<form id="configurator"[^>]*>', html)
-    assert configurator and "enctype" not in configurator.group(0)
+    form_tag = re.search(r'<form id="configurator"[^>]*>', html)
+    assert form_tag and "enctype" not in form_tag.group(0)
     assert re.search(
         r'<form id="config-upload" method="post" action="/estimate/upload/" '
         r'enctype="multipart/form-data">',
