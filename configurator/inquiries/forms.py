@@ -34,6 +34,7 @@ from configurator.modelhub.upload import (
     private_display_name,
 )
 from configurator.planning.services import plan_create
+from configurator.uploads import json_storable
 from sizing.bom.lines import check_node
 from sizing.errors import SizingError
 from sizing.model.spec import ModelSpec
@@ -198,7 +199,7 @@ class WorkloadForm(ShareLinks, WorkloadInputs):
             model_name=cleaned.get("model_name"),
             weights_gib=cleaned.get("weights_gib"),
         )
-        self.private_config = json.loads(config_text)
+        self.private_config = json_storable(json.loads(config_text))
         self.private_config_text = config_text
         return spec
 

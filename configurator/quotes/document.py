@@ -256,7 +256,7 @@ def tiers_chart(alternative: DocumentAlternative) -> dict[str, Any]:
     counts = {
         "gpu": where.on_gpus,
         "cpu": where.in_cpu_tier,
-        "nvme": where.on_nvme,
+        "nvme": where.nvme_total,
         "shared": where.in_shared_tier,
     }
     tiers = [("gpu", gpu_gib), ("cpu", cpu_gib), ("nvme", nvme_gib)]
@@ -293,6 +293,7 @@ def _placement(alternative: DocumentAlternative) -> Placement:
             on_nvme=int(summary["conversations_on_nvme"]),
             recomputed=int(summary["conversations_recomputed"]),
             in_shared_tier=int(summary.get("conversations_in_shared_tier") or 0),
+            in_nvme_tier=int(summary.get("conversations_in_nvme_tier") or 0),
         )
     return placement(
         users=int(summary.get("users") or 0),

@@ -146,11 +146,13 @@ def test_chart_shows_where_conversations_live_with_unlocalised_svg_numbers(
 def test_chart_draws_the_shared_tier_beyond_a_capped_cpu_tier(
     client: Client, language: str, words: str, count: str
 ) -> None:
-    # Two GPUs and at most 384 GB of host memory cut the seed's CPU tier; the resting
-    # conversations it leaves out rest in the shared tier, as the quote PDF's tier chart
-    # shows (templates/pdf/_tiers.svg).
-    form = seed(gpus_per_node=2, max_host_memory_gb=384)
-    s = plan_summary(plan_stored({**SEED_INPUTS, "gpus_per_node": 2, "max_host_memory_gb": 384}))
+    # Two GPUs and at most 384 GB of host memory cut the seed's CPU tier; without an NVMe
+    # tier (which would keep them, sizing/memory/residency.py) the resting conversations it
+    # leaves out rest in the shared tier, as the quote PDF's tier chart shows
+    # (templates/pdf/_tiers.svg).
+    cut = {"gpus_per_node": 2, "max_host_memory_gb": 384, "new_conversations_per_day": 0}
+    form = seed(**cut)
+    s = plan_summary(plan_stored({**SEED_INPUTS, **cut}))
     assert s["conversations_in_shared_tier"] == int(count)
     total = sum(
         s[k]
@@ -158,6 +160,7 @@ def test_chart_draws_the_shared_tier_beyond_a_capped_cpu_tier(
             "conversations_resident",
             "conversations_in_cpu_tier",
             "conversations_on_nvme",
+            "conversations_in_nvme_tier",
             "conversations_in_shared_tier",
             "conversations_recomputed",
         )
