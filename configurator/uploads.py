@@ -26,8 +26,9 @@ import io
 import json
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from django.core.files.uploadedfile import InMemoryUploadedFile
 from django.core.files.uploadhandler import FileUploadHandler
@@ -70,7 +71,7 @@ class JsonRefused(ValueError):
         self.values = values or {}
 
 
-def _number(kind: type[int] | type[float]) -> Any:
+def _number(kind: type[int] | type[float]) -> Callable[[str], int | float]:
     def convert(text: str) -> int | float:
         if len(text) > MAX_NUMBER_CHARS:
             raise JsonRefused(
@@ -87,7 +88,7 @@ class _ConstantRefused(Exception):
     """``NaN``, ``Infinity`` or ``-Infinity`` where JSON wants a number (RFC 8259 §6)."""
 
 
-def _refuse_constant(name: str) -> Any:
+def _refuse_constant(name: str) -> NoReturn:
     raise _ConstantRefused(name)
 
 
@@ -109,14 +110,14 @@ def _constant_refused(text: str, name: str) -> JsonRefused:
     return JsonRefused("not_json", f"{name} is not a JSON number", line=line, column=column)
 
 
-def _depth(value: Any) -> int:
+def _depth(value: object) -> int:
     """Nesting depth of a parsed document (a scalar is 0), without recursion."""
     deepest, stack = 0, [(value, 1)]
     while stack:
         node, level = stack.pop()
-        children = node.values() if isinstance(node, dict) else node
         if isinstance(node, dict | list):
             deepest = max(deepest, level)
+            children = node.values() if isinstance(node, dict) else node
             stack.extend((child, level + 1) for child in children)
     return deepest
 

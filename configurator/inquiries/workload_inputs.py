@@ -241,6 +241,14 @@ class WorkloadInputs(TrafficFields):
             "whose conversation is not in the other tiers are recomputed"
         ),
     )
+    without_cpu_tier = forms.BooleanField(
+        label=_("No CPU-memory tier"),
+        required=False,
+        help_text=_(
+            "Plans the GPUs the targets need without offloading (and so without an NVMe "
+            "tier); returning users whose conversation is not on the GPUs are recomputed"
+        ),
+    )
     serving_engine = forms.ChoiceField(
         label=_("Serving engine"), choices=ENGINE_CHOICES, required=False
     )

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Callable
 from decimal import Decimal
-from typing import Any, cast
+from typing import Any, ParamSpec, TypeVar, cast
 
 from django.utils import timezone, translation
 
@@ -171,9 +172,14 @@ def document_from_quote(quote: Quote, *, live: bool = False) -> QuoteDocument:
     }
 
 
-def _in_language(language: str, func: Any, *args: Any) -> Any:
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _in_language(language: str, func: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """``func(*args, **kwargs)`` with ``language`` active."""
     with translation.override(language):
-        return func(*args)
+        return func(*args, **kwargs)
 
 
 def _example_skus(alternatives: list[QuoteAlternative]) -> set[str]:

@@ -205,16 +205,17 @@ def test_fp8_is_recommended_only_where_the_gpu_supports_it(client: Client) -> No
 @pytest.mark.parametrize(
     ("changes", "field", "text"),
     [
-        ({"context_tokens": 0}, "context_tokens", "greater than or equal to 1"),
-        ({"context_tokens": 10_000_001}, "context_tokens", "less than or equal to 10,000,000"),
+        # sizing/workload.py: context 1 to MAX_CONTEXT_TOKENS, users 1 to MAX_USERS.
+        ({"context_tokens": 0}, "context_tokens", "between 1 and 10,000,000, got 0"),
+        ({"context_tokens": 10_000_001}, "context_tokens", "and 10,000,000, got 10,000,001"),
         # models.json: Qwen3-32B max_position_embeddings 40,960.
         (
             {"context_tokens": 50_000},
             "context_tokens",
             "exceeds Qwen/Qwen3-32B-FP8&#x27;s limit of 40,960 tokens",
         ),
-        ({"users": 0}, "users", "greater than or equal to 1"),
-        ({"users": 1_000_001}, "users", "less than or equal to 1,000,000"),
+        ({"users": 0}, "users", "between 1 and 1,000,000, got 0"),
+        ({"users": 1_000_001}, "users", "between 1 and 1,000,000, got 1,000,001"),
         ({"model": "nobody/no-such-model"}, "model", "neither in the offline catalog"),
         ({"model": "not a model id"}, "model", "not a Hugging Face model id"),
         ({"gpu": "gtx-280"}, "gpu", "Select a valid choice"),

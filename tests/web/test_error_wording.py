@@ -139,12 +139,22 @@ def test_the_cli_quotes_a_tiny_ttft_target_short(capsys: pytest.CaptureFixture[s
 @pytest.mark.parametrize(
     ("headers", "field", "value", "limit"),
     [
-        (EN, "users", MAX_USERS + 1, "less than or equal to 1,000,000."),
-        (DE, "users", MAX_USERS + 1, "kleiner oder gleich 1.000.000 sein."),
-        (EN, "context_tokens", MAX_CONTEXT_TOKENS + 1, "less than or equal to 10,000,000."),
-        (DE, "context_tokens", MAX_CONTEXT_TOKENS + 1, "kleiner oder gleich 10.000.000 sein."),
-        (EN, "ttft_p95_ms", "1e30", "less than or equal to 600,000."),
-        (DE, "ttft_p95_ms", "1e30", "kleiner oder gleich 600.000 sein."),
+        (EN, "users", MAX_USERS + 1, "between 1 and 1,000,000, got 1,000,001."),
+        (DE, "users", MAX_USERS + 1, "zwischen 1 und 1.000.000 liegen, eingegeben: 1.000.001."),
+        (EN, "context_tokens", MAX_CONTEXT_TOKENS + 1, "and 10,000,000, got 10,000,001."),
+        (
+            DE,
+            "context_tokens",
+            MAX_CONTEXT_TOKENS + 1,
+            "und 10.000.000 liegen, eingegeben: 10.000.001.",
+        ),
+        (EN, "ttft_p95_ms", "1e30", "above 0 and at most 600,000, got 1\u00a0×\u00a010³⁰."),
+        (
+            DE,
+            "ttft_p95_ms",
+            "1e30",
+            "über 0 und höchstens 600.000 liegen, eingegeben: 1\u00a0×\u00a010³⁰.",
+        ),
     ],
 )
 def test_the_forms_own_limits_are_grouped(

@@ -207,8 +207,8 @@ def test_api_recommendations(client: Client) -> None:
     bad = client.post(
         "/api/recommendations", {**body, "gpus": ["gtx-1080"]}, content_type="application/json"
     )
-    assert bad.status_code == 422  # as /api/plans answers an unknown gpu
-    assert [e["loc"] for e in bad.json()["detail"]] == [["body", "gpus", 0]]
+    assert bad.status_code == 400  # as /api/plans answers an unknown gpu
+    assert bad.json()["field"] == "gpus.0"
     schema = client.get("/api/openapi.json").json()
     assert "/api/recommendations" in schema["paths"]
 
@@ -268,3 +268,44 @@ def test_a_target_no_configuration_can_meet_is_relaxed_once_for_all(
     call_command("recommend", *args)
     text = capsys.readouterr().out
     assert text.count("one relaxed target for all") == 1
+
+
+@pytest.mark.django_db
+def test_dram_instead_of_gpus_is_a_sized_configuration_without_a_tier(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The saving is the price of the cheapest configuration the same search finds with
+    # without_cpu_tier set, meeting the same targets, less the cheapest with a tier
+    # (sizing/search/cheapest.py). Each side is sized again here as the customer would
+    # ask for it, and the saving is their difference in the demo price list.
+    pricelist_load_demo()
+    call_command("recommend", *SEED_ARGS, "--kv-dtype", "fp8", "--format", "json")
+    trade = json.loads(capsys.readouterr().out)["dram_instead_of_gpus"]
+    with_tier, without = trade["with_cpu_tier"], trade["without_cpu_tier"]
+    assert with_tier["cpu_tier_gib"] > 0 and without["cpu_tier_gib"] == 0
+    assert without["without_cpu_tier"] is True and without["meets_targets"] is True
+    assert without["nvme_drive_count"] == 0  # no CPU tier, no NVMe tier behind it
+    saving = Decimal(trade["saving_eur"])
+    assert saving == Decimal(without["price_net_eur"]) - Decimal(with_tier["price_net_eur"]) > 0
+    # The no-tier configuration, asked for by itself, is what the search found: the
+    # cheapest without a tier (a search with the switch set finds no cheaper one).
+    call_command(
+        "recommend", *SEED_ARGS, "--kv-dtype", "fp8", "--without-cpu-tier", "--format", "json"
+    )
+    alone = json.loads(capsys.readouterr().out)
+    assert alone["configurations"][0]["price_net_eur"] == without["price_net_eur"]
+    assert alone["dram_instead_of_gpus"]["saving_eur"] is None
+
+
+@pytest.mark.django_db
+def test_no_saving_line_where_the_tier_saves_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    # gpt-oss-120b at 16,384 tokens for 1,000 users: the cheapest configuration without a
+    # CPU tier costs what the cheapest with one costs, so no "DRAM instead of GPUs" line
+    # and no saving (the search's sized counterfactual, sizing/search/cheapest.py).
+    pricelist_load_demo()
+    args = ["--model", "openai/gpt-oss-120b", "--context", "16384", "--users", "1000"]
+    call_command("recommend", *args, "--format", "json")
+    trade = json.loads(capsys.readouterr().out)["dram_instead_of_gpus"]
+    assert trade["saving_eur"] is None
+    call_command("recommend", *args)
+    assert "DRAM instead of GPUs" not in capsys.readouterr().out

@@ -130,11 +130,11 @@ def test_text_report_gives_the_short_flag_without_an_nvme_tier(
     [
         (["--model", "nobody/no-such-model"], "--model: unknown model 'nobody/no-such-model'"),
         (["--model", "not a repo id"], "--model: 'not a repo id' is not a Hugging Face model id"),
-        (["--context", "0"], "--context: context must be between 1 and 10,000,000"),
+        (["--context", "0"], "--context: the context (tokens) must be between 1 and 10,000,000"),
         (["--context", "50000"], "exceeds Qwen/Qwen3-32B-FP8's limit of 40,960 tokens"),
-        (["--users", "0"], "--users: users must be between 1 and 1,000,000"),
+        (["--users", "0"], "--users: the number of users must be between 1 and 1,000,000"),
         (["--gpu", "gtx-1080"], "--gpu: unknown GPU 'gtx-1080'"),
-        (["--users", "many"], "argument --users: expected a whole number, got 'many'"),
+        (["--users", "many"], "--users: the number of users must be a whole number, got 'many'"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(override: list[str], expected: str) -> None:
