@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 REQUESTS = 400
 """Enough estimates for the full collections a worker makes every few hundred."""
 FIGURE = (
-    "live estimate in one process (the page's multipart request, configurator.wsgi), "
+    "live estimate in one process (the page's url-encoded request, configurator.wsgi), "
     f"instructions per request (callgrind), {REQUESTS} requests"
 )
 PRODUCTION_FIGURE = (

@@ -4,7 +4,7 @@
 instrumentation off) loads the application as a web worker does (``configurator.wsgi``),
 reads the page's form from ``GET /``, posts 150 estimates to warm its stores, turns the
 instrumentation on (``callgrind_control -i on``), posts ``N`` estimates exactly as the
-page sends them (:mod:`benchmarks.page_form`: the whole form, multipart, with the htmx
+page sends them (:mod:`benchmarks.page_form`: the whole form, url-encoded, with the htmx
 and CSRF headers; a new number of users each, 10,100 on), and turns it off again. The
 environment names the settings (a throw-away SQLite database, no rate limits).
 
@@ -66,12 +66,12 @@ def _instrumentation(state: str) -> None:
 
 def _page_post(app: Any) -> Callable[[int], bytes]:
     """A live estimate with ``users`` as the page's form sends it (:mod:`benchmarks.page_form`)."""
-    from benchmarks.page_form import form_controls, multipart_body
+    from benchmarks.page_form import form_controls, urlencoded_body
 
     controls = form_controls(_call(app, "GET", "/", b"", {}).decode())
 
     def post(users: int) -> bytes:
-        body, content_type = multipart_body(controls, {**TYPED, "users": str(users)})
+        body, content_type = urlencoded_body(controls, {**TYPED, "users": str(users)})
         headers = {
             "CONTENT_TYPE": content_type,
             "HTTP_HX_REQUEST": "true",

@@ -82,14 +82,6 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 
-# Small form bodies (every live estimate is multipart: the form has a file field) are
-# split at once; uploads and everything else go to Django's parser (configurator.formdata).
-FILE_UPLOAD_HANDLERS = [
-    "configurator.formdata.SmallFormHandler",
-    "django.core.files.uploadhandler.MemoryFileUploadHandler",
-    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
-]
-
 ROOT_URLCONF = "configurator.urls"
 
 TEMPLATES = [
