@@ -87,14 +87,6 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 
-# Small form bodies (every live estimate is multipart: the form has a file field) are
-# split at once; uploads and everything else go to Django's parser (configurator.formdata).
-FILE_UPLOAD_HANDLERS = [
-    "configurator.formdata.SmallFormHandler",
-    "django.core.files.uploadhandler.MemoryFileUploadHandler",
-    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
-]
-
 ROOT_URLCONF = "configurator.urls"
 
 TEMPLATES = [
@@ -202,8 +194,9 @@ _REDIS_CACHE_URL = env_str("REDIS_CACHE_URL")
 # (configurator.clients.fail_open), as when the cache refuses connections.
 REDIS_CACHE_OPTIONS: dict[str, Any] = {"socket_connect_timeout": 0.1, "socket_timeout": 0.1}
 if _REDIS_CACHE_URL:
+    # Django's Redis backend with one client and connection pool per process.
     CACHES["default"] = {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "configurator.redis_cache.RedisCache",
         "LOCATION": _REDIS_CACHE_URL,
         "OPTIONS": REDIS_CACHE_OPTIONS,
     }

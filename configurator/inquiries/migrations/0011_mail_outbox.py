@@ -27,7 +27,7 @@ def unsent_mails_into_the_outbox(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('inquiries', '0009_without_nvme_tier'),
+        ('inquiries', '0010_without_cpu_tier'),
     ]
 
     operations = [
