@@ -70,10 +70,10 @@ def hung_cache(settings: Any) -> Iterator[None]:
     settings.HF_HUB_OFFLINE = True
     settings.CACHES = {
         **settings.CACHES,
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "default": {  # the backend and options configurator/settings.py sets
+            "BACKEND": "configurator.redis_cache.RedisCache",
             "LOCATION": server.url(0),
-            "OPTIONS": settings.REDIS_CACHE_OPTIONS,  # as configurator/settings.py sets them
+            "OPTIONS": settings.REDIS_CACHE_OPTIONS,
         },
     }
     server.pause()
