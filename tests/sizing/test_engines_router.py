@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sizing.engines import bundle, deployment
+from sizing.engines import bundle, deployment, router
 from sizing.engines.deployment import Deployment
 from sizing.engines.placement import numa_node_of_gpu, slots
 from sizing.engines.shared_tier import TierOptions
@@ -37,17 +37,91 @@ def test_helm_buffer_equals_plan(plan_name: str) -> None:
         assert {"name": "LMCACHE_LOCAL_DISK", "value": "file:///data/lmcache/"} in spec["env"]
 
 
-def seed_router_argv(d: Deployment, key: str, logic: list[str]) -> list[str]:
-    """``docker`` as the NetApp seed's step 4 calls it, with this plan's backends."""
+@pytest.mark.parametrize("shared", ["none", "nfs", "s3"])
+@pytest.mark.parametrize("plan_name", ["seed", "llama70b-tp2"])
+def test_helm_values_meet_the_chart(plan_name: str, shared: str) -> None:
+    """What chart 0.1.12 requires and does (production_stack_chart.json, read from
+    helm/templates at a6c01db): the render stops without requestCPU/requestMemory; the
+    chart turns prefix caching off unless asked; a disk size without a volume lands on
+    the container's layer; the in-process YAML's shared tier reaches the pods."""
+    d, files = files_of(PLANS[plan_name](), "lmcache", shared)
+    facts = router.chart_facts(d.versions.production_stack)
+    values = yaml.safe_load(scripts(files, "helm-values.yaml")[0].text)
+    [spec] = values["servingEngineSpec"]["modelSpec"]
+    assert set(facts["required_model_spec"]) <= set(spec)
+    assert set(spec) <= set(facts["model_spec_properties"])
+    assert spec["vllmConfig"][facts["prefix_caching_off_unless"].split(".")[1]] is True
+    assert spec["tag"] != facts["image"]["chart_default_tag"]
+    # requestMemory covers what every worker of the pod pins.
+    pinned = int(spec["lmcacheConfig"]["cpuOffloadingBufferSize"]) * d.tensor_parallel_size
+    assert int(spec["requestMemory"].removesuffix("Gi")) > pinned
+    env = {e["name"]: e.get("value") for e in spec["env"]}
+    assert not set(env) & set(facts["chart_sets_lmcache_env"])
+    mounts = {m["mountPath"]: m["name"] for m in spec.get("extraVolumeMounts", [])}
+    volumes = {v["name"]: v for v in spec.get("extraVolumes", [])}
+    if "diskOffloadingBufferSize" in spec["lmcacheConfig"]:
+        disk = env["LMCACHE_LOCAL_DISK"].removeprefix("file://").rstrip("/")
+        assert volumes[mounts[disk]]["hostPath"]["path"].startswith(d.tiers.nvme_mount)
+    in_process = yaml.safe_load(scripts(files, "lmcache.yaml")[0].text)
+    if shared == "s3":
+        assert env["LMCACHE_REMOTE_URL"] == in_process["remote_url"]
+        assert json.loads(env["LMCACHE_EXTRA_CONFIG"]) == in_process["extra_config"]
+    if shared == "nfs":
+        assert env["LMCACHE_REMOTE_STORAGE_PLUGINS"] == "fs"
+        base = in_process["extra_config"]["remote_storage_plugin.fs.base_path"]
+        assert any(base.startswith(m) for m in mounts)
+    assert values["servingEngineSpec"]["vllmApiKey"] == router.HELM_API_KEY_SECRET
+
+
+def seed_router_argv(d: Deployment, logic: list[str]) -> list[str]:
+    """``docker`` as the NetApp seed's step 4 calls it, with this plan's backends (no
+    key: the router forwards the client's Authorization header)."""
     return [
         "docker",
         *("run", "-d", "--rm", "--name", "vllm-router", "--network", "host"),
-        *("-e", f"OPENAI_API_KEY={key}", "ghcr.io/vllm-project/production-stack/router:latest"),
+        "ghcr.io/vllm-project/production-stack/router:latest",
         *("--port", "8000", "--service-discovery", "static"),
         *("--static-backends", ",".join(f"http://{s.host}:{s.port}" for s in d.slots)),
         *("--static-models", ",".join([d.model_id] * len(d.slots))),
         *("--routing-logic", *logic),
     ]
+
+
+def router_refusal(argv: list[str]) -> str | None:
+    """Why the production-stack router at the recorded commit would refuse ``argv``
+    (its flag list and ``validate_args`` rules in ``production_stack_chart.json``), or
+    None when it accepts it."""
+    facts = router.chart_facts("0.1.12")["router"]
+    given = {a.split("=", 1)[0]: v for a, v in zip(argv, [*argv[1:], ""]) if a.startswith("--")}
+    unknown = [f for f in given if f not in facts["flags"]]
+    if unknown:
+        return f"unknown flags {unknown}"
+    missing = [f for f in facts["always_required"] if f not in given]
+    for condition, needed in facts["required_with"].items():
+        flag, value = condition.split("=")
+        if given.get(flag) == value:
+            missing += [f for f in needed if f not in given]
+    return f"missing {missing}" if missing else None
+
+
+def test_router_rules_refuse_what_the_router_refuses() -> None:
+    """The checker itself: the summary line the bundle printed before (session routing
+    without service discovery) is refused, as the router refuses it."""
+    assert router_refusal(["--routing-logic", "session", "--session-key", "x"]) == (
+        "missing ['--service-discovery']"
+    )
+    assert "missing ['--session-key']" == router_refusal(
+        [
+            "--service-discovery",
+            "static",
+            "--static-backends",
+            "a",
+            "--static-models",
+            "m",
+            "--routing-logic",
+            "session",
+        ]
+    )
 
 
 @pytest.mark.parametrize(
@@ -63,16 +137,12 @@ def test_router_script_runs_the_seed_container(
     shared: str, logic: list[str], tmp_path: Path
 ) -> None:
     d, files = files_of(PLANS["llama70b-tp2"](), "vllm", shared)
-    [router] = scripts(files, "vllm-router.sh")
-    result, calls = run_with_stubs(router.text, tmp_path, env={"VLLM_API_KEY": "s3cr3t key"})
+    [script] = scripts(files, "vllm-router.sh")
+    result, calls = run_with_stubs(script.text, tmp_path)
     assert result.returncode == 0, result.stderr
-    assert calls == [seed_router_argv(d, "s3cr3t key", logic)]
-    # The placeholder of api-key.env, or no key at all: the router does not start.
-    [key_file] = [f for f in files if f.path == "api-key.env"]
-    placeholder = key_file.text.rsplit("VLLM_API_KEY=", 1)[1].strip()
-    for env in ({"VLLM_API_KEY": placeholder}, {}):
-        result, calls = run_with_stubs(router.text, tmp_path, env=env)
-        assert result.returncode == 1 and calls == [] and "VLLM_API_KEY" in result.stderr
+    assert calls == [seed_router_argv(d, logic)]
+    image = calls[0].index("ghcr.io/vllm-project/production-stack/router:latest")
+    assert router_refusal(calls[0][image + 1 :]) is None
 
 
 def test_every_vllm_instance_requires_the_shared_key(tmp_path: Path) -> None:
