@@ -174,6 +174,9 @@ STUB_PROGRAMS = (
     "aws",
     "find",
     "cat",
+    "curl",
+    "jq",
+    "ls",
 )
 """Programs the bundle's scripts start; each is replaced by a recorder on ``PATH``."""
 

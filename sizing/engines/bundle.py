@@ -159,8 +159,20 @@ def render(d: Deployment, engines: Sequence[str]) -> tuple[Rendered, ...]:
         runs several instances) and the infrastructure files.
 
     Raises:
-        SizingError: for an unknown engine key.
+        SizingError: for an unknown engine key; for a shared tier when the plan has no
+            CPU tier (field ``shared``): every engine reaches a shared tier through its
+            CPU tier (vLLM's ``secondary_tiers`` sit behind ``cpu_bytes_to_use``,
+            LMCache's remote backend needs its local CPU buffer,
+            ``lmcache/v1/storage_backend/__init__.py``; HiCache's storage backend
+            writes from the host pool), so nothing would write to it.
     """
+    if d.shared != "none" and not d.has_cpu_tier:
+        raise SizingError(
+            "shared",
+            f"shared tier {d.shared!r} would stay unused: the plan keeps every conversation "
+            "in GPU memory, so no engine gets a CPU tier, and every engine writes to a "
+            "shared tier only through its CPU tier; build the bundle with --shared none",
+        )
     out = []
     for key in engines:
         engines_for(key)

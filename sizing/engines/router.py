@@ -73,6 +73,21 @@ ROUTER_IMAGE = "ghcr.io/vllm-project/production-stack/router:latest"
 """The production-stack router image the NetApp seed runs (override with ``ROUTER_IMAGE``)."""
 
 
+CHECK_LINE_TOKENS = 16
+"""Tokens one line of the README's cross-instance test prefix takes at most ("Background
+document, line N of a long shared prefix.", 55 characters: about 12 tokens with the
+Qwen, Llama and DeepSeek tokenizers, which average more than 3.5 characters per token
+on English text)."""
+
+
+def check_prefix_lines(d: Deployment) -> int:
+    """Lines of the README's cross-instance test prefix: at most half the context in
+    tokens (:data:`CHECK_LINE_TOKENS` per line), so the prompt and its answer fit the
+    ``--max-model-len`` the instances start with (8,192 tokens: 256 lines, several of
+    LMCache's 256-token chunks)."""
+    return d.context_tokens // 2 // CHECK_LINE_TOKENS
+
+
 def routing_logic(d: Deployment) -> str:
     """``session`` when each instance keeps its own tiers, ``roundrobin`` with a shared
     tier (module doc)."""

@@ -13,8 +13,11 @@ from sizing.engines.deployment import Deployment
 from sizing.engines.placement import numa_node_of_gpu, slots
 from sizing.engines.shared_tier import TierOptions
 from sizing.errors import SizingError
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import make_plan
 from sizing.units import GIB
 from tests.engine_bundle import PLANS, files_of, option, parse_script, run_with_stubs, scripts
+from tests.factories import plan_request
 
 
 @pytest.mark.parametrize("plan_name", ["seed", "llama70b-tp2"])
@@ -267,3 +270,26 @@ def test_pnfs_rdma_mount_as_the_seed_writes_it(tmp_path: Path) -> None:
     files = [f for r in bundle.render(d, ("vllm",)) for f in r.files]
     result, calls = run_with_stubs(scripts(files, "mount-shared.sh")[0].text, tmp_path)
     assert result.returncode == 0 and "vers=4.2" in calls[1][4]
+
+
+def test_a_shared_tier_without_a_cpu_tier_is_refused() -> None:
+    """Qwen3-8B, 8,192 tokens, 200 users on 8 × H100: every conversation stays in GPU
+    memory, so no engine gets a CPU tier and none would write to a shared tier (vLLM's
+    secondary tiers sit behind its CPU tier; LMCache's remote backend needs its CPU
+    buffer). The bundle refuses the shared tier instead of shipping it unused."""
+    plan = make_plan(
+        plan_request(
+            model=from_catalog("Qwen/Qwen3-8B"),
+            context_tokens=8192,
+            users=200,
+            gpu="h100-sxm",
+            gpus_per_node=8,
+        )
+    )
+    for shared in ("s3", "nfs"):
+        d = deployment.from_plan(plan, tiers=TierOptions(shared=shared))
+        assert not d.has_cpu_tier
+        with pytest.raises(SizingError) as exc:
+            bundle.render(d, bundle.ENGINES)
+        assert exc.value.field == "shared" and "unused" in str(exc.value)
+    assert bundle.render(deployment.from_plan(plan), bundle.ENGINES)
