@@ -136,10 +136,10 @@ def infrastructure(
                     f"Node {node}: socket {socket} would pin {gib:.0f} GiB, more than its "
                     f"{d.socket_memory_gb} GB of DIMMs."
                 )
+    if d.shared == "nfs" and shared_used and d.tiers.nfs_server_note:
+        notes.append(d.tiers.nfs_server_note)
     if d.shared == "s3" and shared_used:
-        files.append(
-            BundleFile("shared/s3-lifecycle.json", dumps(s3_lifecycle(d.tiers, d.model_id)))
-        )
+        files.append(BundleFile("shared/s3-lifecycle.json", dumps(s3_lifecycle(d.tiers))))
         files.append(BundleFile("shared/s3-setup.sh", s3_setup_script(d.tiers), executable=True))
     if d.hybrid:
         notes.append(hybrid_note(d))

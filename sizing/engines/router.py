@@ -29,8 +29,8 @@ Rules:
 - Helm ``lmcacheConfig.cpuOffloadingBufferSize`` is LMCache's ``max_local_cpu_size``:
   **GiB per worker**, and the chart drops values whose integer part is 0, so the
   bundle writes a whole number of GiB, rounded up: what the fullest worker keeps (for
-  MLA the whole latent, which LMCache's first rank alone saves with
-  ``first_rank_max_local_cpu_size``, set through ``LMCACHE_EXTRA_CONFIG``).
+  MLA 1 GiB, the least whole value, because LMCache's first rank alone saves, with
+  ``first_rank_max_local_cpu_size`` set through ``LMCACHE_EXTRA_CONFIG``).
   A modelSpec is one pod of ``requestGPU`` GPUs, so the values are emitted only for
   plans without pipeline or data parallelism.
 - What the chart needs and does (``sizing/data/production_stack_chart.json``, read from
@@ -222,6 +222,11 @@ def helm_values(d: Deployment) -> dict[str, Any]:
     doc = lmcache.config(d, slot)
     worker_gib = whole_gib_up(d.binding_rank_tier_bytes)
     pinned_gib = worker_gib * d.world_size
+    if d.ranks.lmcache_first_rank_only:
+        # MLA: the first rank's tier goes in LMCACHE_EXTRA_CONFIG; the others get the
+        # least whole GiB the chart keeps (it drops values whose integer part is 0).
+        pinned_gib = worker_gib + (d.world_size - 1)
+        worker_gib = 1
     lmcache_values: dict[str, Any] = {
         "enabled": True,
         "cpuOffloadingBufferSize": str(worker_gib),

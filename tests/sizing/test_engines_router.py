@@ -293,3 +293,53 @@ def test_a_shared_tier_without_a_cpu_tier_is_refused() -> None:
             bundle.render(d, bundle.ENGINES)
         assert exc.value.field == "shared" and "unused" in str(exc.value)
     assert bundle.render(deployment.from_plan(plan), bundle.ENGINES)
+
+
+def test_the_lifecycle_rule_expires_every_engines_objects() -> None:
+    """LMCache 0.5.6 writes at the bucket's root (s3_connector.py _format_safe_path:
+    "/" + key); vLLM 0.33.0 under "<prefix>/" + "/" + "<model>_<hash>" (tiering/obj/
+    manager.py root_dir, file_mapper.py _compute_base_path). One rule must match both."""
+    d, files = files_of(PLANS["seed"](), "all", "s3")
+    [rule] = json.loads(next(f.text for f in files if f.path == "shared/s3-lifecycle.json"))[
+        "Rules"
+    ]
+    config = json.loads(scripts(files, "kv-transfer-config.json")[0].text)
+    [obj] = [
+        t for t in config["kv_connector_extra_config"]["secondary_tiers"] if t["type"] == "obj"
+    ]
+    vllm_key = f"{obj['prefix']}/" + "/" + d.model_id.replace("/", "_") + "_0123abcd/0_r0.bin"
+    lmcache_key = "vllm@Qwen_Qwen3-32B-FP8@1@0@deadbeef"
+    assert "///" not in vllm_key
+    for key in (vllm_key, lmcache_key):
+        assert key.startswith(rule["Filter"]["Prefix"]), key
+    assert rule["Expiration"] == {"Days": 1} and rule["Status"] == "Enabled"
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "http2"),
+    [("http://sg.example.net:10443", False), ("s3.us-east-1.amazonaws.com", None)],
+)
+def test_lmcache_s3_client_follows_the_seed_on_storagegrid(endpoint: str, http2: bool) -> None:
+    """NetApp seed (StorageGRID): s3_prefer_http2 false, s3_num_io_threads 320; LMCache's
+    defaults (s3_adapter.py: HTTP/2, 64 threads) stay for AWS."""
+    d = deployment.from_plan(PLANS["seed"](), tiers=TierOptions(shared="s3", s3_endpoint=endpoint))
+    files = [f for r in bundle.render(d, ["lmcache"]) for f in r.files]
+    extra = yaml.safe_load(scripts(files, "lmcache.yaml")[0].text)["extra_config"]
+    assert extra.get("s3_prefer_http2") is http2
+    assert extra.get("s3_num_io_threads") == (320 if http2 is False else None)
+    notes = [n for r in bundle.render(d, ["lmcache"]) for n in r.notes]
+    assert any("virtual-hosted" in n for n in notes)
+
+
+def test_an_nfs_server_name_with_underscores_is_taken_with_a_note() -> None:
+    """The seed's own storage host: mount resolves it through /etc/hosts or a resolver,
+    though RFC 1123 host names have no '_'."""
+    tiers = TierOptions(shared="nfs", nfs_server="my_storage.my_company.net")
+    d = deployment.from_plan(PLANS["seed"](), tiers=tiers)
+    rendered = bundle.render(d, ["vllm"])
+    files = [f for r in rendered for f in r.files]
+    assert "my_storage.my_company.net:/export/kvcache" in scripts(files, "mount-shared.sh")[0].text
+    assert any("'_'" in n and "/etc/hosts" in n for r in rendered for n in r.notes)
+    for bad in ("bad host", "a..b", "-x.example.net"):
+        with pytest.raises(SizingError):
+            TierOptions(nfs_server=bad)

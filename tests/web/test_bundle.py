@@ -386,6 +386,11 @@ def test_offload_prompt_only_is_written_and_explained(offload_decode: bool) -> N
     assert config["kv_connector_extra_config"]["offload_prompt_only"] is (not offload_decode)
     lmcache = yaml.safe_load(files["node1/lmcache/instance0/lmcache.yaml"])
     assert lmcache["save_decode_cache"] is offload_decode
+    # The multiprocess server's connector: lmcache.mp.save_decode_cache, false unless
+    # set (lmcache/integration/vllm/lmcache_mp_connector.py, 0.5.6).
+    _env, argv = parse_script(files["node1/lmcache-server/instance0/serve.sh"])
+    mp = json.loads(argv[argv.index("--kv-transfer-config") + 1])
+    assert mp["kv_connector_extra_config"]["lmcache.mp.save_decode_cache"] is offload_decode
     readme = files["README.md"]
     phrase = "last answer is recomputed" if not offload_decode else "finds its last answer"
     assert phrase in readme
