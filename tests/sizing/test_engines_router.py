@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from sizing.engines.deployment import Deployment
 from sizing.engines.placement import numa_node_of_gpu, slots
 from sizing.engines.shared_tier import TierOptions
 from sizing.errors import SizingError
+from sizing.layout.cluster import router_for
 from sizing.model.spec import from_catalog
 from sizing.plan.orchestrator import make_plan
 from sizing.units import GIB
@@ -343,3 +345,12 @@ def test_an_nfs_server_name_with_underscores_is_taken_with_a_note() -> None:
     for bad in ("bad host", "a..b", "-x.example.net"):
         with pytest.raises(SizingError):
             TierOptions(nfs_server=bad)
+
+
+def test_the_summary_router_command_is_one_the_router_accepts() -> None:
+    """bundle.json summary.router: the production-stack router exits without
+    --service-discovery (parser.py validate_args at a6c01db)."""
+    for engine in ("vllm", "lmcache", "lmcache_server"):
+        argv = shlex.split(router_for(engine).command)
+        assert argv[0] == "vllm-router"
+        assert router_refusal(argv[1:]) is None
