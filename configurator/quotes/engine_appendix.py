@@ -14,7 +14,6 @@ bundle's README tells it (its endpoint is set when the bundle is built).
 from __future__ import annotations
 
 import shlex
-
 from typing import Any
 
 from configurator.planning.services import plan_stored

@@ -102,7 +102,7 @@ def discovery_steps(d: Deployment) -> tuple[str, ...]:
         return (
             ': "${DYN_FILE_KV:?set DYN_FILE_KV to a directory every node of this '
             'deployment shares (Dynamo file discovery)}"',
-            "export DYN_FILE_KV",
+            'export DYN_FILE_KV="$DYN_FILE_KV"',
             'mkdir -p "$DYN_FILE_KV"',
         )
     return (f"export DYN_FILE_KV={shell.command([where])}", 'mkdir -p "$DYN_FILE_KV"')

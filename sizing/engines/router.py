@@ -190,12 +190,12 @@ _CHART_SET = ("local_cpu", "max_local_cpu_size", "max_local_disk_size", "local_d
 YAML goes into ``env`` as ``LMCACHE_<KEY>``."""
 
 
-def lmcache_env(doc: dict[str, Any]) -> list[dict[str, str]]:
+def lmcache_env(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """The in-process YAML ``doc`` (:func:`sizing.engines.lmcache.config`) as the
     ``LMCACHE_<KEY>`` variables LMCache reads (``lmcache/v1/config.py``,
     ``_update_config_from_env``: booleans as ``true``/``false``, lists comma-separated,
     ``extra_config`` as JSON), without the keys the chart sets."""
-    env = []
+    env: list[dict[str, Any]] = []
     for key, value in doc.items():
         if key in _CHART_SET:
             continue

@@ -25,7 +25,9 @@ def models_of(path: str, *, model_at: int | str) -> list[str]:
     models = set()
     for line in json.loads(Path(path).read_text(encoding="utf-8")):
         argv = line["argv"]
-        at = argv.index(model_at) + 1 if isinstance(model_at, str) and model_at in argv else model_at
+        at = (
+            argv.index(model_at) + 1 if isinstance(model_at, str) and model_at in argv else model_at
+        )
         if isinstance(at, int) and at < len(argv):
             models.add(argv[at])
     return sorted(models)

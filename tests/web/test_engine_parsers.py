@@ -15,6 +15,8 @@ from configurator.deployments.services import bundle_files
 from tests.engine_bundle import PLANS, tier_variants
 from tests.engine_check.packages import run_engine_check
 
+pytestmark = pytest.mark.engine_wheels
+
 
 def test_lmcache_accepts_every_emitted_yaml(tmp_path: Path) -> None:
     paths = []
