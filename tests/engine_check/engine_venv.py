@@ -24,11 +24,12 @@
   lines are checked against the recorded flag lists only.
 - LMCache's ``lmcache server`` parser runs from the LMCache wheel that
   ``tests/engine_check/packages.py`` unpacks (with its ``lmcache_native`` extension);
-  importing it needs numba, llvmlite, sortedcontainers and cryptography, pinned in
-  ``engine-requirements.txt`` too.
+  importing it needs numba, llvmlite, sortedcontainers and cryptography, and its ``fs``
+  and ``s3`` L2 adapters register only when aiofiles and awscrt import (LMCache's own
+  requirements), all pinned in ``engine-requirements.txt`` too.
 
 Downloads: PyTorch CPU comes from this machine; the vLLM, SGLang, Dynamo and LMCache
-wheels and the pinned packages are about 0.6 GB (``.engine-venv`` and
+wheels and the pinned packages are about 0.65 GB (Dynamo and what the LMCache server parser imports add 0.15 GB of it) (``.engine-venv`` and
 ``.cache/engine-wheels`` take about 3 GB unpacked).
 
 Checks run as ``<venv python> -m tests.engine_check.<checker>`` with the unpacked wheel
