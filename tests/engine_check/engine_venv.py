@@ -29,8 +29,9 @@
   requirements), all pinned in ``engine-requirements.txt`` too.
 
 Downloads: PyTorch CPU comes from this machine; the vLLM, SGLang, Dynamo and LMCache
-wheels and the pinned packages are about 0.65 GB (Dynamo and what the LMCache server parser imports add 0.15 GB of it) (``.engine-venv`` and
-``.cache/engine-wheels`` take about 3 GB unpacked).
+wheels and the pinned packages are about 0.65 GB, of which Dynamo (79 MB) and what the
+LMCache server parser imports (70 MB, llvmlite the most) are 0.15 GB; ``.engine-venv``
+and ``.cache/engine-wheels`` take about 3.4 GB unpacked.
 
 Checks run as ``<venv python> -m tests.engine_check.<checker>`` with the unpacked wheel
 first on ``PYTHONPATH``. When the venv cannot be built, a test skips on a developer's
