@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test setup lint bench accuracy worker clean
+.PHONY: run test test-engine setup lint bench accuracy worker clean
 
 .tools/bin/uv:
 	$(PYTHON) -m venv .tools
@@ -33,6 +33,10 @@ run: setup $(LOCAL_SECRET_KEY)
 
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The engine's own tests need no Django: they run with pytest-django switched off.
+test-engine: setup
+	$(PY) -m pytest -p no:django -W ignore::pytest.PytestConfigWarning tests/sizing -q
 
 lint: setup
 	$(VENV)/bin/ruff check .

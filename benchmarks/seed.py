@@ -1,4 +1,4 @@
-"""The seed document's worked example as stored sizing inputs (DESIGN §3)."""
+"""The sizing article's worked example as stored sizing inputs (docs/sizing.md)."""
 
 from __future__ import annotations
 

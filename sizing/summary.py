@@ -85,6 +85,9 @@ class TrafficKeys(TypedDict):
     tpot_ms: float | None
     ttft_p95_target_ms: float | None
     tpot_target_ms: float | None
+    ttft_p95_sized_ms: float | None
+    tpot_sized_ms: float | None
+    meets_targets: bool | None
     gpus_for_compute: int | None
     gpus_for_memory: int | None
     gpus_without_tier: int | None
@@ -288,6 +291,9 @@ def traffic_keys(serving: Serving | None, *, gpus_per_replica: int) -> TrafficKe
         "tpot_ms": ms(load.tpot_ms),
         "ttft_p95_target_ms": round(serving.ttft_p95_target_ms, 1),
         "tpot_target_ms": round(serving.tpot_target_ms, 1),
+        "ttft_p95_sized_ms": round(serving.ttft_p95_sized_ms, 1),
+        "tpot_sized_ms": round(serving.tpot_sized_ms, 1),
+        "meets_targets": serving.meets_targets,
         "gpus_for_compute": compute * gpus_per_replica if compute else None,
         "gpus_for_memory": sc.replicas_for_memory * gpus_per_replica,
         "gpus_without_tier": (

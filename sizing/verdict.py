@@ -3,7 +3,7 @@
 Offloading pays when conversations rest between turns that the GPUs cannot hold and a
 reload beats a recompute. It does not pay for single-turn traffic, for short prompts
 whose prefill is cheaper than a reload, or when every conversation already fits in GPU
-memory (seed document; DESIGN §3.5; NVIDIA's KVBM overview: offloading is "most
+memory (sizing article; docs/sizing.md §7; NVIDIA's KVBM overview: offloading is "most
 effective when the KV cache exceeds GPU memory and cache reuse outweighs the cost of
 the transfer").
 """
@@ -86,9 +86,9 @@ ENGLISH = {
     "GPU, {nvme_pct:g} % NVMe, {shared_pct:g} % the shared tier, {miss_pct:g} % miss); "
     "TTFT p95 {ttft_s:g} s, where the same GPUs without the tier could not keep up.",
     "target_relaxed": "Even without any load the {target} at this context is {floor_ms:,} ms "
-    "(hits and full prefills as the plan expects them), more than the default {target} "
-    "target of {default_ms:,} ms: the plan is sized for "
-    "{used_ms:,} ms instead. Name your own target to size for it.",
+    "(hits and full prefills as the plan expects them); no number of GPUs brings the "
+    "{target} within 1.5 times that, so the plan is sized for {used_ms:,} ms and misses "
+    "the {target} target of {target_ms:,} ms.",
     "traffic_unmeasured": "{what}: the GPUs are sized for memory only, without TTFT, TPOT "
     "or hit rates under load.",
     "gpus_saved": "Without the tier the same TTFT p95 would take {gpus:,} more GPUs.",

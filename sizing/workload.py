@@ -6,9 +6,9 @@ in the field names of :class:`Workload` and converts to it once. A new input is 
 field here (with its limits in ``metadata`` and its check in :meth:`Workload.validate`);
 the surfaces read the fields from this type (``docs/adding-an-input.md``).
 
-Sources of the defaults: the seed document's worked example (Qwen3-32B-FP8 on four
+Sources of the defaults: the sizing article's worked example (Qwen3-32B-FP8 on four
 RTX PRO 6000 Blackwell Server Edition cards, FP8 KV cache, 8,192 tokens per
-conversation, 500 users, 2,000 new conversations a day; DESIGN §3). The KV dtypes are
+conversation, 500 users, 2,000 new conversations a day; docs/sizing.md). The KV dtypes are
 vLLM's ``--kv-cache-dtype`` values (``vllm/config/cache.py``; ``auto`` = the model's
 dtype).
 """
@@ -382,5 +382,5 @@ SEED_WORKLOAD = Workload(
     kv_dtype="fp8",
     new_conversations_per_day=2000,
 )
-"""The seed document's worked example (DESIGN §3): 1 GiB per conversation, 51 per card,
+"""The sizing article's worked example (docs/sizing.md): 1 GiB per conversation, 51 per card,
 204 on the node, a 500 GiB CPU tier (125 GiB per instance), 24 × 48 GB DIMMs."""

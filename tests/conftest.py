@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
@@ -46,20 +45,3 @@ def eager_tasks() -> Iterator[None]:
     app.conf.task_always_eager = True
     yield
     app.conf.task_always_eager = previous
-
-
-@pytest.fixture(autouse=True)
-def _no_pdf_prerender(settings: Any) -> None:
-    """Quote changes do not enqueue PDF renderings (where a broker is configured they
-    would pile up for the real worker of test_celery_worker.py); the tests of that job
-    switch it on with eager tasks."""
-    settings.QUOTE_PDF_PRERENDER = False
-
-
-@pytest.fixture(autouse=True)
-def _generous_rate_limits(settings: Any) -> None:
-    """Per-client rate limits far above what any test sends from its one address.
-
-    Tests of the limits themselves set lower ones (tests/web/test_rate_limits.py).
-    """
-    settings.RATE_LIMITS = {"estimate": "100000/m", "api": "100000/m"}

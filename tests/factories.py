@@ -16,7 +16,7 @@ from sizing.workload import SEED_WORKLOAD, Workload
 
 
 def seed_workload(**changes: Any) -> Workload:
-    """The seed document's worked example (DESIGN §3) with ``changes``."""
+    """The sizing article's worked example (docs/sizing.md) with ``changes``."""
     return SEED_WORKLOAD.replace(**changes)
 
 

@@ -16,7 +16,7 @@ from sizing.summary import plan_summary
 from sizing.workload import FIELDS, SEED_WORKLOAD, stored_inputs
 
 SEED_INPUTS: dict[str, Any] = stored_inputs(SEED_WORKLOAD)
-"""The seed's worked example (DESIGN §3): Qwen3-32B-FP8, 8,192 tokens, 500 users,
+"""The seed's worked example (docs/sizing.md): Qwen3-32B-FP8, 8,192 tokens, 500 users,
 4 × RTX PRO 6000 SE, FP8 cache, 2,000 new conversations a day, as stored inputs."""
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 
 def seed_form(**changes: Any) -> dict[str, Any]:
-    """The seed workload (seed document; DESIGN §3) as POST data, with ``changes``."""
+    """The seed workload (sizing article; docs/sizing.md) as POST data, with ``changes``."""
     data: dict[str, Any] = {
         "model": "Qwen/Qwen3-32B-FP8",
         "context_tokens": 8192,

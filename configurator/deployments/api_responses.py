@@ -54,7 +54,9 @@ class ConfigurationOut(Schema):
     cpu_hit_rate: float | None
     price_net_eur: str = Field(..., description="net list price, EUR, two decimals")
     relative_cost: float = Field(..., description="price over the cheapest one's")
-    meets_targets: bool
+    ttft_p95_target_ms: float = Field(..., description="the customer's TTFT p95 target, ms")
+    tpot_target_ms: float = Field(..., description="the customer's TPOT target, ms")
+    meets_targets: bool = Field(..., description="TTFT p95 and TPOT within those targets")
     why: str
     why_codes: list[dict[str, Any]]
 
@@ -65,6 +67,13 @@ class DramTradeOut(Schema):
     with_cpu_tier: ConfigurationOut | None
     without_cpu_tier: ConfigurationOut | None
     saving_eur: str | None
+
+
+class RelaxedTargetsOut(Schema):
+    """One relaxed latency target for all configurations; null for a target kept."""
+
+    ttft_p95_ms: float | None
+    tpot_ms: float | None
 
 
 class RecommendationOut(Schema):
@@ -79,6 +88,12 @@ class RecommendationOut(Schema):
         None, description="what binds, in the customer's words (e.g. a target with its value)"
     )
     nearest: ConfigurationOut | None
+    relaxed_targets: RelaxedTargetsOut | None = Field(
+        None,
+        description="when no configuration can meet a latency target, the one target "
+        "every configuration listed is sized for (null: the customer's)",
+    )
+    relaxed_text: str | None = Field(None, description="the same, as a sentence")
     dram_instead_of_gpus: DramTradeOut
     evaluated: int
     priced_on: str

@@ -23,7 +23,7 @@ from sizing.model.spec import catalog_ids
 from sizing.workload import DEFAULT_GPU, FIELDS, SEED_WORKLOAD
 
 SEED_MODEL = SEED_WORKLOAD.model
-"""The seed document's worked example, offered as the placeholder."""
+"""The sizing article's worked example, offered as the placeholder."""
 
 ENGINE_CHOICES = [
     ("", _("Not decided yet")),

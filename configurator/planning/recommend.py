@@ -15,7 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.utils import timezone
-from django.utils.translation import override
+from django.utils.translation import gettext, override
 
 from configurator.catalog.models import Price
 from configurator.catalog.services import bom_net_eur, priced_gpu_slugs, prices_on
@@ -26,8 +26,9 @@ from sizing.errors import SizingError
 from sizing.hardware import catalog
 from sizing.model.spec import ModelSpec
 from sizing.plan.orchestrator import Plan, PlanRequest
-from sizing.search.cheapest import Recommendation, recommend
+from sizing.search.cheapest import TPOT_TARGET, TTFT_TARGET, Recommendation, recommend
 from sizing.search.configuration import Configuration, tier_gib
+from sizing.search.nearest import RelaxedTargets
 from sizing.search.pareto import pareto_axis
 from sizing.search.tradeoffs import Reason, reasons
 from sizing.workload import Workload, stored_inputs
@@ -44,12 +45,15 @@ class Recommended:
         reasons: why it is listed (:func:`sizing.search.tradeoffs.reasons`).
         relative_cost: its price over the cheapest one's (1.00 for the cheapest).
         inputs: stored inputs that size it again (``planning.services.plan_stored``).
+        ttft_p95_target_ms, tpot_target_ms: the customer's targets it is judged by, ms.
     """
 
     config: Configuration[Decimal]
     reasons: tuple[Reason, ...]
     relative_cost: Decimal
     inputs: dict[str, Any]
+    ttft_p95_target_ms: float
+    tpot_target_ms: float
 
     @property
     def price_net_eur(self) -> Decimal:
@@ -89,6 +93,8 @@ class Recommended:
             "cpu_hit_rate": None if c.cpu_hit_rate is None else round(c.cpu_hit_rate, 4),
             "price_net_eur": str(c.price),
             "relative_cost": float(self.relative_cost),
+            "ttft_p95_target_ms": round(self.ttft_p95_target_ms, 1),
+            "tpot_target_ms": round(self.tpot_target_ms, 1),
             "meets_targets": c.meets_targets,
             "why": self.why,
             "why_codes": [{"code": r.code, "values": dict(r.values)} for r in self.reasons],
@@ -102,7 +108,7 @@ class RecommendationResult:
     Attributes:
         configurations: the cheapest that meet the workload, cheapest first.
         pareto: the front of price against the second axis, cheapest first.
-        axis: the front's second axis (``sizing.search.cheapest.pareto_axis``).
+        axis: the front's second axis (``sizing.search.pareto.pareto_axis``).
         reference: the requested layout, priced (``None`` if it cannot be built).
         binding: when nothing meets the workload, the target or limit that binds.
         nearest: then the configuration that comes closest.
@@ -110,6 +116,8 @@ class RecommendationResult:
         evaluated: configurations sized.
         priced_on: the date of the price list used.
         ttft_p95_target_ms / tpot_target_ms: the workload's latency targets, ms.
+        relaxed: when no configuration can meet a latency target, the one target every
+            listed configuration is sized for (``sizing.search.nearest.RelaxedTargets``).
     """
 
     configurations: tuple[Recommended, ...]
@@ -124,6 +132,25 @@ class RecommendationResult:
     priced_on: dt.date
     ttft_p95_target_ms: float
     tpot_target_ms: float
+    relaxed: RelaxedTargets | None = None
+
+    @property
+    def relaxed_text(self) -> str | None:
+        """The sentence said once when the configurations listed meet one relaxed target
+        instead of the customer's, in the active language; ``None`` otherwise."""
+        if self.relaxed is None:
+            return None
+        used = []
+        if self.relaxed.ttft_p95_ms is not None:
+            used.append(binding_words(TTFT_TARGET, ttft_p95_ms=self.relaxed.ttft_p95_ms, tpot_ms=0))
+        if self.relaxed.tpot_ms is not None:
+            used.append(binding_words(TPOT_TARGET, ttft_p95_ms=0, tpot_ms=self.relaxed.tpot_ms))
+        return gettext(
+            "No configuration meets %(binding)s: on every one a request takes more than "
+            "two thirds of it even without any load. The configurations below are sized "
+            "for one relaxed target for all, %(used)s, and their figures are shown as "
+            "they are."
+        ) % {"binding": self.binding_text, "used": gettext(" and ").join(used)}
 
     @property
     def binding_text(self) -> str | None:
@@ -166,6 +193,8 @@ class RecommendationResult:
         saving = self.dram_saving_eur
         with override("en"):  # the JSON contract is English, as the reasons are
             binding_text = self.binding_text
+            relaxed_text = self.relaxed_text
+        relaxed = self.relaxed
         return {
             "configurations": [r.summary() for r in self.configurations],
             "pareto": [r.summary() for r in self.pareto],
@@ -174,6 +203,10 @@ class RecommendationResult:
             "binding": self.binding,
             "binding_text": binding_text,
             "nearest": one(self.nearest),
+            "relaxed_targets": None
+            if relaxed is None
+            else {"ttft_p95_ms": relaxed.ttft_p95_ms, "tpot_ms": relaxed.tpot_ms},
+            "relaxed_text": relaxed_text,
             "dram_instead_of_gpus": {
                 "with_cpu_tier": one(self.dram_with_tier),
                 "without_cpu_tier": one(self.dram_without_tier),
@@ -277,7 +310,14 @@ def _result(
             return None
         relative = (config.price / base).quantize(RATIO, ROUND_HALF_UP) if base else Decimal(1)
         inputs = {**workload, **config.plan.request.workload.to_json()}
-        return Recommended(config, reasons(config, rec), relative, inputs)
+        return Recommended(
+            config,
+            reasons(config, rec),
+            relative,
+            inputs,
+            ttft_p95_target_ms=request.traffic.ttft_p95_ms,
+            tpot_target_ms=request.traffic.tpot_ms,
+        )
 
     with_tier, without = rec.dram_trade
     return RecommendationResult(
@@ -293,4 +333,5 @@ def _result(
         priced_on=day,
         ttft_p95_target_ms=request.traffic.ttft_p95_ms,
         tpot_target_ms=request.traffic.tpot_ms,
+        relaxed=rec.relaxed,
     )

@@ -24,7 +24,7 @@ Rules and their sources:
   the held-out median is 1.66 %) and it is at best *within tolerance*, never *verified*.
 - Reload against recompute: the vLLM team measured 2× to 22× lower TTFT when KV values
   are loaded from CPU memory, for Llama 3.1 8B on an H100 80 GB, depending on prompt size
-  (vLLM blog, 8 January 2026, quoted in the seed document). It counts toward the status
+  (vLLM blog, 8 January 2026, quoted in the sizing article). It counts toward the status
   only for that model on that GPU class; elsewhere it is informational
   (:mod:`configurator.verification.published`).
 """
@@ -51,7 +51,7 @@ record and the prediction), unit, and whether a zero prediction skips the check 
 KV pool is itself a finding; zero tokens or concurrency only mean "not predicted")."""
 """Tolerance of a check against another model of the same class (see the module docstring)."""
 TARGET_VLLM_VERSION = "0.31.0"
-"""The vLLM release the configurator's flags are written for (seed document)."""
+"""The vLLM release the configurator's flags are written for (sizing article)."""
 MAX_RECORDS = 6
 """At most this many records are compared per alternative (nearest version first)."""
 

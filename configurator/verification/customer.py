@@ -97,7 +97,7 @@ def quote_verification(quote: Quote, language: str) -> VerificationSummary | Non
     """The latest verification of ``quote``: its status, its presales summary and what
     the customer reads (:func:`customer_summary`), in ``language``; ``None`` before the
     first run. The quote document reads it through
-    :func:`configurator.quotes.document.read_verifications_with`."""
+    :func:`configurator.quotes.verification_reader.read_verifications_with`."""
     report = VerificationReport.objects.filter(quote=quote).first()
     if report is None:
         return None

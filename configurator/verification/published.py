@@ -2,7 +2,7 @@
 
 Pure Python (no Django). Source: the vLLM team measured 2× to 22× lower TTFT when KV
 values are loaded from CPU memory instead of recomputed, for Llama 3.1 8B on an H100
-80 GB, depending on prompt size (vLLM blog, 8 January 2026, quoted in the seed document).
+80 GB, depending on prompt size (vLLM blog, 8 January 2026, quoted in the sizing article).
 The comparison never counts toward a report's status: for that model on that GPU class
 it is in-sample, since the prefill and CPU-reload constants of ``sizing.performance`` were
 fitted on the same blog's TTFT sweep, whose speedups are the published range
@@ -18,7 +18,7 @@ from configurator.verification.comparison import CheckResult
 PUBLISHED_TTFT_SPEEDUP = (2.0, 22.0)
 PUBLISHED_TTFT_SOURCE = (
     "vLLM blog, 8 January 2026: loading KV values from CPU memory lowers TTFT 2× to 22× "
-    "depending on prompt size (Llama 3.1 8B, H100 80 GB; quoted in the seed document)"
+    "depending on prompt size (Llama 3.1 8B, H100 80 GB; quoted in the sizing article)"
 )
 PUBLISHED_TTFT_MODELS = frozenset(
     {

@@ -6,10 +6,10 @@ bytes in its own unit and scope.
 
 Rules:
 
-- The CPU tier of one instance is the plan's ``cpu_tier.per_instance_gib`` (DESIGN §3.3:
+- The CPU tier of one instance is the plan's ``cpu_tier.per_instance_gib`` (docs/sizing.md §4:
   the tier belongs to one engine instance; 125 GiB in the seed example).
 - The NVMe tier of one node holds one day of new conversations (``nvme.capacity_needed_tb``,
-  DESIGN §3.4), split evenly over the node's instances.
+  docs/sizing.md §5), split evenly over the node's instances.
 - Parallelism follows the plan (``sizing.layout.parallelism.Parallelism``): an instance is one
   replica of ``TP × PP`` GPUs, one pipeline stage per node; with expert parallel the
   replicas are the data-parallel ranks of one engine (``DP`` = the plan's replicas,
@@ -53,7 +53,7 @@ class Deployment:
         conversations_per_instance: conversations one instance's tier keeps.
         ranks: one conversation and the shared prompt on each rank of an instance.
         tier_mirrors_gpu: whether an instance's tier keeps no more distinct
-            conversations than its GPUs (the plan's check, DESIGN §3.3).
+            conversations than its GPUs (the plan's check, docs/sizing.md §4).
         gpu_kv_bytes_per_instance: the instance's GPU KV cache, bytes.
         nvme_bytes_per_instance: the NVMe tier share of one instance, bytes (0: none).
         nvme_drive_count: NVMe KV drives per node.

@@ -1,6 +1,6 @@
 """Where each engine instance runs: its GPUs, its NUMA nodes, its port, its node rank.
 
-Rules (DESIGN §3.3; seed document):
+Rules (docs/sizing.md §4; sizing article):
 
 - An instance's pinned offload buffer belongs in the memory of the socket its GPUs are
   attached to; bind the instance with ``numactl --cpunodebind=N --membind=N``

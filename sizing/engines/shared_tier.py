@@ -29,7 +29,7 @@ Rules and sources:
 - Every instance that shares a tier must hash blocks identically: the same
   ``PYTHONHASHSEED`` and the same hash algorithm (``engine_flags.md`` §1.4, §2.1).
 - Local NVMe: engines route the file tier through CPU memory; the drive is mounted on
-  ``nvme_mount`` (DESIGN §3.4).
+  ``nvme_mount`` (docs/sizing.md §5).
 """
 
 from __future__ import annotations

@@ -2,13 +2,13 @@
 
 Rules and sources:
 
-- **Nodes.** A node holds 2 to 8 GPUs (DESIGN §1; the builder's range). The plan needs as
+- **Nodes.** A node holds 2 to 8 GPUs (docs/sizing.md §9; the builder's range). The plan needs as
   many engine replicas as the larger of its memory need and its compute need; ``N``
   identical nodes carry them, every GPU of a node in a replica:
   ``N = ⌈replicas × GPUs per replica ÷ GPUs per node⌉``.
 - **Host memory per node.** One node's pinned CPU tier is at most what its DIMM slots
   hold beside the reserve the host-memory rule keeps for everything else (the total GPU
-  memory of the node; DESIGN §3.3): ``slots × largest DIMM − GPU memory``. Users beyond
+  memory of the node; docs/sizing.md §4): ``slots × largest DIMM − GPU memory``. Users beyond
   what the nodes' CPU tiers hold rest in the shared tier instead: a node is not added
   for memory alone, since a shared NFS or S3 tier holds resting conversations for a
   fraction of a GPU node's price (NetApp seed: "durable, large, shareable backing
@@ -26,7 +26,7 @@ Rules and sources:
   (``users × conversation bytes``, TB = 10^12 B). Bandwidth per node: the reads of the
   returning users whose KV is only in the shared tier (``returns per s × shared hit
   share × bytes reloaded``) and the writes of every new block (vLLM's tiering "passes
-  chunks to all configured secondary tiers at once", seed; DESIGN §3.4). Every
+  chunks to all configured secondary tiers at once", seed; docs/sizing.md §5). Every
   instance uses the same ``PYTHONHASHSEED`` and prefix hash algorithm, else blocks
   written by one are invisible to the others (engine_flags.md §1.4).
 """

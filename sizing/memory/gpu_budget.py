@@ -1,6 +1,6 @@
 """The KV-cache budget of one GPU under the seed's planning rule, after its weights.
 
-Planning rule (seed document, DESIGN §3.2): the KV cache of one card is
+Planning rule (sizing article, docs/sizing.md §3): the KV cache of one card is
 
     kv_per_gpu_gib = utilization × reported_gib − overhead_gib − weights_per_gpu_gib
 
@@ -32,7 +32,7 @@ class BudgetRule:
     Attributes:
         utilization: share of the reported memory the engine may use (0.9, vLLM's
             long-standing ``--gpu-memory-utilization`` default).
-        overhead_gib: CUDA graphs and activations per card, in GiB (3, seed document).
+        overhead_gib: CUDA graphs and activations per card, in GiB (3, sizing article).
     """
 
     utilization: float = 0.9

@@ -1,6 +1,6 @@
 """The CPU-memory offload tier, the host memory a node needs and its DIMM layout.
 
-Rules (seed document; DESIGN §3.3):
+Rules (sizing article; docs/sizing.md §4):
 
 - Conversations that are not resident on the GPUs rest between turns. Keeping every
   user warm needs a CPU tier of ``users × conversation_gib`` (500 × 1 GiB = 500 GiB ≈

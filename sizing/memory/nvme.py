@@ -1,6 +1,6 @@
 """The NVMe tier: capacity, write volume per day against drive endurance.
 
-Rules (seed document; DESIGN §3.4):
+Rules (sizing article; docs/sizing.md §5):
 
 - vLLM's tiering hands every newly offloaded prompt block to all secondary tiers at
   once (vLLM blog, 10 Sept 2026), so each new conversation writes its prompt's KV to
@@ -174,5 +174,5 @@ def nvme_tier(
 
 def reload_seconds_from_nvme(conversation_bytes: int, drive: NvmeDrive) -> float:
     """Seconds to read one conversation from one drive at its sequential read rate
-    (the drive's datasheet figure in the catalog, GB/s = 10^9 B/s; DESIGN §3.4)."""
+    (the drive's datasheet figure in the catalog, GB/s = 10^9 B/s; docs/sizing.md §5)."""
     return conversation_bytes / (drive.seq_read_gbs * 1e9)

@@ -1,8 +1,8 @@
 """Where the users' conversations rest: on the GPUs, in the CPU-memory tier, on NVMe.
 
 One count per place, computed here only, so the estimate's chart, the quote PDF's tier
-chart, the e-mail and the JSON summary read the same numbers. Rules (seed document;
-DESIGN §3.3 and §3.4):
+chart, the e-mail and the JSON summary read the same numbers. Rules (sizing article;
+docs/sizing.md §4 and §5):
 
 - Each user keeps one conversation. The GPUs hold as many as fit
   (``Parallelism.conversations_on_gpus``), never more than there are users.

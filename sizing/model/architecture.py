@@ -9,7 +9,7 @@ sequence (see :mod:`sizing.model.recurrent`). The geometry is read from a model'
 ``config.json`` by :mod:`sizing.model.config_reader`.
 
 Sources:
-    - seed document: "2 × Layer × KV-Heads × Head-Dimension × Bytes pro Wert", Qwen3-32B
+    - sizing article: "2 × Layer × KV-Heads × Head-Dimension × Bytes pro Wert", Qwen3-32B
       64 layers, 8 KV heads, head_dim 128 → 128 KiB per token with an FP8 cache.
     - vLLM ``vllm/v1/kv_cache_interface.py`` (``FullAttentionSpec``, ``MLAAttentionSpec``,
       ``SlidingWindowSpec``, ``ChunkedLocalAttentionSpec``, ``MambaSpec``): KV heads per

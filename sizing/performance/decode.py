@@ -4,7 +4,7 @@ What callers pass: a :class:`~sizing.performance.shape.ModelShape`, a catalog GP
 the TP size, the batch (sequences decoding together in one replica) and the tokens each
 sequence holds. One evaluation takes a few microseconds.
 
-The rule (roofline of one decode step, Williams et al. 2009 "Roofline"; DESIGN §3.7):
+The rule (roofline of one decode step, Williams et al. 2009 "Roofline"; docs/sizing.md §6):
 
 ``step_ms = max(bytes read ÷ memory rate, FLOPs ÷ compute rate) + TP communication +
 step overhead``

@@ -5,7 +5,7 @@ with :func:`~sizing.performance.shape.model_shape`), a catalog GPU slug, the ten
 parallel size, the new tokens and the cached tokens ahead of them. One evaluation takes
 a few microseconds; nothing is cached between calls.
 
-The rule (DESIGN §3.7, "TTFT of a miss ... ``a·n + b·n²``"):
+The rule (docs/sizing.md §6, "TTFT of a miss ... ``a·n + b·n²``"):
 
 ``prefill_ms = fixed + max(compute, weights read) + TP communication``
 
@@ -17,7 +17,7 @@ The rule (DESIGN §3.7, "TTFT of a miss ... ``a·n + b·n²``"):
   Datasheet rates: ``sizing/data/hardware.json``.
 - weights read: a short prefill cannot be faster than reading the weights it uses
   once (per rank; for a mixture of experts the experts ``n`` tokens touch, see
-  :func:`~sizing.performance.decode.expert_share`) at the card's memory bandwidth.
+  :func:`~sizing.performance.links.expert_share`) at the card's memory bandwidth.
 - TP communication: two all-reduces of the ``n × hidden`` 16-bit activations per layer
   (Megatron-LM, Shoeybi et al. 2019, §3), each moving ``2 (TP − 1) / TP`` of the bytes
   over each GPU's link (NCCL's ring bus bandwidth, nccl-tests ``doc/PERFORMANCE.md``)

@@ -4,7 +4,7 @@ What callers pass: a :class:`~sizing.performance.shape.ModelShape`, the engine
 (``vllm``, ``lmcache``, ``sglang``, ``dynamo``), the tier (``gpu``, ``cpu``, ``nvme``,
 ``shared``), a catalog GPU slug, the TP size and the cached tokens to reload.
 
-The rule (DESIGN §3.7, "TTFT of a hit is a fixed per-request cost plus bytes ÷
+The rule (docs/sizing.md §6, "TTFT of a hit is a fixed per-request cost plus bytes ÷
 effective bandwidth"):
 
 ``reload_ms = fixed + tokens · per_token + max(bytes_per_rank ÷ rate_per_rank,

@@ -6,7 +6,7 @@ limit and first NVMe tier), the traffic and each node's NVMe share (``plan_traff
 CPU tier and host memory (``host_memory``), reload versus recompute (``transfer``),
 the verdict (``verdict``) and the vLLM buffer (``vllm_buffer``). It imports no
 engine module: the engines' files are written from a plan (``sizing.engines``), and its
-JSON summary is :func:`sizing.summary.summary`. Every rule's source
+JSON summary is :func:`sizing.summary.plan_summary`. Every rule's source
 is in the docstring of the module that applies it.
 """
 

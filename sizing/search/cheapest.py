@@ -7,7 +7,7 @@ The search sizes every configuration with the same orchestrator as a single plan
 passes in (the configurator prices a BOM from its price list exactly as a quote does);
 money itself never enters the engine, the search only compares what the function returns.
 
-Space (what the builder sells, DESIGN §1 and :mod:`sizing.bom.lines`; built in
+Space (what the builder sells, docs/sizing.md §9 and :mod:`sizing.bom.lines`; built in
 :mod:`sizing.search.space`): GPU types the caller names; GPUs per node from 2 to 8, for a
 module GPU only the counts its baseboard comes with; the KV dtype (FP8 where allowed and
 native); the NVMe tier on and off; and, as variants of each sized configuration, every
@@ -54,7 +54,7 @@ import contextlib
 import heapq
 import itertools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic
 
 from sizing.errors import InfeasibleError
@@ -65,8 +65,8 @@ from sizing.performance.calibration import prefill_class
 from sizing.plan.orchestrator import Plan, PlanRequest, make_plan, validate
 from sizing.search import nearest as search_nearest
 from sizing.search.configuration import Configuration, P, PriceFn, Rejection
-from sizing.search.evaluate import evaluate, rejection
-from sizing.search.nearest import NO_BASIS, TPOT_TARGET, TTFT_TARGET
+from sizing.search.evaluate import evaluate, misses, rejection
+from sizing.search.nearest import NO_BASIS, TPOT_TARGET, TTFT_TARGET, RelaxedTargets
 from sizing.search.offers import Distinct, rank, sells_asked_nvme
 from sizing.search.pareto import pareto_front
 from sizing.search.space import (
@@ -112,6 +112,11 @@ class Recommendation(Generic[P]):
             a hard constraint or is not priced).
         binding: when nothing meets the targets, the target or constraint that binds.
         nearest: when nothing meets the targets, the configuration that comes closest.
+        relaxed: when no configuration can meet a latency target (it lies too close to
+            what one request takes without load), the one target every configuration
+            was then sized for (:func:`sizing.search.nearest.relaxed_targets`):
+            ``cheapest`` and ``pareto`` meet it, and every configuration's misses are
+            still counted against the customer's targets.
         without_tier: the cheapest configuration that meets the targets without a CPU
             tier: among those sized, and beyond the reported range among those whose GPUs
             could hold every conversation (:func:`could_hold_everyone`).
@@ -131,10 +136,13 @@ class Recommendation(Generic[P]):
     considered: int = 0
     without_tier: Configuration[P] | None = None
     unpriced: tuple[str, ...] = field(default=())
+    relaxed: RelaxedTargets | None = None
 
     @property
     def dram_trade(self) -> tuple[Configuration[P] | None, Configuration[P] | None]:
         """(cheapest meeting the targets with a CPU tier, cheapest without one)."""
+        if self.relaxed is not None:
+            return None, None  # no configuration meets the customer's targets
         ok = [c for c in self.feasible if c.meets_targets]
         with_tier = next((c for c in ok if c.has_cpu_tier), None)
         return with_tier, self.without_tier
@@ -244,8 +252,11 @@ def recommend(
             does): the requested layout is then not sized again.
 
     Returns:
-        A :class:`Recommendation`; when nothing meets the targets, ``cheapest`` and
-        ``pareto`` are empty and ``binding`` and ``nearest`` say why.
+        A :class:`Recommendation`; when nothing meets the targets, ``binding`` and
+        ``nearest`` say why, and ``cheapest`` and ``pareto`` are empty, or, when a
+        latency target lies too close to what one request takes without load on every
+        configuration, they hold the configurations that meet one relaxed target for all
+        (``relaxed``).
 
     Raises:
         SizingError: the workload itself is out of range, or the requested layout refuses
@@ -256,6 +267,49 @@ def recommend(
     if plan is None:
         with contextlib.suppress(InfeasibleError):  # that layout cannot hold it; another may
             plan = make_plan(request)  # the requested layout checked as ``size`` does
+    gpu_slugs = tuple(gpu_slugs)
+    first = _search(request, gpu_slugs, price, gpus_per_node, top, plan)
+    if first.cheapest:
+        return first
+    traffic = request.traffic
+    relaxed = search_nearest.relaxed_targets(
+        first.feasible, ttft_p95_ms=traffic.ttft_p95_ms, tpot_ms=traffic.tpot_ms
+    )
+    if relaxed is None:
+        return first
+    looser = replace(request, workload=request.workload.replace(**relaxed.workload_fields()))
+    second = _search(looser, gpu_slugs, price, gpus_per_node, top, None)
+
+    def against_customer(config: Configuration[P]) -> Configuration[P]:
+        wanted = misses(config.plan, ttft_p95_ms=traffic.ttft_p95_ms, tpot_ms=traffic.tpot_ms)
+        return replace(config, misses=wanted)
+
+    return Recommendation(
+        cheapest=tuple(map(against_customer, second.cheapest)),
+        pareto=tuple(map(against_customer, second.pareto)),
+        feasible=tuple(map(against_customer, second.feasible)),
+        rejected=second.rejected,
+        reference=first.reference,
+        binding=first.binding,
+        nearest=None,
+        evaluated=first.evaluated + second.evaluated,
+        considered=first.considered + second.considered,
+        without_tier=None,
+        unpriced=tuple(dict.fromkeys((*first.unpriced, *second.unpriced))),
+        relaxed=relaxed,
+    )
+
+
+def _search(
+    request: PlanRequest,
+    gpu_slugs: Iterable[str],
+    price: PriceFn[P],
+    gpus_per_node: Sequence[int],
+    top: int,
+    plan: Plan | None,
+) -> Recommendation[P]:
+    """One branch and bound over the space for ``request``'s targets (:func:`recommend`'s
+    arguments; ``plan`` is the requested layout's plan, ``None`` when it cannot be made)."""
     queue, rejected, unpriced = _seed_queue(request, gpu_slugs, gpus_per_node, price)
     sized: Distinct[P] = Distinct()
     meeting = sized.meeting
@@ -285,8 +339,7 @@ def recommend(
     binding = nearest = None
     if not meeting:
         binding = search_nearest.binding(rejected, feasible)
-        nearest = search_nearest.nearest(binding, feasible, rejected, lambda r: evaluate(r, price))
-        evaluated += nearest is not None and nearest not in feasible
+        nearest = search_nearest.nearest(binding, feasible)
     return Recommendation(
         cheapest=tuple(meeting[:top]),
         pareto=pareto_front([c for c in feasible if c.meets_targets]),

@@ -143,8 +143,6 @@ class Rejection:
             (the new conversations a day the NVMe tier was sized for, 0: none).
         binding: the constraint that breaks (``InfeasibleError.binding`` or a verdict name).
         message: the engine's sentence.
-        floor_ms: for a latency target below what one request takes without any load,
-            that time, ms (``None`` otherwise).
         request: the configuration tried.
     """
 
@@ -154,7 +152,6 @@ class Rejection:
     new_conversations_per_day: int
     binding: str
     message: str
-    floor_ms: float | None = None
     request: PlanRequest | None = field(default=None, compare=False, repr=False)
 
 

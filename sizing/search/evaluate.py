@@ -18,8 +18,6 @@ would be a guess (``sizing.performance``).
 
 from __future__ import annotations
 
-from typing import Any
-
 from sizing.bom.lines import bill_of_materials
 from sizing.errors import InfeasibleError, SizingError
 from sizing.plan.orchestrator import Plan, PlanRequest, make_plan
@@ -28,9 +26,14 @@ from sizing.search.nearest import NO_BASIS, TPOT_TARGET, TTFT_TARGET
 from sizing.verdict import BINDING
 
 
-def misses(plan: Plan) -> tuple[Miss, ...]:
+def misses(
+    plan: Plan, *, ttft_p95_ms: float | None = None, tpot_ms: float | None = None
+) -> tuple[Miss, ...]:
     """The targets ``plan`` misses: the users active at once resident on the GPUs, and
-    the TTFT p95 and TPOT targets at the busiest hour (``plan.serving``)."""
+    the TTFT p95 and TPOT targets at the busiest hour (``plan.serving``): the customer's
+    targets of the plan's workload, or ``ttft_p95_ms`` and ``tpot_ms`` (ms) where given,
+    never the relaxed targets a plan may be sized for
+    (:func:`sizing.serving.targets.targets`)."""
     out = []
     active = plan.request.workload.active_users
     on_gpus = plan.parallelism.conversations_on_gpus
@@ -40,8 +43,8 @@ def misses(plan: Plan) -> tuple[Miss, ...]:
     if serving is not None:
         load = serving.final.load
         for target, value, limit in (
-            (TTFT_TARGET, load.ttft_p95_ms, serving.ttft_p95_target_ms),
-            (TPOT_TARGET, load.tpot_ms, serving.tpot_target_ms),
+            (TTFT_TARGET, load.ttft_p95_ms, ttft_p95_ms or serving.ttft_p95_target_ms),
+            (TPOT_TARGET, load.tpot_ms, tpot_ms or serving.tpot_target_ms),
         ):
             if value > limit:
                 out.append(Miss(target, float(value), float(limit), (value - limit) / limit))
@@ -62,8 +65,7 @@ def evaluate(
         plan = make_plan(request) if plan is None else plan
         bom = bill_of_materials(plan)
     except InfeasibleError as exc:
-        floor = dict(exc.values).get("floor_ms") if exc.code == "target_below_unloaded" else None
-        return rejection(request, exc.binding, exc.message, floor)
+        return rejection(request, exc.binding, exc.message)
     except SizingError as exc:
         return rejection(request, exc.field, exc.message)
     if plan.cpu_tier.total_gib > 0 and not plan.cpu_tier.exceeds_gpu_cache:
@@ -76,10 +78,9 @@ def evaluate(
     return Configuration(plan=plan, bom=bom, price=amount, misses=misses(plan))
 
 
-def rejection(request: PlanRequest, binding: str, message: str, floor_ms: Any = None) -> Rejection:
+def rejection(request: PlanRequest, binding: str, message: str) -> Rejection:
     """The :class:`~sizing.search.configuration.Rejection` of ``request``'s layout: the hard
-    constraint ``binding`` it breaks, the message saying how, and for a target below what
-    one request takes without load, that time (``floor_ms``)."""
+    constraint ``binding`` it breaks and the message saying how."""
     w = request.workload
     return Rejection(
         w.gpu,
@@ -88,6 +89,5 @@ def rejection(request: PlanRequest, binding: str, message: str, floor_ms: Any = 
         w.nvme_conversations_per_day,
         binding,
         message,
-        None if floor_ms is None else float(floor_ms),
         request,
     )

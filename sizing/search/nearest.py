@@ -5,26 +5,25 @@ and the configuration that comes nearest to it.
   most of them break. A GPU no chassis takes and a GPU without a measured basis for the
   TTFT are left out: the workload does not bind them, the catalog does.
 - **Nearest.** Among the sized configurations that miss the binding target, the one that
-  misses it by the smallest share (then the cheaper). When every configuration is
-  refused because the TTFT p95 or TPOT target lies below what one request takes without
-  any load (:func:`sizing.serving.serve.serve`), the nearest is the one whose unloaded time is
-  lowest, sized for :data:`sizing.serving.targets.RELAXED_TARGET_FACTOR` × that time (the margin
-  the plan gives a default target it cannot meet) and reported with the customer's
-  target as a miss.
+  misses it by the smallest share (then the cheaper).
+- **One relaxed target for all.** When no configuration meets a latency target because
+  it lies closer to what one request takes without any load than
+  :data:`sizing.serving.targets.RELAXED_TARGET_FACTOR` × that time (each such plan is
+  sized for its own multiple, :func:`sizing.serving.targets.targets`), the search is run
+  again for one target shared by every configuration: the lowest of those multiples
+  (:func:`relaxed_targets`), so that configurations are compared against the same goal.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sizing.hardware.chassis import COOLING_BINDING
-from sizing.plan.orchestrator import PlanRequest
-from sizing.search.configuration import Configuration, Miss, P, PriceFn, Rejection
-from sizing.serving.targets import RELAXED_TARGET_FACTOR
+from sizing.search.configuration import Configuration, P, PriceFn, Rejection
 
 TTFT_TARGET = "TTFT p95"
 TPOT_TARGET = "TPOT"
@@ -52,40 +51,80 @@ def binding(rejected: Sequence[Rejection], feasible: Sequence[Configuration[Any]
     return "no GPU type on the price list"
 
 
-def nearest(
-    bound: str,
-    feasible: Sequence[Configuration[P]],
-    rejected: Sequence[Rejection],
-    size: Callable[[PlanRequest], Configuration[P] | Rejection | None],
-) -> Configuration[P] | None:
+def nearest(bound: str, feasible: Sequence[Configuration[P]]) -> Configuration[P] | None:
     """The configuration nearest to meeting ``bound`` (module docstring), or ``None``.
 
     Args:
         bound: the binding target or limit (:func:`binding`).
         feasible: the configurations sized.
-        rejected: the configurations refused, with the requests tried.
-        size: sizes and prices one request (:func:`sizing.search.cheapest.evaluate`).
     """
     near = [c for c in feasible if any(m.target == bound for m in c.misses)]
-    if near:
-        return min(near, key=lambda c: (min(m.shortfall for m in c.misses), c.price))
-    name = TARGET_FIELDS.get(bound)
-    below = [r for r in rejected if r.binding == bound and r.floor_ms and r.request]
-    if name is None or not below:
+    if not near:
         return None
-    closest = min(below, key=lambda r: float(r.floor_ms or 0.0))
-    assert closest.request is not None and closest.floor_ms is not None
-    limit = float(getattr(closest.request.workload, name))
-    relaxed = math.ceil(closest.floor_ms * RELAXED_TARGET_FACTOR)
-    request = replace(closest.request, workload=closest.request.workload.replace(**{name: relaxed}))
-    outcome = size(request)
-    if not isinstance(outcome, Configuration):
-        return None
-    value = outcome.ttft_p95_ms if bound == TTFT_TARGET else outcome.tpot_ms
-    if value is None:
-        return None
-    miss = Miss(bound, value, limit, (value - limit) / limit)
-    return replace(outcome, misses=(miss, *outcome.misses))
+    return min(near, key=lambda c: (min(m.shortfall for m in c.misses), c.price))
 
 
-__all__ = ["NO_BASIS", "TPOT_TARGET", "TTFT_TARGET", "PriceFn", "binding", "nearest"]
+@dataclass(frozen=True)
+class RelaxedTargets:
+    """The latency targets every configuration of a search is sized for when none meets
+    the customer's (module docstring); ``None`` for a target kept as the customer's.
+
+    Attributes:
+        ttft_p95_ms: the TTFT p95 target used for all, whole ms.
+        tpot_ms: the TPOT target used for all, ms (whole ms from 10 ms).
+    """
+
+    ttft_p95_ms: float | None
+    tpot_ms: float | None
+
+    def workload_fields(self) -> dict[str, float]:
+        """The :class:`~sizing.workload.Workload` fields these targets replace."""
+        out = {}
+        if self.ttft_p95_ms is not None:
+            out["ttft_p95_ms"] = self.ttft_p95_ms
+        if self.tpot_ms is not None:
+            out["tpot_ms"] = self.tpot_ms
+        return out
+
+
+def relaxed_targets(
+    feasible: Sequence[Configuration[Any]], *, ttft_p95_ms: float, tpot_ms: float
+) -> RelaxedTargets | None:
+    """One target per latency target that no configuration meets for want of time
+    without load: the lowest target any of them was sized for (module docstring).
+
+    Args:
+        feasible: the configurations sized, none of which meets every target.
+        ttft_p95_ms, tpot_ms: the customer's targets, ms.
+
+    Returns:
+        The targets to search again for, or ``None`` when no configuration was sized
+        for a relaxed target (what binds is then the load, the node limit or the users
+        active at once, not a target below one request's time).
+    """
+    servings = [c.serving for c in feasible if c.serving is not None]
+    if not servings:
+        return None
+    ttft = min(s.ttft_p95_sized_ms for s in servings)
+    tpot = min(s.tpot_sized_ms for s in servings)
+    relaxed = RelaxedTargets(
+        ttft_p95_ms=float(math.ceil(ttft)) if ttft > ttft_p95_ms else None,
+        tpot_ms=(float(math.ceil(tpot)) if tpot >= 10 else float(f"{tpot:.2g}"))
+        if tpot > tpot_ms
+        else None,
+    )
+    if relaxed.ttft_p95_ms is None and relaxed.tpot_ms is None:
+        return None
+    return relaxed
+
+
+__all__ = [
+    "NO_BASIS",
+    "TPOT_TARGET",
+    "TTFT_TARGET",
+    "PriceFn",
+    "RelaxedTargets",
+    "binding",
+    "nearest",
+    "relaxed_targets",
+]

@@ -58,7 +58,7 @@ others are the customer's, ``new_conversations_per_day`` kept as given): what a
 recommended configuration hands to a quote or a form."""
 
 GPUS_PER_NODE = (2, 3, 4, 5, 6, 7, 8)
-"""GPU counts per node the builder sells (DESIGN §1: 2 to 8 GPUs per node)."""
+"""GPU counts per node the builder sells (docs/sizing.md §9: 2 to 8 GPUs per node)."""
 
 
 def kv_dtypes_for(request: PlanRequest, gpu_slug: str) -> tuple[str, ...]:
@@ -187,7 +187,7 @@ def node_floor(request: PlanRequest, dimms: tuple[int, int] | None = None) -> Bo
 def floor_price(request: PlanRequest, price: Callable[[Bom], Any]) -> Any:
     """A lower bound of the price of any plan of ``request``'s GPU type and count: the
     :func:`node_floor` with the cheapest balanced DIMM layout that holds twice the
-    node's GPU memory (every plan's host memory is at least that, DESIGN §3.3), or
+    node's GPU memory (every plan's host memory is at least that, docs/sizing.md §4), or
     without DIMMs when none of those layouts is priced. ``None`` when the chassis, CPUs
     or GPUs are not priced."""
     work = request.workload

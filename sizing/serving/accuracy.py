@@ -18,7 +18,7 @@ Metrics and how they are predicted:
 - ``throughput_ratio_offload_vs_base``: prefill throughput with the tier against without
   it, for a replica kept busy: the ratio of the mean per-request service time without and
   with hits (:mod:`sizing.serving.load`, times from :mod:`sizing.performance`), the shape
-  ``T(h) = 1 / ((1 − h)/P + h/L)`` of DESIGN §3.7.
+  ``T(h) = 1 / ((1 − h)/P + h/L)`` of docs/sizing.md §10
 - ``mean_ttft_ratio_offload_vs_base``: mean TTFT with the tier against without it at the
   workload's rate (M/G/1 mean wait included).
 

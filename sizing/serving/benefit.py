@@ -1,7 +1,7 @@
 """What the offload tier buys under the customer's traffic, and whether it pays.
 
-The verdict comes from hit rates and TTFT, not from a count of conversations (DESIGN
-§3.7; the published points in ``offload_benefit_points.jsonl``). Offloading does not pay:
+The verdict comes from hit rates and TTFT, not from a count of conversations (docs/sizing.md
+§10; the published points in ``offload_benefit_points.jsonl``). Offloading does not pay:
 
 - when every conversation fits on the GPUs (seed; NVIDIA's KVBM overview: offloading
   is "most effective when the KV cache exceeds GPU memory");

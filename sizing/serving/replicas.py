@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 from sizing.layout.cluster import MAX_NODES
 from sizing.serving.evaluation import Capacities, Evaluation, Evaluator
+from sizing.serving.load import ReplicaLoad
 
 
 @dataclass(frozen=True)
@@ -139,8 +140,9 @@ def scale(
         binding = "memory"
         memory = max(memory, needed)
     else:
-        below = evaluate(max(1, compute - 1), tiers=tiers, memory=False)
-        binding = "tpot" if below.load.tpot_ms > tpot_ms else "ttft_p95"
+        binding = _compute_binding(
+            evaluate(max(1, compute - 1), tiers=tiers, memory=False).load, tpot_ms
+        )
     same = evaluate(final.replicas, tiers=False)
     target = max(final.load.ttft_p95_ms, 1.0) * (1 + 1e-9)
     floor = evaluate.guess("no_tier", same, targets_ms=(target, tpot_ms))
@@ -160,3 +162,13 @@ def scale(
         no_tier_same_gpus=same,
         no_tier_replicas=no_tier,
     )
+
+
+def _compute_binding(below: ReplicaLoad, tpot_ms: float) -> str:
+    """Which target one replica fewer than the load needs would miss: ``ttft_p95`` when
+    its prefills cannot keep up (utilisation ρ ≥ 1: the queue, and with it the TTFT, grows
+    without bound; the decode batch's TPOT is then no measure of it), else ``tpot`` when
+    its decode steps are slower than the target, else ``ttft_p95``."""
+    if below.prefill_utilization >= 1:
+        return "ttft_p95"
+    return "tpot" if below.tpot_ms > tpot_ms else "ttft_p95"

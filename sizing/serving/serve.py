@@ -76,9 +76,12 @@ class Serving:
         assumption_notes: the same as codes with their figures, for a page to word.
         unmeasured_tiers: tiers whose hits are timed from their read rate, with no
             measured basis (:mod:`sizing.serving.tier_reads`).
-        ttft_p95_target_ms, tpot_target_ms: the targets the plan is sized for.
-        target_notes: a default target one request cannot meet at this context, and
-            the target used instead.
+        ttft_p95_target_ms, tpot_target_ms: the customer's targets (typed or default).
+        ttft_p95_sized_ms, tpot_sized_ms: the targets the plan is sized for: the
+            customer's, or a relaxed one (:func:`sizing.serving.targets.targets`).
+        target_notes: the targets relaxed, with the time one request takes without load.
+        ttft_p95_floor_ms, tpot_floor_ms: what one request takes without any load
+            (the floor of :func:`sizing.serving.targets.targets`).
         evaluator: evaluates other replica counts and tier sizes of this workload
             (the charts use it).
     """
@@ -96,6 +99,10 @@ class Serving:
     unmeasured_tiers: tuple[str, ...]
     ttft_p95_target_ms: float = DEFAULT_TTFT_P95_MS
     tpot_target_ms: float = DEFAULT_TPOT_MS
+    ttft_p95_sized_ms: float = DEFAULT_TTFT_P95_MS
+    tpot_sized_ms: float = DEFAULT_TPOT_MS
+    ttft_p95_floor_ms: float = 0.0
+    tpot_floor_ms: float = 0.0
     target_notes: tuple[Note, ...] = ()
     assumption_notes: tuple[Assumption, ...] = ()
     evaluator: Evaluator | None = field(default=None, compare=False, repr=False)
@@ -104,6 +111,12 @@ class Serving:
     def hits(self) -> TierHits:
         """Where returns find their KV in the plan."""
         return self.final.hits
+
+    @property
+    def meets_targets(self) -> bool:
+        """True when the busy hour's TTFT p95 and TPOT are within the customer's targets."""
+        load = self.final.load
+        return load.ttft_p95_ms <= self.ttft_p95_target_ms and load.tpot_ms <= self.tpot_target_ms
 
 
 def serve(
@@ -180,12 +193,7 @@ def serve(
     unloaded = evaluator(groups * per_node, tiers=tiers)
     if unloaded.load.overloaded:
         raise serving_targets.too_many_nodes(users)
-    one_node = evaluator(per_node, tiers=tiers, memory=False)
-    typical = (
-        table.moments(one_node.hits)[2] + evaluator.tpot_ms(1.0),
-        evaluator.tpot_ms(one_node.load.decode_batch if not one_node.load.overloaded else 1.0),
-    )
-    ttft_target, tpot_target, notes = serving_targets.targets(traffic, unloaded, typical)
+    ttft_target, tpot_target, notes = serving_targets.targets(traffic, unloaded)
     sc = scale(
         evaluator,
         ttft_p95_ms=ttft_target,
@@ -243,8 +251,12 @@ def serve(
         assumptions=assumptions,
         assumption_notes=notes_of_defaults,
         unmeasured_tiers=unmeasured,
-        ttft_p95_target_ms=ttft_target,
-        tpot_target_ms=tpot_target,
+        ttft_p95_target_ms=traffic.ttft_p95_ms,
+        tpot_target_ms=traffic.tpot_ms,
+        ttft_p95_sized_ms=ttft_target,
+        tpot_sized_ms=tpot_target,
+        ttft_p95_floor_ms=unloaded.load.ttft_p95_ms,
+        tpot_floor_ms=unloaded.load.tpot_ms,
         target_notes=notes,
         evaluator=evaluator,
     )

@@ -6,7 +6,7 @@ Rules and sources:
 - **Requests.** Every turn is one request. Turn 1 prefills its prompt (a shared system
   prompt is cached on the GPU); turn ``k > 1`` either finds the prompt of turn ``k − 1``
   in a tier and prefills only the last answer and the new prompt (TTFT of a hit = reload
-  from that tier + prefill of the new part, DESIGN §3.7), or prefills the whole prompt
+  from that tier + prefill of the new part, docs/sizing.md §10), or prefills the whole prompt
   (a miss). The share of each comes from :mod:`sizing.traffic.hit_rate`; the times from the
   performance model, evaluated once per workload into a :class:`ServiceTable`.
 - **Mixture.** Under hit rates, an outcome's probability is its turn's share of requests

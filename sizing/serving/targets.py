@@ -1,11 +1,9 @@
 """The targets a plan under traffic is sized for, and the errors when no plan within the
 node limit can meet them (:func:`sizing.serving.serve.serve`).
 
-- A target the customer set that one request cannot meet even without any load is
-  refused, naming the target and that time.
-- A default target that a request on one node cannot meet without queueing (the plan's
-  hit rates, no wait) is replaced by :data:`RELAXED_TARGET_FACTOR` × that time, and the
-  plan says so (a planning choice).
+- A target closer to what one request takes without any load than
+  :data:`RELAXED_TARGET_FACTOR` × that time, typed or the default, is sized for that
+  multiple, and the plan says it misses the target (a planning choice).
 """
 
 from __future__ import annotations
@@ -13,7 +11,7 @@ from __future__ import annotations
 from sizing.errors import Fix, InfeasibleError, gettext_noop
 from sizing.layout.cluster import MAX_NODES
 from sizing.serving.evaluation import Evaluation
-from sizing.traffic.profile import DEFAULT_TPOT_MS, DEFAULT_TTFT_P95_MS, Traffic
+from sizing.traffic.profile import Traffic
 from sizing.verdict import Note
 
 
@@ -33,72 +31,59 @@ def too_many_nodes(users: int) -> InfeasibleError:
 
 
 RELAXED_TARGET_FACTOR = 1.5
-"""A default target below what one request takes without load is replaced by this
-multiple of that time (a planning choice, stated in the plan's warnings)."""
+"""No plan is sized for a latency target closer to what one request takes without any
+load than this multiple of that time: a TTFT p95 near the bare service time needs the
+replicas nearly idle, so the GPU count grows without bound as the target nears it
+(M/G/1 waiting time, Kleinrock, "Queueing Systems" vol. 1, 1975, ch. 5). A planning
+choice, stated in the plan's warnings; a target below it is marked as missed."""
 
 
-def targets(
-    traffic: Traffic, unloaded: Evaluation, typical: tuple[float, float]
-) -> tuple[float, float, tuple[Note, ...]]:
-    """The targets to size for: the customer's, or for a default that a request on one
-    node cannot meet even without queueing (``typical``: TTFT p95 and TPOT of one node's
-    hit rates, no wait), :data:`RELAXED_TARGET_FACTOR` × that time.
+def targets(traffic: Traffic, unloaded: Evaluation) -> tuple[float, float, tuple[Note, ...]]:
+    """The TTFT p95 and TPOT the plan is sized for, ms, and a note per target it cannot
+    meet.
 
-    Raises:
-        InfeasibleError: on ``ttft_p95_ms`` or ``tpot_ms`` when a target the customer
-            set is below what one request takes without any load.
+    One floor for both targets, whether the customer typed them or took the defaults:
+    what a request takes without any load (``unloaded``: the plan's hit rates at the
+    largest replica count the node limit allows, no queueing to speak of). A target at
+    least :data:`RELAXED_TARGET_FACTOR` × that floor is sized for as it is; a tighter one
+    is sized for that multiple instead, and the note says so (the plan then misses the
+    customer's target, :attr:`sizing.serving.serve.Serving.meets_targets`). The sized
+    target never falls as the customer's target rises, so a looser target never takes
+    more GPUs.
+
+    Args:
+        traffic: the customer's traffic and targets.
+        unloaded: the workload evaluated at the largest replica count.
+
+    Returns:
+        ``(ttft_p95_ms, tpot_ms, notes)``: the targets to size for and the
+        ``target_relaxed`` notes of those relaxed.
     """
-    out = []
+    sized = []
     notes = []
-    for key, name, target, default, floor, usual in (
-        (
-            "ttft_p95_ms",
-            "TTFT p95",
-            traffic.ttft_p95_ms,
-            DEFAULT_TTFT_P95_MS,
-            unloaded.load.ttft_p95_ms,
-            typical[0],
-        ),
-        (
-            "tpot_ms",
-            "TPOT",
-            traffic.tpot_ms,
-            DEFAULT_TPOT_MS,
-            unloaded.load.tpot_ms,
-            typical[1],
-        ),
+    for name, target, floor in (
+        ("TTFT p95", traffic.ttft_p95_ms, unloaded.load.ttft_p95_ms),
+        ("TPOT", traffic.tpot_ms, unloaded.load.tpot_ms),
     ):
-        if target == default and usual > target:
-            floor = usual
-        elif floor <= target:
-            out.append(target)
+        relaxed = RELAXED_TARGET_FACTOR * floor
+        if target >= relaxed:
+            sized.append(target)
             continue
-        if target != default:
-            # a target under 10 ms keeps two significant digits (0.001 ms, not 0 ms)
-            target_ms = round(target) if target >= 10 else float(f"{target:.2g}")
-            raise InfeasibleError(
-                key,
-                template=gettext_noop(
-                    "the %(target)s target of %(target_ms)s ms is below what one request "
-                    "takes without any load (%(floor_ms)s ms)"
-                ),
-                binding=name,
-                fixes=(Fix(f"longer_{key[:-3]}"), Fix("shorter_context"), Fix("faster_gpu")),
-                names_fixes=True,
-                code="target_below_unloaded",
-                values={"target": name, "target_ms": target_ms, "floor_ms": round(floor)},
-            )
-        used = RELAXED_TARGET_FACTOR * floor
-        out.append(used)
+        sized.append(relaxed)
         notes.append(
             Note(
                 "target_relaxed",
                 (
                     ("target", name),
-                    ("default_ms", round(default)),
+                    ("target_ms", _ms(target)),
                     ("floor_ms", round(floor)),
-                    ("used_ms", round(used)),
+                    ("used_ms", round(relaxed)),
                 ),
             )
         )
-    return out[0], out[1], tuple(notes)
+    return sized[0], sized[1], tuple(notes)
+
+
+def _ms(value: float) -> float:
+    """A target in whole ms, a target under 10 ms with two significant digits."""
+    return round(value) if value >= 10 else float(f"{value:.2g}")

@@ -8,7 +8,7 @@ is when its gap is shorter than the tier's window ``T = C / r``, so
 
     h(C) = h_max × P(gap < C / r)
 
-(DESIGN §3.7; the fit of ``benefit-lru-sim-mooncake-traces`` in
+(docs/sizing.md §10; the fit of ``benefit-lru-sim-mooncake-traces`` in
 ``offload_benefit_points.jsonl``). Taking ``r`` as the rate of *new* KV over-predicts at
 small tiers (by 1.2-2× on the Mooncake traces at ≤ 3M tokens, exact at 30M), because a
 turn touches its whole conversation, not only the tokens it adds: every conversation

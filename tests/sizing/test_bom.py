@@ -34,7 +34,7 @@ def _plan(**kw: object) -> object:
 def test_seed_example_bom() -> None:
     bom = bill_of_materials(_plan())  # type: ignore[arg-type]
     lines = {ln.category: ln for ln in bom.lines}
-    # Seed worked example (DESIGN §3.3): 24 × 48 GB DIMMs, 4 GPUs, 2 sockets.
+    # Seed worked example (docs/sizing.md §4): 24 × 48 GB DIMMs, 4 GPUs, 2 sockets.
     assert (lines["dimm"].sku, lines["dimm"].quantity) == ("DIMM-DDR5-48GB", 24)
     assert "537 GB" in lines["dimm"].why_en  # 500 GiB ≈ 537 GB buffer (seed)
     assert (lines["gpu"].sku, lines["gpu"].quantity) == ("GPU-RTX-PRO-6000-SE", 4)

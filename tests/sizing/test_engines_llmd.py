@@ -183,7 +183,7 @@ def test_the_scheduler_scores_gpu_and_cpu_prefixes() -> None:
 
 
 def test_seed_values() -> None:
-    # Seed example (DESIGN §3): 4 pods of 1 GPU, 125 GiB each = 134,217,728,000 bytes;
+    # Seed example (docs/sizing.md): 4 pods of 1 GPU, 125 GiB each = 134,217,728,000 bytes;
     # 125 conversations per instance × 8,192 / 16 = 64,000 blocks.
     _d, ms, pool = emitted("seed-cpu-only", "none") or pytest.fail("no values")
     [container] = ms["decode"]["containers"]

@@ -55,7 +55,7 @@ def test_buffer_equals_plan(plan_name: str, shared: str) -> None:
 
 
 def test_seed_is_135_gb_per_rank() -> None:
-    # 125 GiB = 134.22 GB per TP-1 instance (seed document) -> 135 whole GB.
+    # 125 GiB = 134.22 GB per TP-1 instance (sizing article) -> 135 whole GB.
     _d, files = files_of(PLANS["seed"](), "sglang")
     argv = parse_script(scripts(files, "serve.sh")[0].text)[1]
     assert option(argv, "--hicache-size") == "135"

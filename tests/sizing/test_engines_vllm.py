@@ -42,7 +42,7 @@ def test_buffer_equals_plan(plan_name: str, shared: str) -> None:
 
 
 def test_seed_instance_is_125_gib() -> None:
-    # Seed document / DESIGN §3.3: 125 GiB per instance -> 134,217,728,000 bytes.
+    # Seed document / docs/sizing.md §4: 125 GiB per instance -> 134,217,728,000 bytes.
     _d, files = files_of(PLANS["seed-cpu-only"](), "vllm")
     env, argv = parse_script(scripts(files, "serve-short.sh")[0].text)
     assert option(argv, "--kv-offloading-size") == "125"

@@ -190,7 +190,7 @@ def test_limits_that_do_not_scale_with_tp_and_slow_tiers() -> None:
     s1 = reload(shape, tier="shared", tp=1, **kw)  # type: ignore[arg-type]
     s2 = reload(shape, tier="shared", tp=2, **kw)  # type: ignore[arg-type]
     assert s2.transfer_ms == pytest.approx(s1.transfer_ms / 2)
-    # A remote store at 0.57 GB/s per rank is slower than recomputing (DESIGN §3.7).
+    # A remote store at 0.57 GB/s per rank is slower than recomputing (docs/sizing.md §10).
     ru = returning_user(shape, engine="sglang", gpu="h100-sxm", tp=1, context_tokens=32768)
     assert ru.tier("shared").ttft_ms is not None and ru.tier("shared").ttft_ms > ru.miss_ms
     assert ru.tier("cpu").no_basis == "no measured basis for SGLang HiCache hits from the CPU tier"

@@ -1,8 +1,8 @@
-"""The seed document's worked example, figure by figure.
+"""The sizing article's worked example, figure by figure.
 
 Source of every expected value: the seed article (shared seed 000, "Qwen3-32B in FP8,
 one copy per card on a server with four RTX PRO 6000 Server Edition, 500 users, 8K
-conversations"), as restated in DESIGN §3.
+conversations"), as restated in docs/sizing.md
 """
 
 from __future__ import annotations

@@ -74,12 +74,34 @@ def test_more_users_need_more_gpus() -> None:
     assert big["gpus_total"] > small["gpus_total"]  # type: ignore[operator]
 
 
-def test_customer_target_below_one_request_is_a_field_error() -> None:
-    from sizing.errors import InfeasibleError
+def test_a_target_below_one_request_is_sized_at_the_relaxed_target_and_marked_missed() -> None:
+    # sizing/serving/targets.py: one floor (what a request takes without load) for a
+    # typed target and a default alike; 5 ms is below it, so the plan is sized for
+    # 1.5 × the floor and says that it misses the 5 ms.
+    request = plan_request(
+        model=QWEN,
+        context_tokens=8192,
+        users=500,
+        new_conversations_per_day=2000,
+        traffic=Traffic(ttft_p95_ms=5),
+    )
+    serving = make_plan(request).serving
+    assert serving is not None
+    assert serving.ttft_p95_target_ms == 5
+    assert serving.ttft_p95_sized_ms == pytest.approx(1.5 * serving.ttft_p95_floor_ms)
+    assert serving.final.load.ttft_p95_ms > 5 and not serving.meets_targets
+    (note,) = serving.target_notes
+    assert dict(note.values)["target_ms"] == 5
+    assert dict(note.values)["used_ms"] == round(serving.ttft_p95_sized_ms)
+    s = plan_summary(make_plan(request))
+    assert s["meets_targets"] is False and s["ttft_p95_target_ms"] == 5.0
 
-    with pytest.raises(InfeasibleError) as err:
-        _plan(500, traffic=Traffic(ttft_p95_ms=5))
-    assert err.value.field == "ttft_p95_ms"
+
+def test_typing_the_default_target_plans_as_the_default() -> None:
+    # The default TTFT p95 target is 2,000 ms (sizing/traffic/profile.py); typed, it is
+    # the same target and the same plan.
+    typed = _plan(500, traffic=Traffic(ttft_p95_ms=2000))
+    assert typed == _plan(500)
 
 
 def test_gpu_without_measured_basis_is_sized_for_memory_only() -> None:

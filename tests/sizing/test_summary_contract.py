@@ -37,7 +37,7 @@ def test_docs_name_every_key_of_the_type_once() -> None:
 
 
 def test_a_real_summary_has_the_typed_keys_and_kinds() -> None:
-    # The seed example (DESIGN §3) and a GPU without a measured basis (the L40S has no
+    # The seed example (docs/sizing.md) and a GPU without a measured basis (the L40S has no
     # prefill class in sizing/data/performance.json: traffic keys are null).
     seed = seed_workload()
     hints = typing.get_type_hints(PlanSummary)

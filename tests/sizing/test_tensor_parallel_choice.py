@@ -1,6 +1,6 @@
 """An explicit tensor parallel size and expert parallelism, set on the workload.
 
-Expected values: the seed example (DESIGN §3.2: 51.09 GiB of KV cache per card at TP 1)
+Expected values: the seed example (docs/sizing.md §3: 51.09 GiB of KV cache per card at TP 1)
 and vLLM's divisibility rule (``ModelConfig.verify_with_parallel_config``: TP divides the
 attention heads, TP and the KV heads divide one another).
 """

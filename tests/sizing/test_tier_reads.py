@@ -43,7 +43,7 @@ def test_staged_hit_adds_the_tier_read_to_the_cpu_hit() -> None:
 
 
 def test_seed_plan_times_nvme_and_shared_hits_from_their_read_rate() -> None:
-    # Seed example (DESIGN §3): 500 users, 2,000 new conversations a day on NVMe; one
+    # Seed example (docs/sizing.md): 500 users, 2,000 new conversations a day on NVMe; one
     # token of Qwen3-32B's FP8 KV is 64 layers × 8 KV heads × 128 × 2 × 1 B = 131,072 B.
     plan = make_plan(
         plan_request(model=QWEN, context_tokens=8192, users=500, new_conversations_per_day=2000)

@@ -17,7 +17,7 @@ def _seed():  # type: ignore[no-untyped-def]
 
 
 def test_hit_rate_rises_to_a_knee() -> None:
-    # Seed example: 125 GiB per replica holds every user (DESIGN §3.3); beyond it more
+    # Seed example: 125 GiB per replica holds every user (docs/sizing.md §4); beyond it more
     # DRAM adds nothing, below it the CPU share falls.
     plan = _seed()
     assert plan.serving is not None

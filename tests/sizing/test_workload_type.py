@@ -1,6 +1,6 @@
 """The workload type: defaults, limits, JSON round trip and stored rows of earlier schemas.
 
-Expected values: the seed example (DESIGN §3: Qwen3-32B-FP8, 8,192 tokens, 500 users,
+Expected values: the seed example (docs/sizing.md: Qwen3-32B-FP8, 8,192 tokens, 500 users,
 4 × RTX PRO 6000 SE, FP8 cache, 2,000 new conversations a day) and the limits declared
 in sizing/workload.py.
 """

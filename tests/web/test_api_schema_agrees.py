@@ -39,7 +39,7 @@ def test_a_whole_number_written_with_a_fraction_is_the_same_request(client: Clie
     plain = post(client)
     written = post(client, users=500.0, context=8192.0)
     assert written.status_code == plain.status_code == 200
-    # The seed example (DESIGN §3): 204 conversations on the GPUs, either way.
+    # The seed example (docs/sizing.md): 204 conversations on the GPUs, either way.
     assert written.json()["summary"] == plain.json()["summary"]
     assert written.json()["summary"]["conversations_on_gpus"] == 204
 

@@ -80,7 +80,7 @@ def test_a_worker_start_runs_again_a_job_a_dead_worker_left_running(eager_tasks:
     fresh = make_quote()
     VerificationReport.objects.create(quote=fresh, status="running", started_at=timezone.now())
     requeue_stale_reports()
-    # The seed example (DESIGN §3) verifies against the bundled cases: a finished status.
+    # The seed example (docs/sizing.md) verifies against the bundled cases: a finished status.
     assert VerificationReport.objects.get(quote=quote).is_done
     assert VerificationReport.objects.get(quote=quote).runs == 1
     # A job that started within the time limit may still be running: left alone.

@@ -1,6 +1,6 @@
 """The configurator in a real headless Chromium: live estimate, quote request, confirmation.
 
-Expected figures are the seed document's worked example (DESIGN §3): Qwen/Qwen3-32B-FP8,
+Expected figures are the sizing article's worked example (docs/sizing.md): Qwen/Qwen3-32B-FP8,
 8,192 tokens, 500 users, RTX PRO 6000 Blackwell Server Edition, FP8 cache → 51
 conversations per GPU and 24 × 48 GB of host memory. Screenshots go to test-artifacts/.
 """
@@ -190,7 +190,7 @@ def test_changing_an_input_clears_the_configurations_found_for_the_old_one(
     from configurator.catalog.services import pricelist_load_demo
 
     pricelist_load_demo()
-    # The seed example (DESIGN §3): 500 users, 2,000 new conversations per day.
+    # The seed example (docs/sizing.md): 500 users, 2,000 new conversations per day.
     page.goto(
         f"{live_server.url}/?model=Qwen/Qwen3-32B-FP8&context_tokens=8192&users=500"
         "&new_conversations_per_day=2000"

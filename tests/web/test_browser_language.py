@@ -4,7 +4,7 @@ visible text has no English words but names and units.
 A word counts as English when it appears in the English page's visible text and in the
 German one: an untranslated message reads the same in both. The allow-list holds the
 names, units and technical terms that both languages write alike; the estimate is the
-seed example (DESIGN §3), opened from its share link, with every tier and every
+seed example (docs/sizing.md), opened from its share link, with every tier and every
 "Show the calculation" block open so their text is visible too.
 """
 

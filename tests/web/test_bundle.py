@@ -351,7 +351,7 @@ def plan_slots(plan):  # type: ignore[no-untyped-def]
 
 def test_readme_and_summary_report_the_nvme_reload() -> None:
     plan = PLANS["seed"]()
-    # One conversation (1 GiB, DESIGN §3.1) at the chosen drive's sequential read rate.
+    # One conversation (1 GiB, docs/sizing.md) at the chosen drive's sequential read rate.
     drive = plan.nvme.drive
     assert drive is not None
     expected_ms = 2**30 / (drive.seq_read_gbs * 1e9) * 1000

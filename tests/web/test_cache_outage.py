@@ -54,5 +54,5 @@ def test_estimate_and_api_answer_without_the_cache(client: Client, dead_cache: N
         {"model": "Qwen/Qwen3-32B-FP8", "context": 8192, "users": 500},
         content_type="application/json",
     )
-    # The seed example (DESIGN §3): 204 conversations on the GPUs.
+    # The seed example (docs/sizing.md): 204 conversations on the GPUs.
     assert api.status_code == 200 and api.json()["summary"]["conversations_on_gpus"] == 204

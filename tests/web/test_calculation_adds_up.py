@@ -3,7 +3,7 @@
 The TTFT lines of "What a hit is worth" must sum to the total they show (each term is
 read from the performance model's result objects, ``sizing.performance.ttft``), in
 English and German. A large workload (1,000,000 users, 10,000,000 new conversations a
-day, the seed model and GPU; seed document, DESIGN §3) must state the replicas and
+day, the seed model and GPU; sizing article, docs/sizing.md) must state the replicas and
 nodes the plan really has; the expected figures come from ``sizing.summary.plan_summary``.
 """
 

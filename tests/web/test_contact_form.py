@@ -1,6 +1,6 @@
 """Requesting a quote: the inquiry is stored with the plan, presales and customer get mail.
 
-The workload is the seed document's worked example (DESIGN §3): its plan has 204
+The workload is the sizing article's worked example (docs/sizing.md): its plan has 204
 conversations on the GPUs and 24 × 48 GB of host memory.
 """
 
@@ -27,7 +27,7 @@ EN = {"Accept-Language": "en"}
 
 
 def request_data(**changes: Any) -> dict[str, Any]:
-    """The seed workload (DESIGN §3) plus a complete contact."""
+    """The seed workload (docs/sizing.md) plus a complete contact."""
     data: dict[str, Any] = {
         "model": "Qwen/Qwen3-32B-FP8",
         "context_tokens": 8192,

@@ -4,7 +4,7 @@ cache width, dates in the quote's
 language, the example-price note only with marked lines, notes printed in full, a line's
 reason after a quantity change, and the demo presales login in the admin.
 
-The quote is the seed example (DESIGN §3) priced from the demo price list
+The quote is the seed example (docs/sizing.md) priced from the demo price list
 (configurator/catalog/data/demo_prices.csv, every row marked as an example).
 """
 
@@ -162,7 +162,7 @@ def test_demo_setup_keeps_one_example_inquiry_for_the_queue_without_mail(
     call_command("demo_setup", stdout=io.StringIO())  # again, as every `make run` does
     inquiry = Inquiry.objects.get()
     assert inquiry.email == "demo-customer@example.com"
-    # The seed document's worked example (DESIGN §3): 500 users on 4 RTX PRO 6000 cards,
+    # The sizing article's worked example (docs/sizing.md): 500 users on 4 RTX PRO 6000 cards,
     # 204 conversations on the GPUs.
     assert (inquiry.users, inquiry.gpu, inquiry.gpus_per_node) == (500, "rtx-pro-6000-se", 4)
     assert inquiry.plan_summary["conversations_on_gpus"] == 204

@@ -2,8 +2,8 @@
 
 The uploaded file is the config of the seed example's model as bundled in
 ``sizing/data/models.json`` (Qwen/Qwen3-32B-FP8); given its checkpoint size (34.3 GB,
-seed document) the estimate must be the seed example's: 4 replicas × 1 GPU, 204
-conversations on the GPUs, 24 × 48 GB = 1,152 GB of host memory (DESIGN §3).
+sizing article) the estimate must be the seed example's: 4 replicas × 1 GPU, 204
+conversations on the GPUs, 24 × 48 GB = 1,152 GB of host memory (docs/sizing.md).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ CATALOG = json.loads(
     (Path(__file__).resolve().parents[2] / "sizing/data/models.json").read_text("utf-8")
 )["models"]["Qwen/Qwen3-32B-FP8"]
 SEED_CONFIG: dict[str, Any] = CATALOG["config"]
-SEED_WEIGHTS_GIB = CATALOG["checkpoint_bytes"] / GIB  # 34.3 GB (seed document) in GiB
+SEED_WEIGHTS_GIB = CATALOG["checkpoint_bytes"] / GIB  # 34.3 GB (sizing article) in GiB
 
 
 @pytest.fixture(autouse=True)
@@ -56,7 +56,7 @@ def config_file(config: Any = None, *, name: str = "config.json", raw: bytes | N
 
 
 def workload(**changes: Any) -> dict[str, Any]:
-    """The seed workload (DESIGN §3) with an uploaded config instead of a model id."""
+    """The seed workload (docs/sizing.md) with an uploaded config instead of a model id."""
     upload = {
         "model": "",
         "config_file": config_file(),
@@ -106,7 +106,7 @@ def test_uploaded_seed_config_gives_the_seed_estimate(client: Client) -> None:
     response = client.post("/estimate/", workload(), headers=EN)
     html = response.content.decode()
     assert response.status_code == 200
-    # Seed example (DESIGN §3).
+    # Seed example (docs/sizing.md).
     assert "4 replicas × 1 GPU" in figure(html, "gpus")
     assert "204" in figure(html, "resident")
     assert "24 × 48 GB = 1,152 GB" in figure(html, "host")

@@ -1,7 +1,7 @@
 """An input that cannot be sized is refused at the input the customer changed, with the
 remedy that applies and its numbers formatted, on the page, the JSON API and the CLI.
 
-Expected figures: the seed example (DESIGN §3: Qwen3-32B-FP8, 8,192-token context, 500
+Expected figures: the seed example (docs/sizing.md: Qwen3-32B-FP8, 8,192-token context, 500
 users, 4 × RTX PRO 6000 Server Edition) with the traffic defaults of ``sizing/traffic/profile.py``
 (8 turns per conversation, so a turn holds 8,192 / 8 = 1,024 tokens; 343 output tokens
 per turn); the unloaded TPOT floor of 27 ms is the engine's own figure, quoted by its
@@ -59,24 +59,31 @@ def api_error(status: int = 400, **changes: Any) -> dict[str, Any]:
     return body
 
 
-def test_a_tpot_target_too_low_names_the_tpot_target_as_the_remedy() -> None:
-    errors = form_errors(tpot_ms=20)
-    assert list(errors) == ["tpot_ms"]
-    (message,) = errors["tpot_ms"]
-    assert message.startswith("The TPOT target of 20 ms is below what one request takes")
-    assert "Inputs that would fix it: TPOT target (ms), " in message
-    assert "TTFT" not in message
+def api_plan(**changes: Any) -> dict[str, Any]:
+    """The JSON API's plan summary for the seed example with ``changes``."""
+    response = Client().post("/api/plans", {**SEED_API, **changes}, content_type="application/json")
+    assert response.status_code == 200, response.content
+    summary: dict[str, Any] = response.json()["summary"]
+    return summary
+
+
+def test_a_tpot_target_below_one_request_is_no_field_error_but_a_miss() -> None:
+    # One floor for a typed target and a default alike (sizing/serving/targets.py): a
+    # TPOT of 20 ms is below what a decode step takes on the seed's GPUs (about 27 ms,
+    # sizing/performance/decode.py), so the plan is sized for 1.5 × that and says it
+    # misses the 20 ms, in the verdict's warnings, not as an error at the field.
+    assert form_errors(tpot_ms=20) == {}
+    body = api_plan(tpot_ms=20)
+    assert body["meets_targets"] is False and body["tpot_target_ms"] == 20.0
+    assert body["tpot_sized_ms"] > 20
+    (warning,) = [w for w in body["warnings"] if "misses the TPOT target" in w]
+    assert warning.endswith("misses the TPOT target of 20 ms.")
 
 
 def test_a_tiny_tpot_target_keeps_its_digits() -> None:
-    (message,) = form_errors(tpot_ms=0.001)["tpot_ms"]
-    assert "The TPOT target of 0.001 ms" in message and "of 0 ms" not in message
-    (german,) = form_errors("de", tpot_ms=0.001)["tpot_ms"]
-    assert "0,001 ms" in german
-    body = api_error(tpot_ms=0.001)
-    assert body["field"] == "tpot_ms"
-    assert "the TPOT target of 0.001 ms" in body["detail"]
-    assert "a longer TPOT target" in body["detail"]
+    body = api_plan(tpot_ms=0.001)
+    (warning,) = [w for w in body["warnings"] if "misses the TPOT target" in w]
+    assert "the TPOT target of 0.001 ms" in warning and "of 0 ms" not in warning
 
 
 def test_too_many_output_tokens_are_refused_at_the_output_tokens() -> None:

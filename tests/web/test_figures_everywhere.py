@@ -1,6 +1,6 @@
 """Every figure the customer and the engineer read for the seed example is one plan value.
 
-The seed example (DESIGN §3: Qwen3-32B-FP8, 8,192 tokens, 500 users, 4 × RTX PRO 6000
+The seed example (docs/sizing.md: Qwen3-32B-FP8, 8,192 tokens, 500 users, 4 × RTX PRO 6000
 SE, FP8 cache, 2,000 new conversations a day) is sized once; the page's estimate, the
 quote PDF, the confirmation e-mail and the bundle README must each show the figure
 from ``sizing.summary.plan_summary``. The table below says, per figure, how each surface writes it;

@@ -148,7 +148,7 @@ def test_more_parts_than_django_allows_is_djangos_error(settings: object, client
 @pytest.mark.django_db
 def test_the_pages_own_request_is_estimated_through_the_quick_path(client: Client) -> None:
     # The body the configurator page sends (benchmarks.page_form), seed workload
-    # (DESIGN §3: 204 conversations on four RTX PRO 6000 cards).
+    # (docs/sizing.md: 204 conversations on four RTX PRO 6000 cards).
     controls = form_controls(client.get("/").content.decode())
     body, ctype = multipart_body(controls, {k: str(v) for k, v in seed_form().items()})
     assert split_form_data(body, ctype.split("boundary=")[1].encode(), "utf-8") is not None

@@ -50,5 +50,5 @@ def test_a_link_naming_the_default_profile_still_opens_the_estimate(client: Clie
         slot = re.search(r'<p id="id_gap_profile_error"[^>]*>([^<]*)</p>', html)
         assert slot and (error in slot.group(1) if error else slot.group(1) == "")
     html = client.get("/", {**query, "gap_profile": "chat"}, headers=EN).content.decode()
-    # Seed (DESIGN §3): 204 conversations on the four cards.
+    # Seed (docs/sizing.md): 204 conversations on the four cards.
     assert re.search(r'id="figure-resident">\s*<dt>[^<]*</dt>\s*<dd class="value">204<', html)

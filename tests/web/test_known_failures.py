@@ -234,7 +234,7 @@ def test_13_units_per_engine_are_not_mixed() -> None:
     assert buffer.kv_offloading_size_gib == 125
     assert buffer.cpu_bytes_to_use == 125 * GIB == 134_217_728_000
     assert buffer.cpu_bytes_to_use != 125 * GB  # 125 GB would be 6.9 % short
-    # The plan's tier in GB is the same bytes: 500 GiB ≈ 537 GB (seed document).
+    # The plan's tier in GB is the same bytes: 500 GiB ≈ 537 GB (sizing article).
     s = plan_summary(
         make_plan(
             plan_request(model=from_catalog("Qwen/Qwen3-32B-FP8"), context_tokens=8192, users=500)

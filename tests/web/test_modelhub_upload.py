@@ -38,7 +38,7 @@ def test_uploaded_config_reproduces_the_seed_example() -> None:
     assert spec.weights_bytes == 32 * GIB
     assert spec.source == "uploaded config.json"
     summary = plan_summary(plan_create(SEED_WORKLOAD.replace(model=spec.repo_id), model=spec))
-    # Seed worked example (DESIGN §3.1-3.3): 128 KiB per token, 1 GiB per 8K conversation,
+    # Seed worked example (docs/sizing.md-3.3): 128 KiB per token, 1 GiB per 8K conversation,
     # 51 conversations per card, 24 × 48 GB DIMMs.
     assert summary["kv_bytes_per_token"] == 131_072
     assert summary["conversation_gib"] == 1.0

@@ -1,6 +1,6 @@
 """The quote PDF (WeasyPrint): its text, layout rules, languages and the CLI.
 
-Expected figures: the seed example (DESIGN §3: 24 × 48 GB, vLLM --kv-offloading-size
+Expected figures: the seed example (docs/sizing.md: 24 × 48 GB, vLLM --kv-offloading-size
 125) priced with configurator/catalog/data/demo_prices.csv (66,910.00 EUR net, VAT 19 %
 12,712.90, gross 79,622.90; the sum is spelled out in tests/web/test_quotes.py).
 """

@@ -1,7 +1,7 @@
 """The seed quote's PDF in German and English: the tier chart is drawn, stays with its
 rationale, and the text names sources a customer can look up.
 
-The seed example (DESIGN §3: Qwen3-32B-FP8, 8,192 tokens, 500 users, 4 × RTX PRO 6000
+The seed example (docs/sizing.md: Qwen3-32B-FP8, 8,192 tokens, 500 users, 4 × RTX PRO 6000
 SE, 2,000 new conversations a day) has three tiers: GPU, CPU memory and NVMe. Their bar
 colours are the fills of ``templates/pdf/_tiers.svg``.
 """

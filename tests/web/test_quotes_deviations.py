@@ -1,7 +1,7 @@
 """Quotes edited below their sizing plan: warnings, confirmed removal, acknowledged issuing,
 the PDF's deviation note, the discount limit and the engine appendix.
 
-Expected figures: the seed example (DESIGN §3; tests/quote_factories.py SEED_INPUTS):
+Expected figures: the seed example (docs/sizing.md; tests/quote_factories.py SEED_INPUTS):
 24 × 48 GB DIMMs for a host-memory need of 921 GB (537 GB pinned KV buffer + 384 GB
 reserve, the DIMM line's own reason text), on 2 × 12 = 24 memory channels, priced from
 configurator/catalog/data/demo_prices.csv.
@@ -202,7 +202,7 @@ def test_pdf_appendix_matches_the_bundle_for_the_nvme_alternative() -> None:
     )
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         router = zf.read("router/vllm-router.sh").decode()
-    # The seed node runs four TP-1 instances (DESIGN §3), from placement.BASE_PORT.
+    # The seed node runs four TP-1 instances (docs/sizing.md), from placement.BASE_PORT.
     assert appendix["ports"] == [8100, 8101, 8102, 8103]
     assert ",".join(f"http://node1:{p}" for p in appendix["ports"]) in router
     make_presales()
@@ -213,7 +213,7 @@ def test_pdf_appendix_matches_the_bundle_for_the_nvme_alternative() -> None:
     )
     assert "TieringOffloadingSpec" in text
     assert "8100, 8101, 8102, 8103" in text and "numactl" in text
-    # The alternative without NVMe tier keeps the seed's short form (DESIGN §3: 125 GiB).
+    # The alternative without NVMe tier keeps the seed's short form (docs/sizing.md: 125 GiB).
     no_nvme = engine_appendix({**SEED_INPUTS, "new_conversations_per_day": 0})
     assert no_nvme is not None and "--kv-offloading-size 125" in no_nvme["short_command"]
 

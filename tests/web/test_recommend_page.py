@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db
 HTMX = {"HX-Request": "true"}
 EN = {"Accept-Language": "en"}
 DE = {"Accept-Language": "de"}
-# The seed workload (DESIGN §3) with users taking turns (no active share given).
+# The seed workload (docs/sizing.md) with users taking turns (no active share given).
 SEED = seed_form(active_share="")
 
 

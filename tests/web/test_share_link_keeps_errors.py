@@ -1,6 +1,6 @@
 """An input with an error stays in the address bar and the language switch, so that
 switching the language shows the same input with the same error; an input too long or
-not on one line is left out of them. The other inputs are the seed example (DESIGN §3)."""
+not on one line is left out of them. The other inputs are the seed example (docs/sizing.md)."""
 
 from __future__ import annotations
 

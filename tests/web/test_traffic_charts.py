@@ -2,7 +2,7 @@
 against its size per replica, and TTFT p95 against users with and without a tier.
 
 Expected points are recomputed here from :mod:`sizing.serving.curves` for the seed
-example (DESIGN §3: Qwen3-32B-FP8, 8,192 tokens, 500 users, 4 × RTX PRO 6000 SE), whose
+example (docs/sizing.md: Qwen3-32B-FP8, 8,192 tokens, 500 users, 4 × RTX PRO 6000 SE), whose
 plan carries its traffic evaluator; the geometry is
 :mod:`configurator.inquiries.traffic_chart`'s, the one place both surfaces use.
 """
@@ -84,7 +84,7 @@ def _check(html: str) -> None:
     knee = len(drawn) // 2  # the plan's tier is the middle point of 0..2 × tier
     assert max(rises[:knee]) > 4 * max(rises[knee:])
     assert all(r < 0.05 * (traffic_chart.BOTTOM - traffic_chart.TOP) for r in rises[knee:])
-    assert plan_gib == pytest.approx(125.0)  # seed: 500 GiB tier over 4 replicas (DESIGN §3)
+    assert plan_gib == pytest.approx(125.0)  # seed: 500 GiB tier over 4 replicas (docs/sizing.md)
     with_tier = _points(html, "users-with")
     without = _points(html, "users-without")
     assert len(with_tier) == len(ttft)  # the tier keeps up at every count drawn

@@ -2,7 +2,7 @@
 
 Expected figures come from the bundled ground-truth cases
 (``sizing/data/ground_truth_cases.json``, case ids named at each assertion) and from the
-published TTFT range of the seed document (vLLM blog, 8 January 2026: 2× to 22×).
+published TTFT range of the sizing article (vLLM blog, 8 January 2026: 2× to 22×).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ LLAMA_H100 = {
     "kv_dtype": "auto",
     "new_conversations_per_day": 0,
 }
-SEED = SEED_INPUTS  # the seed's worked example (DESIGN §3)
+SEED = SEED_INPUTS  # the seed's worked example (docs/sizing.md)
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ the quote PDF's summary and in ``manage.py verify``; informational checks stand 
 
 Expected figures come from the bundled ground-truth cases
 (``sizing/data/ground_truth_cases.json``, case ids named at each assertion), the published
-TTFT range of the seed document (vLLM blog, 8 January 2026: 2× to 22×, Llama 3.1 8B on
+TTFT range of the sizing article (vLLM blog, 8 January 2026: 2× to 22×, Llama 3.1 8B on
 an H100) and the rules of ``docs/verification.md`` ("Overall status").
 """
 
@@ -47,7 +47,7 @@ from tests.quote_factories import SEED_INPUTS, make_inquiry, make_presales
 
 pytestmark = pytest.mark.usefixtures("eager_tasks")
 
-SEED_ARGS = [  # the seed's worked example (DESIGN §3) as `size`/`verify` arguments
+SEED_ARGS = [  # the seed's worked example (docs/sizing.md) as `size`/`verify` arguments
     "--model=Qwen/Qwen3-32B-FP8",
     "--context=8192",
     "--users=500",

@@ -137,7 +137,7 @@ def test_cli_documented_traffic_flags(expected: Plan) -> None:
 @pytest.mark.parametrize("without", [False, True])
 def test_the_nvme_switch_reaches_the_plan(client: Client, without: bool) -> None:
     # EVERY's plan sells no NVMe tier either way; the seed's does (one 6.4 TB drive for
-    # its 2,000 new conversations a day, DESIGN §3), so the switch shows there.
+    # its 2,000 new conversations a day, docs/sizing.md), so the switch shows there.
     seed = SEED_WORKLOAD.replace(without_nvme_tier=without)
     direct = make_plan(PlanRequest(model=from_catalog(seed.model), workload=seed))
     assert (direct.nvme.drive is None) is without

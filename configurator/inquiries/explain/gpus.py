@@ -1,5 +1,5 @@
 """The GPU figure: replicas, tensor parallelism and the replicas the traffic needs
-(``sizing.parallelism``, ``sizing.serving.replicas``)."""
+(``sizing.plan.layout_choice``, ``sizing.serving.replicas``)."""
 
 from __future__ import annotations
 

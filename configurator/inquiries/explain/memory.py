@@ -1,6 +1,6 @@
 """The memory figures: KV cache per conversation, conversations resident on the GPUs,
 the CPU tier, host memory and DIMMs, the NVMe tier (``sizing.model.architecture``,
-``sizing.tiers``, ``sizing.host``)."""
+``sizing.memory.host_memory``, ``sizing.memory.nvme``)."""
 
 from __future__ import annotations
 

@@ -235,14 +235,14 @@ SENTENCES: dict[str, Sentence] = {
     "target_relaxed": Sentence(
         (
             "Even without any load the %(target)s at this context is %(floor)s ms (hits and full "
-            "prefills as the plan expects them), more than the default %(target)s target of "
-            "%(default)s ms: the plan is sized for %(used)s ms instead. Name your own target to "
-            "size for it."
+            "prefills as the plan expects them); no number of GPUs brings the %(target)s within "
+            "1.5 times that, so the plan is sized for %(used)s ms and misses the %(target)s "
+            "target of %(wanted)s ms."
         ),
         values={
             "floor": ("floor_ms", (_INTCOMMA,)),
             "target": ("target", ()),
-            "default": ("default_ms", (_INTCOMMA,)),
+            "wanted": ("target_ms", (_INTCOMMA,)),
             "used": ("used_ms", (_INTCOMMA,)),
         },
     ),

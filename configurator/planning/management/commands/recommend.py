@@ -86,6 +86,8 @@ class Command(SizingCommand):
             f"Price list of {result.priced_on.isoformat()}, "
             f"{result.evaluated} configurations sized."
         ]
+        if result.relaxed_text is not None:
+            out.append(result.relaxed_text)
         if not result.configurations:
             out.append(f"No configuration meets the workload: {result.binding_text} binds.")
             if result.nearest is not None:

@@ -1,6 +1,6 @@
 """``manage.py demo_setup``: load the bundled price list and benchmark data, create a
 demo presales login for the embedded default and one example inquiry (the seed
-document's worked example, DESIGN §3) for its queue. Safe to run repeatedly."""
+document's worked example, docs/sizing.md) for its queue. Safe to run repeatedly."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ DEMO_WORKLOAD = {
     "gpus_per_node": "4",
     "new_conversations_per_day": "2000",
 }
-"""The seed document's worked example (DESIGN §3) as the configurator's form fields."""
+"""The sizing article's worked example (docs/sizing.md) as the configurator's form fields."""
 PRESALES_PERMISSIONS = {
     ("catalog", "price"): ("view", "add", "change", "delete"),
     ("catalog", "publicpricing"): ("view", "change"),
