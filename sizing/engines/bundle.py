@@ -181,6 +181,9 @@ def render(d: Deployment, engines: Sequence[str]) -> tuple[Rendered, ...]:
     if vllm_based:
         out.append(router.render(d, helm="lmcache" in engines))
     pinned = max((pinned_bytes(d, key) for key in engines), default=0)
-    shared_used = bool(set(engines) - {"dynamo", "llm-d"})
+    # Dynamo writes no KV to a shared tier, but across nodes its file discovery lives
+    # on the NFS mount (sizing.engines.dynamo.discovery_dir), which must then be mounted.
+    dynamo_discovery = "dynamo" in engines and d.shared == "nfs" and len(d.nodes) > 1
+    shared_used = bool(set(engines) - {"dynamo", "llm-d"}) or dynamo_discovery
     out.append(infrastructure(d, shared_used=shared_used, pinned_bytes_per_instance=pinned))
     return tuple(out)
