@@ -12,7 +12,7 @@ when the message is shown.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -43,7 +43,7 @@ class LocalNumber:
 
 
 class _LocalLimit(BaseValidator):
-    def __call__(self, value: Any) -> None:
+    def __call__(self, value: object) -> None:
         try:
             super().__call__(value)
         except ValidationError as exc:
@@ -73,6 +73,8 @@ def localize_limits(fields: Iterable[forms.Field]) -> None:
         field.validators = [_local(v) for v in field.validators]
 
 
-def _local(validator: Any) -> Any:
+def _local(validator: Callable[[Any], None]) -> Callable[[Any], None]:
+    if not isinstance(validator, BaseValidator):
+        return validator
     local = _LOCAL.get(type(validator))
     return validator if local is None else local(validator.limit_value, validator.message)

@@ -10,7 +10,13 @@
   device (``/dev/zero``) or a weights file is refused instead of read without end.
 - :func:`parse_json` parses JSON text with limits on nesting depth and on the length of
   a number, so that neither Python's recursion limit nor its 4,300-digit limit on
-  int conversion (``sys.set_int_max_str_digits``) turns an upload into a 500.
+  int conversion (``sys.set_int_max_str_digits``) turns an upload into a 500. A model's
+  ``config.json`` is read as transformers reads it (Python's ``json``, which takes
+  ``NaN``, ``Infinity`` and ``-Infinity``: nvidia/Nemotron-H-56B-Base-8K has
+  ``"time_step_limit": [0.0, Infinity]``); request bodies of the JSON API still refuse
+  them (RFC 8259 §6).
+- :func:`json_storable` writes those three as strings, which a PostgreSQL ``jsonb``
+  column takes (it refuses the bare constants).
 """
 
 from __future__ import annotations
@@ -18,9 +24,11 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import math
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from django.core.files.uploadedfile import InMemoryUploadedFile
 from django.core.files.uploadhandler import FileUploadHandler
@@ -63,7 +71,7 @@ class JsonRefused(ValueError):
         self.values = values or {}
 
 
-def _number(kind: type[int] | type[float]) -> Any:
+def _number(kind: type[int] | type[float]) -> Callable[[str], int | float]:
     def convert(text: str) -> int | float:
         if len(text) > MAX_NUMBER_CHARS:
             raise JsonRefused(
@@ -80,7 +88,7 @@ class _ConstantRefused(Exception):
     """``NaN``, ``Infinity`` or ``-Infinity`` where JSON wants a number (RFC 8259 §6)."""
 
 
-def _refuse_constant(name: str) -> Any:
+def _refuse_constant(name: str) -> NoReturn:
     raise _ConstantRefused(name)
 
 
@@ -102,14 +110,14 @@ def _constant_refused(text: str, name: str) -> JsonRefused:
     return JsonRefused("not_json", f"{name} is not a JSON number", line=line, column=column)
 
 
-def _depth(value: Any) -> int:
+def _depth(value: object) -> int:
     """Nesting depth of a parsed document (a scalar is 0), without recursion."""
     deepest, stack = 0, [(value, 1)]
     while stack:
         node, level = stack.pop()
-        children = node.values() if isinstance(node, dict) else node
         if isinstance(node, dict | list):
             deepest = max(deepest, level)
+            children = node.values() if isinstance(node, dict) else node
             stack.extend((child, level + 1) for child in children)
     return deepest
 
@@ -132,19 +140,26 @@ def read_at_most(path: Path, max_bytes: int) -> bytes | None:
     return None if len(data) > max_bytes else data
 
 
-def parse_json(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
+def parse_json(text: str, *, max_depth: int = MAX_JSON_DEPTH, allow_constants: bool = False) -> Any:
     """The document ``text`` holds.
 
+    Args:
+        text: the JSON text.
+        max_depth: the deepest nesting taken.
+        allow_constants: take ``NaN``, ``Infinity`` and ``-Infinity`` as floats, as
+            Python's ``json`` (and so transformers) reads a ``config.json``.
+
     Raises:
-        JsonRefused: not JSON (``NaN`` and ``Infinity`` included), nested deeper than
-            ``max_depth``, or a number longer than :data:`MAX_NUMBER_CHARS`.
+        JsonRefused: not JSON (``NaN`` and ``Infinity`` included unless
+            ``allow_constants``), nested deeper than ``max_depth``, or a number longer
+            than :data:`MAX_NUMBER_CHARS`.
     """
     try:
         value = json.loads(
             text,
             parse_int=_number(int),
             parse_float=_number(float),
-            parse_constant=_refuse_constant,
+            parse_constant=float if allow_constants else _refuse_constant,
         )
     except json.JSONDecodeError as exc:
         raise JsonRefused("not_json", exc.msg, line=exc.lineno, column=exc.colno) from None
@@ -154,6 +169,20 @@ def parse_json(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
         raise _too_deep(max_depth) from None
     if _depth(value) > max_depth:
         raise _too_deep(max_depth)
+    return value
+
+
+def json_storable(value: Any) -> Any:
+    """``value`` with every non-finite float written as the JSON constant's name
+    (``"Infinity"``, ``"-Infinity"``, ``"NaN"``), so that a ``jsonb`` column stores it;
+    everything else unchanged. Used for parsed ``config.json`` documents, whose
+    non-finite fields (Mamba ``time_step_limit``) the sizing does not read."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {key: json_storable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [json_storable(item) for item in value]
     return value
 
 

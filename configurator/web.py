@@ -5,8 +5,9 @@
 - :func:`staff_required`: the presales areas (queue, quote editor, verification,
   bundle download) admit active staff users only; anyone else is sent to the login
   page (``settings.LOGIN_URL``);
-- :func:`not_found`: a 404 under ``/api/`` in the API's error shape, elsewhere the
-  site's page (``templates/404.html``) in the visitor's language.
+- :func:`not_found`: the site's 404 page (``templates/404.html``) in the visitor's
+  language (a path under ``/api/`` is answered by the API's URLconf, in its error
+  shape).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import TypeVar
 from django.conf import settings
 from django.contrib.auth.decorators import user_passes_test
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.http import HttpRequest, HttpResponseBase, JsonResponse
+from django.http import HttpRequest, HttpResponseBase
 from django.views.defaults import page_not_found
 from django_htmx.middleware import HtmxDetails
 
@@ -42,10 +43,6 @@ def staff_required(view: View) -> View:
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponseBase:
-    """The 404 answer (``handler404``): JSON ``{"field": null, "detail": …}`` for a path
-    under ``/api/``, as the API's other errors; else Django's ``page_not_found`` with
+    """The 404 answer (``handler404``): Django's ``page_not_found`` with
     ``templates/404.html``."""
-    if request.path_info.startswith("/api/"):
-        detail = f"no API endpoint at {request.path}: see /api/docs"
-        return JsonResponse({"field": None, "detail": detail}, status=404)
     return page_not_found(request, exception)

@@ -183,9 +183,6 @@ FIX_ENGLISH = {
     "fewer_gpus": gettext_noop("fewer GPUs per node"),
     "more_nodes": gettext_noop("more nodes"),
     "fewer_new_conversations": gettext_noop("fewer new conversations per day"),
-    "longer_ttft_p95": gettext_noop("a longer TTFT p95 target"),
-    "longer_tpot": gettext_noop("a longer TPOT target"),
-    "faster_gpu": gettext_noop("a faster GPU"),
     "measured_gpu": gettext_noop(
         "a GPU with a measured prefill throughput (the plan then spans several nodes)"
     ),
@@ -216,9 +213,6 @@ FIX_INPUTS = {
     "fewer_gpus": "gpus_per_node",
     "more_nodes": "users",
     "fewer_new_conversations": "new_conversations_per_day",
-    "longer_ttft_p95": "ttft_p95_ms",
-    "longer_tpot": "tpot_ms",
-    "faster_gpu": "gpu",
     "measured_gpu": "gpu",
     "host_memory_limit": "max_host_memory_gb",
     "plan_chooses_tp": "tensor_parallel_size",

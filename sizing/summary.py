@@ -120,6 +120,7 @@ class PlanSummary(TransferKeys, TrafficKeys):
     conversations_resident: int
     conversations_in_cpu_tier: int
     conversations_on_nvme: int
+    conversations_in_nvme_tier: int
     conversations_recomputed: int
     conversations_in_shared_tier: int
     tensor_parallel_size: int
@@ -183,6 +184,7 @@ def plan_summary(plan: Plan) -> PlanSummary:
         "conversations_resident": where.on_gpus,
         "conversations_in_cpu_tier": where.in_cpu_tier,
         "conversations_on_nvme": where.on_nvme,
+        "conversations_in_nvme_tier": where.in_nvme_tier,
         "conversations_recomputed": where.recomputed,
         "conversations_in_shared_tier": where.in_shared_tier,
         "tensor_parallel_size": p.tensor_parallel_size,

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sizing.errors import SizingError, gettext_noop
-from sizing.inputs import MAX_TOKENS, input_field
+from sizing.inputs import MAX_TOKENS, Input, check_inputs, declared_inputs, input_field
 from sizing.traffic import profile as traffic_inputs
 from sizing.traffic.profile import Traffic
 
@@ -83,57 +83,92 @@ class Workload(Traffic):
             largest allocation of any engine.
     """
 
-    model: str = input_field(help="Hugging Face repo id", min_length=3, max_length=MAX_MODEL_CHARS)
-    context_tokens: int = input_field(help="tokens per conversation", min=1, max=MAX_CONTEXT_TOKENS)
-    users: int = input_field(help="conversations to keep, one per user", min=1, max=MAX_USERS)
-    gpu: str = input_field(DEFAULT_GPU, help="GPU slug", max_length=64)
-    gpus_per_node: int = input_field(4, help="GPUs in one node", min=1, max=MAX_GPUS_PER_NODE)
+    model: str = input_field(
+        label=gettext_noop("the model"),
+        help="Hugging Face repo id",
+        max_length=MAX_MODEL_CHARS,
+    )
+    context_tokens: int = input_field(
+        label=gettext_noop("the context (tokens)"),
+        help="tokens per conversation",
+        min=1,
+        max=MAX_CONTEXT_TOKENS,
+    )
+    users: int = input_field(
+        label=gettext_noop("the number of users"),
+        help="conversations to keep, one per user",
+        min=1,
+        max=MAX_USERS,
+    )
+    gpu: str = input_field(
+        DEFAULT_GPU, label=gettext_noop("the GPU"), help="GPU slug", max_length=64
+    )
+    gpus_per_node: int = input_field(
+        4,
+        label=gettext_noop("the number of GPUs per node"),
+        help="GPUs in one node",
+        min=1,
+        max=MAX_GPUS_PER_NODE,
+    )
     kv_dtype: str = input_field(
-        "fp8", help="KV-cache dtype; auto is the model's dtype", choices=KV_DTYPES
+        "fp8",
+        label=gettext_noop("the KV dtype"),
+        help="KV-cache dtype; auto is the model's dtype",
+        choices=KV_DTYPES,
     )
     new_conversations_per_day: int = input_field(
         0,
+        label=gettext_noop("the number of new conversations per day"),
         help="sizes the NVMe tier; 0 means no NVMe tier",
         min=0,
         max=MAX_NEW_CONVERSATIONS_PER_DAY,
     )
     active_share: float | None = input_field(
         None,
+        label=gettext_noop("the share of users active at once"),
         help="share of users active at once, above 0 and at most 1 (not given: users take turns)",
         exclusive_min=0,
         max=1,
     )
     shared_prompt_tokens: int = input_field(
         0,
+        label=gettext_noop("the shared system prompt (tokens)"),
         help="system prompt shared by all conversations, tokens (stored once per replica)",
         min=0,
         max=MAX_CONTEXT_TOKENS,
     )
     tensor_parallel_size: int | None = input_field(
         None,
+        label=gettext_noop("the tensor parallel size"),
         help="tensor parallel size of one engine instance (not given: the plan chooses)",
         min=1,
         max=MAX_GPUS_PER_NODE,
     )
     expert_parallel: bool = input_field(
-        False, help="spread a MoE model's experts over the node's GPUs (vLLM expert parallel)"
+        False,
+        label=gettext_noop("expert parallelism"),
+        help="spread a MoE model's experts over the node's GPUs (vLLM expert parallel)",
     )
     max_host_memory_gb: int | None = input_field(
         None,
+        label=gettext_noop("the host memory per node (GB)"),
         help="most host memory per node, GB (not given: the CPU tier keeps every user warm)",
         min=1,
         max=MAX_HOST_MEMORY_GB,
     )
     without_shared_tier: bool = input_field(
         False,
+        label=gettext_noop("the no-shared-tier switch"),
         help="plan no shared NFS/S3 tier (returns beyond the nodes' CPU tiers are recomputed)",
     )
     without_nvme_tier: bool = input_field(
         False,
+        label=gettext_noop("the no-NVMe-tier switch"),
         help="plan no NVMe tier (new conversations per day are kept as given)",
     )
     serving_engine: str = input_field(
         "",
+        label=gettext_noop("the serving engine"),
         help="engine the CPU tier is sized for: vllm, lmcache, sglang or dynamo "
         "(not given: the largest allocation of any)",
         choices=SERVING_ENGINES,
@@ -165,19 +200,16 @@ class Workload(Traffic):
             model_limit_tokens: the model's ``max_position_embeddings`` (``None``: unknown).
             model_name: the model as the error names it (default: :attr:`model`).
 
+        Each field is checked against its declaration first (:meth:`sizing.inputs.Input.check`,
+        the check every surface makes), then the inputs against each other and the model.
+
         Raises:
             SizingError: naming the first field (a :class:`Workload` field name) that is
                 out of range, with a ``code``, its English ``template`` and the
                 ``values`` that fill it (the page translates the template).
         """
+        check_inputs(self, INPUTS)
         name = model_name or self.model
-        if not 1 <= self.context_tokens <= MAX_CONTEXT_TOKENS:
-            raise SizingError(
-                "context_tokens",
-                template=gettext_noop("context must be between 1 and %(max)s tokens, got %(got)s"),
-                code="context_range",
-                values={"max": MAX_CONTEXT_TOKENS, "got": self.context_tokens},
-            )
         if model_limit_tokens and self.context_tokens > model_limit_tokens:
             raise SizingError(
                 "context_tokens",
@@ -188,93 +220,28 @@ class Workload(Traffic):
                 code="context_above_model_limit",
                 values={"tokens": self.context_tokens, "model": name, "limit": model_limit_tokens},
             )
-        if not 1 <= self.users <= MAX_USERS:
-            raise SizingError(
-                "users",
-                template=gettext_noop("users must be between 1 and %(max)s, got %(got)s"),
-                code="users_range",
-                values={"max": MAX_USERS, "got": self.users},
-            )
-        if not 1 <= self.gpus_per_node <= MAX_GPUS_PER_NODE:
-            raise SizingError(
-                "gpus_per_node",
-                template=gettext_noop("GPUs per node must be between 1 and %(max)s, got %(got)s"),
-                code="gpus_per_node_range",
-                values={"max": MAX_GPUS_PER_NODE, "got": self.gpus_per_node},
-            )
-        if self.kv_dtype not in KV_DTYPES:
-            raise SizingError(
-                "kv_dtype",
-                template=gettext_noop("KV dtype must be one of %(known)s, got %(got)r"),
-                code="kv_dtype_unknown",
-                values={"known": ", ".join(KV_DTYPES), "got": self.kv_dtype},
-            )
-        if self.serving_engine not in SERVING_ENGINES:
-            known = ", ".join(e for e in SERVING_ENGINES if e)
-            raise SizingError(
-                "serving_engine",
-                template=gettext_noop("serving engine must be one of %(known)s, got %(got)r"),
-                code="serving_engine_unknown",
-                values={"known": known, "got": self.serving_engine},
-            )
-        if not 0 <= self.new_conversations_per_day <= MAX_NEW_CONVERSATIONS_PER_DAY:
-            raise SizingError(
-                "new_conversations_per_day",
-                template=gettext_noop(
-                    "new conversations per day must be between 0 and %(max)s, got %(got)s"
-                ),
-                code="new_conversations_range",
-                values={
-                    "max": MAX_NEW_CONVERSATIONS_PER_DAY,
-                    "got": self.new_conversations_per_day,
-                },
-            )
-        share = self.active_share
-        if share is not None and not (
-            isinstance(share, int | float) and math.isfinite(share) and 0 < share <= 1
-        ):
-            raise SizingError(
-                "active_share",
-                template=gettext_noop(
-                    "the share of users active at once must be above 0 and at most 1, got %(got)s"
-                ),
-                code="active_share_range",
-                values={"got": repr(share)},
-            )
         prompt = self.shared_prompt_tokens
-        if not 0 <= prompt < self.context_tokens:
+        if prompt >= self.context_tokens:
             raise SizingError(
                 "shared_prompt_tokens",
                 template=gettext_noop(
-                    "the shared system prompt must be 0 or more tokens and shorter than the "
-                    "context of %(context)s tokens, got %(got)s"
+                    "the shared system prompt of %(got)s tokens must be shorter than the "
+                    "context of %(context)s tokens"
                 ),
-                code="shared_prompt_range",
+                code="shared_prompt_not_below_context",
                 values={"context": self.context_tokens, "got": prompt},
             )
         tp = self.tensor_parallel_size
-        if tp is not None and not 1 <= tp <= self.gpus_per_node:
+        if tp is not None and tp > self.gpus_per_node:
             raise SizingError(
                 "tensor_parallel_size",
                 template=gettext_noop(
-                    "the tensor parallel size must be between 1 and the %(gpus)s GPUs per node, "
-                    "got %(got)s"
+                    "the tensor parallel size of %(got)s is more than the %(gpus)s GPUs per node"
                 ),
-                code="tensor_parallel_range",
+                code="tensor_parallel_above_gpus",
                 values={"gpus": self.gpus_per_node, "got": tp},
             )
-        memory = self.max_host_memory_gb
-        if memory is not None and not 1 <= memory <= MAX_HOST_MEMORY_GB:
-            raise SizingError(
-                "max_host_memory_gb",
-                template=gettext_noop(
-                    "host memory per node must be between 1 and %(max)s GB, got %(got)s"
-                ),
-                code="host_memory_range",
-                values={"max": MAX_HOST_MEMORY_GB, "got": memory},
-            )
         traffic = self.traffic
-        traffic_inputs.validate_targets(traffic)
         traffic_inputs.gaps(traffic)
         traffic_inputs.conversation_shape(traffic, self.context_tokens - prompt)
 
@@ -372,6 +339,12 @@ FIELDS = {
 """The fields of :class:`Workload` by name: its own in declaration order, then the
 traffic inputs it takes from :class:`~sizing.traffic.profile.Traffic` (the order of the CLI's
 flags, the API's schema and the stored JSON)."""
+
+_DECLARED = declared_inputs(Workload)
+INPUTS: dict[str, Input] = {name: _DECLARED[name] for name in FIELDS}
+"""The inputs of :class:`Workload` as declared (type, default, label, limits), in
+:data:`FIELDS` order: what :meth:`Workload.validate` and every surface check a value
+against (:meth:`sizing.inputs.Input.check`)."""
 
 SEED_WORKLOAD = Workload(
     model="Qwen/Qwen3-32B-FP8",

@@ -14,6 +14,7 @@ from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI, Query, Schema
 from ninja.errors import HttpError, ValidationError, ValidationErrorContext
+from pydantic_core import ErrorDetails
 
 from configurator.clients import rate_limited
 from configurator.deployments.api_body import (
@@ -23,13 +24,9 @@ from configurator.deployments.api_body import (
     WorkloadParser,
 )
 from configurator.deployments.api_docs import LocalSwagger
+from configurator.deployments.api_errors import ErrorOut, error_response, input_error_response
 from configurator.deployments.api_requests import BundleQuery, RecommendRequest, SizingRequest
-from configurator.deployments.api_responses import (
-    ErrorOut,
-    PlanOut,
-    RecommendationOut,
-    ValidationErrorOut,
-)
+from configurator.deployments.api_responses import PlanOut, RecommendationOut
 from configurator.deployments.services import bundle_build
 from configurator.modelhub.errors import HubLookupPending
 from configurator.planning.recommend import recommendation_create
@@ -37,27 +34,50 @@ from configurator.planning.services import plan_create
 from sizing.bom.lines import check_node
 from sizing.engines.shared_tier import TIER_FIELDS, TierOptions
 from sizing.errors import SizingError
+from sizing.inputs import INPUT_ERRORS
 from sizing.plan.orchestrator import Plan
 from sizing.summary import plan_summary
-from sizing.workload import FIELDS, SHORT_NAMES, Workload
+from sizing.workload import FIELDS, INPUTS, LEGACY_NAMES, SHORT_NAMES, Workload
+
+
+def _input_error(item: ErrorDetails) -> SizingError:
+    """A pydantic error of the request (``loc``, ``type``, ``msg``, ``ctx``) as the
+    error on the input it locates: the input's own when its declaration refused the
+    value (:func:`configurator.deployments.api_requests.declared_check`), else the
+    sentence of :data:`sizing.inputs.INPUT_ERRORS` for a missing or unknown field, or
+    pydantic's, naming the field."""
+    path = [str(part) for part in item["loc"][1:]]
+    if len(path) > 1 and path[0] in ("body", "query"):
+        path = path[1:]  # the view parameter's name: the whole request
+    field = ".".join(path)
+    cause = item.get("ctx", {}).get("error")
+    if isinstance(cause, SizingError):
+        if cause.field == (LEGACY_NAMES.get(path[0], path[0]) if path else ""):
+            return cause  # the input's declaration refused it
+        return SizingError(field, cause.message, code=cause.code)  # an item of a list
+    kind = str(item["type"])
+    if kind == "missing" and field in INPUTS:
+        return INPUTS[field].error("required")
+    if kind in ("missing", "extra_forbidden"):
+        code = "required" if kind == "missing" else "unknown"
+        return SizingError(field, template=INPUT_ERRORS[code], code=code, values={"input": field})
+    message = str(item["msg"]).removeprefix("Value error, ")
+    return SizingError(field, f"{field}: {message}" if field else message, code=kind)
 
 
 class SizingApi(NinjaAPI):
-    """The API; a JSON body's validation errors are located as ``["body", <field>]``.
-
-    django-ninja prefixes the view parameter's name (``["body", "body", "users"]``);
-    the body is the whole sizing request, so that middle name carries nothing.
-    """
+    """The API; a request the schema refuses is answered in the one error shape
+    (:mod:`configurator.deployments.api_errors`), naming the first input refused."""
 
     def validation_error_from_error_contexts(
         self, error_contexts: list[ValidationErrorContext[Any]]
     ) -> ValidationError:
-        error = super().validation_error_from_error_contexts(error_contexts)
-        for item in error.errors:
-            loc = tuple(item["loc"])
-            if loc[:2] == ("body", "body"):
-                item["loc"] = ("body", *loc[2:])
-        return error
+        errors = [
+            {"error": _input_error(item)}
+            for context in error_contexts
+            for item in context.pydantic_validation_error.errors(include_url=False)
+        ]
+        return ValidationError(errors)
 
 
 api = SizingApi(
@@ -110,26 +130,28 @@ def _throttle(request: HttpRequest) -> None:
         raise RateLimited
 
 
+@api.exception_handler(ValidationError)
+def request_refused(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    """400 naming the first input the schema or its declaration refuses."""
+    return input_error_response(exc.errors[0]["error"])
+
+
 @api.exception_handler(RateLimited)
 def too_many(request: HttpRequest, exc: RateLimited) -> HttpResponse:
     """429 with ``Retry-After``, for a client over its rate limit."""
     limit = settings.RATE_LIMITS["api"]
     detail = f"too many requests from this client (at most {limit}); retry later"
-    response = api.create_response(request, {"field": None, "detail": detail}, status=429)
-    response["Retry-After"] = "60"
-    return response
+    return error_response(
+        field=None, code="rate_limited", detail=detail, status=429, headers={"Retry-After": "60"}
+    )
 
 
 @api.exception_handler(SizingError)
 def sizing_error(request: HttpRequest, exc: SizingError) -> HttpResponse:
     """400 naming the input; 503 with ``Retry-After`` while the model is looked up."""
-    status = 503 if isinstance(exc, HubLookupPending) else 400
-    response = api.create_response(
-        request, {"field": exc.field, "detail": exc.message}, status=status
-    )
-    if status == 503:
-        response["Retry-After"] = "2"
-    return response
+    if isinstance(exc, HubLookupPending):
+        return input_error_response(exc, status=503, headers={"Retry-After": "2"})
+    return input_error_response(exc)
 
 
 @api.exception_handler(RequestDataTooBig)
@@ -137,30 +159,36 @@ def body_too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
     """A body over ``DATA_UPLOAD_MAX_MEMORY_SIZE``: 413, not Django's 400 page or a trace."""
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     detail = f"request body is larger than {limit:,} bytes" if limit else str(exc)
-    return api.create_response(request, {"field": None, "detail": detail}, status=413)
+    return error_response(field=None, code="body_too_large", detail=detail, status=413)
 
 
 @api.exception_handler(HttpError)
 def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
-    """django-ninja's refusals as ``{"field": null, "detail"}``: 400 saying why for a
-    body that cannot be read (:class:`BodyRefused`), 415 naming the expected type for a
-    body that is not declared JSON, else the status django-ninja gives."""
+    """django-ninja's refusals in the one error shape: 400 saying why for a body that
+    cannot be read (:class:`BodyRefused`), 415 naming the expected type for a body that
+    is not declared JSON, else the status django-ninja gives."""
     cause = exc.__cause__
     if isinstance(cause, BodyRefused):
-        return api.create_response(request, {"field": None, "detail": str(cause)}, status=400)
+        return error_response(field=None, code="body_unreadable", detail=str(cause), status=400)
     if isinstance(cause, UnsupportedMediaType):
         got = cause.content_type or "none"
         detail = f"the body must be JSON: send Content-Type: {JSON_TYPE} (got {got})"
-        response = api.create_response(request, {"field": None, "detail": detail}, status=415)
-        response["Accept-Post"] = JSON_TYPE
-        return response
-    return api.create_response(request, {"field": None, "detail": str(exc)}, status=exc.status_code)
+        return error_response(
+            field=None,
+            code="unsupported_media_type",
+            detail=detail,
+            status=415,
+            headers={"Accept-Post": JSON_TYPE},
+        )
+    return error_response(
+        field=None, code="request_refused", detail=str(exc), status=exc.status_code
+    )
 
 
 @api.exception_handler(SuspiciousOperation)
 def suspicious_request(request: HttpRequest, exc: SuspiciousOperation) -> HttpResponse:
     """Other requests Django refuses to read (too many query fields): a JSON 400."""
-    return api.create_response(request, {"field": None, "detail": str(exc)}, status=400)
+    return error_response(field=None, code="request_refused", detail=str(exc), status=400)
 
 
 @api.post(
@@ -170,7 +198,6 @@ def suspicious_request(request: HttpRequest, exc: SuspiciousOperation) -> HttpRe
         400: ErrorOut,
         413: ErrorOut,
         415: ErrorOut,
-        422: ValidationErrorOut,
         429: ErrorOut,
         503: ErrorOut,
     },
@@ -188,7 +215,7 @@ def plan_post(request: HttpRequest, body: SizingRequest) -> dict[str, Any]:
 
 @api.get(
     "/bundle",
-    response={400: ErrorOut, 422: ValidationErrorOut, 429: ErrorOut, 503: ErrorOut},
+    response={400: ErrorOut, 429: ErrorOut, 503: ErrorOut},
     summary="Download the deployment bundle (ZIP)",
     openapi_extra={
         "responses": {
@@ -203,22 +230,11 @@ def bundle_get(request: HttpRequest, query: Query[BundleQuery]) -> HttpResponse:
     """Engine configuration for the plan: commands, JSON, YAML, env, numactl, mounts."""
     _throttle(request)
     known = set(BundleQuery.model_fields) | set(SHORT_NAMES.values())
-    unknown = [name for name in request.GET if name not in known]
-    if unknown:
-        errors = [
-            {
-                "type": "extra_forbidden",
-                "loc": ["query", name],
-                "msg": "Extra inputs are not permitted",
-            }
-            for name in unknown
-        ]
-        return api.create_response(request, {"detail": errors}, status=422)
-    try:
-        tiers = TierOptions(**{name: getattr(query, name) for name in TIER_FIELDS})
-    except SizingError as exc:
-        error = {"type": "value_error", "loc": ["query", exc.field], "msg": exc.message}
-        return api.create_response(request, {"detail": [error]}, status=422)
+    for name in request.GET:
+        if name not in known:
+            values = {"input": name}
+            raise SizingError(name, template=INPUT_ERRORS["unknown"], code="unknown", values=values)
+    tiers = TierOptions(**{name: getattr(query, name) for name in TIER_FIELDS})
     data = bundle_build(plan=_plan(query), engine=query.engine, tiers=tiers)
     response = HttpResponse(data, content_type="application/zip")
     response["Content-Disposition"] = 'attachment; filename="kv-offload-bundle.zip"'
@@ -232,7 +248,6 @@ def bundle_get(request: HttpRequest, query: Query[BundleQuery]) -> HttpResponse:
         400: ErrorOut,
         413: ErrorOut,
         415: ErrorOut,
-        422: ValidationErrorOut,
     },
     summary="Recommend the cheapest configurations",
 )

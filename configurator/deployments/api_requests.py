@@ -9,6 +9,7 @@ refused.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
 from ninja import Field, Schema
@@ -21,20 +22,41 @@ from pydantic import (
     create_model,
 )
 
+from configurator.deployments.api_body import OverlongInteger
 from sizing.engines.bundle import ENGINES
 from sizing.engines.shared_tier import TIER_FIELDS, TierOptions
 from sizing.hardware import catalog
-from sizing.workload import FIELDS, SHORT_NAMES, Workload
+from sizing.inputs import Input
+from sizing.workload import FIELDS, INPUTS, SHORT_NAMES, Workload
 
 Engine = Literal[(*ENGINES, "all")]  # type: ignore[valid-type]
 
 
-def _integral(value: Any) -> Any:
+def _integral(value: object) -> object:
     """A JSON number with no fraction (``11.0``) as the integer it is: JSON Schema's
     ``integer`` accepts it, so the server does too; ``11.5`` and ``true`` stay refused."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
+
+
+def declared_check(declared: Input) -> BeforeValidator:
+    """The validator that checks a JSON value against the declaration of ``declared``
+    (:meth:`sizing.inputs.Input.check`, as the form and the CLI do) before the schema's
+    own type check: an input out of its limits is refused with the sizing engine's
+    sentence, not pydantic's. A whole number written ``11.0`` counts as ``11``; one of
+    more digits than Python reads (:class:`OverlongInteger`) is out of the input's range.
+    """
+
+    def check(value: object) -> object:
+        if isinstance(value, OverlongInteger):
+            raise declared.out_of_range(value.approximately)
+        if declared.kind is int:
+            value = _integral(value)
+        declared.check(value)
+        return value
+
+    return BeforeValidator(check)
 
 
 Whole = Annotated[int, BeforeValidator(_integral)]
@@ -43,8 +65,12 @@ GPU_SLUGS: list[JsonValue] = [slug for slug in sorted(catalog.gpus())]
 
 
 def _known_gpu(value: str) -> str:
-    if value not in catalog.gpus():
-        raise ValueError(f"unknown GPU {value!r}: one of {', '.join(map(str, GPU_SLUGS))}")
+    """``value`` if the catalog knows the GPU (:func:`sizing.hardware.catalog.gpu`).
+
+    Raises:
+        SizingError: on ``gpu``, listing the known GPUs.
+    """
+    catalog.gpu(value)
     return value
 
 
@@ -70,12 +96,15 @@ def _inner_limits(kind: Any, constraints: dict[str, Any]) -> tuple[Any, dict[str
 
 
 def schema_fields(
-    cls: type, fields: dict[str, dataclasses.Field[Any]], short_names: dict[str, str]
+    cls: type,
+    fields: dict[str, dataclasses.Field[Any]],
+    short_names: dict[str, str],
+    inputs: Mapping[str, Input] | None = None,
 ) -> dict[str, Any]:
     """One schema field per dataclass field of ``cls``: its type, default, limits and
     English description from the field's ``metadata`` (``choices`` become an enum,
     ``gpu`` the catalog's GPUs); a name of ``short_names`` (``context``) is accepted as
-    well."""
+    well. A field of ``inputs`` is checked by its declaration first (:func:`declared_check`)."""
     hints = get_type_hints(cls)
     out: dict[str, Any] = {}
     for name, f in fields.items():
@@ -97,6 +126,8 @@ def schema_fields(
             if limit in meta
         }
         kind, constraints = _inner_limits(kind, constraints)
+        if inputs is not None and name in inputs:
+            kind = Annotated[kind, declared_check(inputs[name])]
         names = [name, short_names[name]] if name in short_names else [name]
         default = ... if f.default is dataclasses.MISSING else f.default
         out[name] = (
@@ -113,8 +144,8 @@ def schema_fields(
 
 
 class StrictFields(Schema):
-    """A schema that refuses fields it does not declare (422 naming the field), and
-    ``NaN`` or ``Infinity`` for a number (422: "Input should be a finite number")."""
+    """A schema that refuses fields it does not declare (400 naming the field), and
+    ``NaN`` or ``Infinity`` for a number."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
@@ -123,7 +154,7 @@ SizingFields = create_model(
     "SizingFields",
     __base__=StrictFields,
     __doc__="The workload (``sizing.workload.Workload``); unknown fields are refused.",
-    **schema_fields(Workload, FIELDS, SHORT_NAMES),
+    **schema_fields(Workload, FIELDS, SHORT_NAMES, INPUTS),
 )
 
 

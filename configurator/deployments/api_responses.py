@@ -1,10 +1,15 @@
-"""The JSON API's answers: a plan, a recommendation, and the errors it reports."""
+"""The JSON API's answers: a plan and a recommendation (its errors:
+:mod:`configurator.deployments.api_errors`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ninja import Field, Schema
+from pydantic import create_model
+
+from sizing.search.space import LAYOUT_FIELDS
+from sizing.workload import INPUTS
 
 
 class PlanOut(Schema):
@@ -13,29 +18,34 @@ class PlanOut(Schema):
     summary: dict[str, Any]
 
 
-class ErrorOut(Schema):
-    """An input that cannot be sized (which one and why), or an unreadable body."""
+def _layout_fields() -> dict[str, Any]:
+    """The schema fields of a configuration's layout: one per field of
+    :data:`~sizing.search.space.LAYOUT_FIELDS`, typed and described as the
+    :class:`~sizing.workload.Workload` field is declared."""
+    return {
+        name: (
+            INPUTS[name].kind | None if INPUTS[name].optional else INPUTS[name].kind,
+            Field(..., description=INPUTS[name].help),
+        )
+        for name in LAYOUT_FIELDS
+    }
 
-    field: str | None = None
-    detail: str
+
+ConfigurationLayout = create_model(
+    "ConfigurationLayout",
+    __base__=Schema,
+    __doc__="The layout searched, as the workload's fields that size it again.",
+    **_layout_fields(),
+)
 
 
-class ValidationErrorOut(Schema):
-    """Request validation errors (django-ninja's format)."""
-
-    detail: list[dict[str, Any]]
-
-
-class ConfigurationOut(Schema):
+class ConfigurationOut(ConfigurationLayout):  # type: ignore[misc, valid-type]
     """One recommended configuration (keys as in ``docs/cli.md``, ``recommend``)."""
 
-    gpu: str
+    tensor_parallel_size: int = Field(..., description="tensor parallel size of an instance")
     gpu_name: str
-    gpus_per_node: int
     nodes: int
-    tensor_parallel_size: int
     replicas: int
-    kv_dtype: str
     host_memory_gb: int
     dimm_count: int
     dimm_gb: int
@@ -44,11 +54,6 @@ class ConfigurationOut(Schema):
     nvme_tb: float
     nvme_drive_count: int
     shared_tier_tb: float
-    max_host_memory_gb: int | None = Field(
-        None, description="host memory limit searched, GB (null: the plan's own rule)"
-    )
-    without_shared_tier: bool = Field(False, description="searched without a shared tier")
-    without_nvme_tier: bool = Field(False, description="searched without an NVMe tier")
     ttft_p95_ms: float | None
     tpot_ms: float | None
     cpu_hit_rate: float | None

@@ -63,7 +63,7 @@ def chart(plan: Plan) -> Chart:
     return Chart(
         gpu=where.on_gpus,
         cpu=where.in_cpu_tier,
-        nvme=where.on_nvme,
+        nvme=where.nvme_total,
         recompute=where.recomputed,
         shared=where.in_shared_tier,
     )

@@ -22,6 +22,7 @@ from configurator.inquiries.field_copies import CopiedFieldsForm, FieldCopies, F
 from configurator.inquiries.notices import fallback_notice
 from configurator.inquiries.share_links import MAX_ECHOED_INPUT_CHARS, ShareLinks
 from configurator.inquiries.traffic_fields import TRAFFIC_FIELDS
+from configurator.inquiries.workload_fields import check_declared_inputs
 from configurator.inquiries.workload_inputs import (
     SharePercentField,
     WorkloadInputs,
@@ -32,10 +33,12 @@ from configurator.modelhub.errors import HubLookupPending
 from configurator.modelhub.services import model_lookup
 from configurator.modelhub.upload import (
     MAX_CONFIG_BYTES,
+    UNNAMED_PRIVATE_MODEL,
     model_from_config_upload,
     private_display_name,
 )
 from configurator.planning.services import plan_create
+from configurator.uploads import json_storable
 from sizing.bom.lines import check_node
 from sizing.errors import SizingError
 from sizing.model.spec import ModelSpec
@@ -81,17 +84,12 @@ class WorkloadForm(ShareLinks, CopiedFieldsForm, WorkloadInputs):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
-        tokens = cleaned.get("context_tokens")
-        prompt = cleaned.get("shared_prompt_tokens")
-        if tokens is not None and prompt is not None and prompt > tokens:
-            self.add_error(
-                "shared_prompt_tokens",
-                _("The shared system prompt cannot be longer than the context."),
-            )
         config_text = self._private_config_text(cleaned)
         if self.errors:
             return cleaned
         try:
+            # the inputs against each other before the model is looked up, as the API does
+            self.workload(cleaned, model=cleaned["model"] or UNNAMED_PRIVATE_MODEL).validate()
             spec = self._model_spec(cleaned, config_text)
             workload = self.workload(cleaned, model=spec.repo_id)
             self.sized = (workload, spec)
@@ -202,7 +200,7 @@ class WorkloadForm(ShareLinks, CopiedFieldsForm, WorkloadInputs):
             model_name=cleaned.get("model_name"),
             weights_gib=cleaned.get("weights_gib"),
         )
-        self.private_config = json.loads(config_text)
+        self.private_config = json_storable(json.loads(config_text))
         self.private_config_text = config_text
         return spec
 
@@ -256,6 +254,7 @@ class WorkloadForm(ShareLinks, CopiedFieldsForm, WorkloadInputs):
 
 
 describe_fields(WorkloadForm.base_fields)
+check_declared_inputs(WorkloadForm.base_fields)
 localize_limits(WorkloadForm.base_fields.values())
 # The workload fields first, then the advanced traffic fields; copied per form without
 # the generic deep copy (configurator.inquiries.field_copies).

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
@@ -46,7 +45,7 @@ def _number(key: str, value: float) -> str:
     return f"{mantissa.replace('.', decimal)}\u00a0×\u00a0{power}"
 
 
-def _formatted(values: Mapping[str, Any]) -> dict[str, str]:
+def _formatted(values: Mapping[str, object]) -> dict[str, str]:
     """Numbers as :func:`_number` writes them, texts as given."""
     return {
         key: _number(key, value)
@@ -56,7 +55,7 @@ def _formatted(values: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def _subject(values: Mapping[str, Any], model: str) -> str:
+def _subject(values: Mapping[str, object], model: str) -> str:
     """Who the lookup error is about: the Hub id, or the private model (named or not),
     from the template the error's English names it with."""
     if not values.get("private"):
@@ -68,12 +67,15 @@ def _subject(values: Mapping[str, Any], model: str) -> str:
 
 def _sentence(template: str, values: Mapping[str, str]) -> str:
     """An engine clause as a sentence on the page: ``template`` (translated) filled
-    with ``values``, a capital first letter when it opens with a plain word (not a
-    value such as a model id, nor a name such as ``config.json``), a full stop."""
+    with ``values``, a capital first letter when it opens with a plain word or the
+    input's name (not a value such as a model id, nor a name such as ``config.json``),
+    a full stop."""
     first = template.split(" ", 1)[0]
     if first.isalpha() and first.islower():
         template = template[:1].upper() + template[1:]
     text = template % values
+    if template.startswith("%(input)s"):
+        text = text[:1].upper() + text[1:]  # the input's name (sizing.inputs.INPUT_ERRORS)
     return text if text.endswith(".") else text + "."
 
 
@@ -98,6 +100,9 @@ def error_text(exc: SizingError, *, model: str = "") -> str:
     if "reason_template" in values:
         # why the Hub gave no answer, a clause of its own template
         values["reason"] = _(str(values["reason_template"])) % _formatted(values)
+    if "input" in values:
+        # the input an error of its declaration names (sizing.inputs.Input.label)
+        values["input"] = _(str(values["input"]))
     values["model"] = values.get("model") or model
     return _sentence(_(exc.template), _formatted(values))
 

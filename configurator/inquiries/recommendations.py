@@ -83,14 +83,10 @@ def fill_url(share_query: str, item: Recommended) -> str:
     ``share_query`` is empty)."""
     if not share_query:
         return ""
-    inputs = item.inputs
     pairs = dict(parse_qsl(share_query, keep_blank_values=True))
     for key in LAYOUT_FIELDS:
-        value = inputs[key]
-        if value is None or value is False:
-            pairs.pop(key, None)  # empty: the plan's own rule (a checkbox left unticked)
-        else:
-            pairs[key] = "on" if value is True else str(value)
+        pairs.pop(key, None)  # empty: the plan's own rule (a checkbox left unticked)
+    pairs.update(item.layout_form_data)
     return f"{reverse('inquiries:configurator')}?{urlencode(pairs)}#estimate"
 
 

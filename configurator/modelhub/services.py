@@ -38,6 +38,7 @@ from configurator.modelhub.errors import (
 )
 from configurator.modelhub.models import HubModel
 from configurator.modelhub.repo_ids import validate_repo_id, validate_revision
+from configurator.uploads import json_storable
 from sizing.errors import SizingError, gettext_noop
 from sizing.model.spec import ModelSpec, catalog_entry, from_catalog, spec_from_metadata
 
@@ -259,7 +260,7 @@ def _write(meta: HubMetadata, *, repo_key: str, revision: str | None) -> HubMode
         defaults={
             "repo_id": meta.repo_id,
             "sha": meta.sha,
-            "config": meta.config,
+            "config": json_storable(meta.config),
             "checkpoint_bytes": meta.checkpoint_bytes,
             "checkpoint_source": meta.checkpoint_source[:200],
             "total_params": meta.total_params,

@@ -57,7 +57,7 @@ def model_from_config_upload(
             values={"max_bytes": MAX_CONFIG_BYTES},
         )
     try:
-        config = parse_json(config_text)
+        config = parse_json(config_text, allow_constants=True)
     except JsonRefused as exc:
         if exc.code == "not_json":
             raise ModelLookupError(
@@ -83,6 +83,15 @@ def model_from_config_upload(
             template=gettext_noop("the config.json must hold a JSON object ({...})"),
             field="config",
             code="upload_not_object",
+        )
+    key = _non_finite_field(config)
+    if key:
+        raise ModelLookupError(
+            LookupFailure.MALFORMED_CONFIG,
+            template=gettext_noop("the config.json gives %(key)s as %(value)s, not a number"),
+            field="config",
+            code="upload_not_finite",
+            values={"key": key, "value": str(_dig(config, key))},
         )
     name = (model_name or "").strip() or _name_from_config(config)
     if len(name) > 200:
@@ -124,6 +133,28 @@ def model_from_config_upload(
             code="upload_malformed",
             values={"detail": str(exc)},
         ) from exc
+
+
+def _non_finite_field(config: dict[str, Any], prefix: str = "") -> str:
+    """The dotted key of the first field (of the config or a nested object) whose value is
+    ``NaN`` or ``±Infinity``, or ``""``. Such constants inside lists (the Mamba
+    ``time_step_limit`` range ``[0.0, Infinity]``) are kept: no sizing rule reads them."""
+    for key, value in config.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, float) and not math.isfinite(value):
+            return path
+        if isinstance(value, dict):
+            found = _non_finite_field(value, f"{path}.")
+            if found:
+                return found
+    return ""
+
+
+def _dig(config: dict[str, Any], dotted: str) -> Any:
+    value: Any = config
+    for part in dotted.split("."):
+        value = value[part]
+    return {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}.get(str(value), value)
 
 
 def _name_from_config(config: dict[str, Any]) -> str:

@@ -9,11 +9,12 @@ import argparse
 import contextlib
 import dataclasses
 import math
+import re
 import sys
 import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, NoReturn, get_type_hints
+from typing import Any, NoReturn
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -25,9 +26,10 @@ from configurator.version import engine_version
 from sizing.bom.lines import check_node
 from sizing.errors import SizingError
 from sizing.hardware import catalog
+from sizing.inputs import Input
 from sizing.model.spec import ModelSpec
 from sizing.plan.orchestrator import Plan
-from sizing.workload import FIELDS, FLAG_NAMES, SHORT_NAMES, Workload
+from sizing.workload import FIELDS, FLAG_NAMES, INPUTS, SHORT_NAMES, Workload
 
 FLAG_SPELLING = {name: "--" + short for name, short in {**SHORT_NAMES, **FLAG_NAMES}.items()}
 """Workload fields whose flag is not ``--`` + the field name with dashes (the seed
@@ -53,52 +55,61 @@ def flag_for(field_name: str) -> str:
     return field_name
 
 
+ARGUMENT_NAMED = re.compile(r"^argument (--[\w-]+)(?:/--[\w-]+)*: ")
+"""How argparse names the flag of a refused value (``argument --context/--context-tokens:``)."""
+
+
 def _one_line_error(parser: CommandParser, message: str) -> NoReturn:
-    """Report a usage error in one line (no usage block) and exit with status 2."""
+    """Report a usage error in one line (no usage block) and exit with status 2 (from
+    ``call_command``: raise :class:`CommandError` with status 2); a refused value is
+    named by its flag as the sizing errors name it (``--users: …``)."""
+    message = ARGUMENT_NAMED.sub(r"\1: ", message)
+    if not parser.called_from_command_line:
+        raise CommandError(message, returncode=2)  # call_command: as Django's parser does
     parser.exit(2, f"{parser.prog}: error: {message}\n")
 
 
 def positive_int(text: str) -> int:
-    """argparse type: a whole number (range checks belong to the sizing engine)."""
+    """argparse type of an option that is no :class:`Workload` input: a whole number
+    (its range is checked where the option is used)."""
     try:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
 
 
-def share(text: str) -> float:
-    """argparse type: a number (the range 0 < x ≤ 1 is checked by the sizing engine)."""
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number such as 0.3, got {text!r}") from None
+def declared_type(declared: Input) -> Callable[[str], object]:
+    """argparse type of a :class:`Workload` input's flag: the text read as the input's
+    type and checked against its declaration (:meth:`sizing.inputs.Input.parse` and
+    :meth:`~sizing.inputs.Input.check`, the check the form and the JSON API make), so
+    ``--users 0`` is refused with the sentence they give."""
 
+    def parse(text: str) -> object:
+        try:
+            value = declared.parse(text)
+            declared.check(value)
+        except SizingError as exc:
+            raise argparse.ArgumentTypeError(exc.message) from None
+        return value
 
-ARG_TYPES: dict[Any, Callable[[str], Any]] = {
-    int: positive_int,
-    int | None: positive_int,
-    float: share,
-    float | None: share,
-    str: str,
-}
-"""argparse types by :class:`Workload` field type (ranges are the engine's to check)."""
+    parse.__name__ = declared.name  # argparse names the type in its own messages
+    return parse
 
 
 def add_workload_arguments(parser: CommandParser) -> None:
     """One flag per :class:`Workload` field, with its default and English help.
 
     ``--model`` is optional here (``--config`` names a private model instead); a boolean
-    field is a switch; every other type parses with :data:`ARG_TYPES`. An empty choice
-    (``serving_engine`` not decided) is the flag left out, not a choice to list.
+    field is a switch; every other flag is read and checked by :func:`declared_type`.
+    An empty choice (``serving_engine`` not decided) is the flag left out, not a choice
+    to list.
     """
-    hints = get_type_hints(Workload)
     for name, f in FIELDS.items():
         flags = [flag_for(name)]
         if name in FLAG_SPELLING:
             flags.append("--" + name.replace("_", "-"))
-        kind = hints[name]
         help_text = f.metadata["help"]
-        if kind is bool:
+        if INPUTS[name].kind is bool:
             parser.add_argument(*flags, dest=name, action="store_true", help=help_text)
             continue
         if name == "model":  # or --config
@@ -114,7 +125,9 @@ def add_workload_arguments(parser: CommandParser) -> None:
             help_text += " (default: %(default)s)"
         if name == "gpu":
             help_text += f", one of: {', '.join(sorted(catalog.gpus()))}"
-        parser.add_argument(*flags, dest=name, type=ARG_TYPES[kind], help=help_text, **extra)
+        parser.add_argument(
+            *flags, dest=name, type=declared_type(INPUTS[name]), help=help_text, **extra
+        )
 
 
 def positive_gib(text: str) -> float:

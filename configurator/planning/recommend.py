@@ -30,10 +30,22 @@ from sizing.search.cheapest import TPOT_TARGET, TTFT_TARGET, Recommendation, rec
 from sizing.search.configuration import Configuration, tier_gib
 from sizing.search.nearest import RelaxedTargets
 from sizing.search.pareto import pareto_axis
+from sizing.search.space import LAYOUT_FIELDS
 from sizing.search.tradeoffs import Reason, reasons
 from sizing.workload import Workload, stored_inputs
 
 RATIO = Decimal("0.01")
+
+
+def layout_form_data(inputs: Mapping[str, object]) -> dict[str, str]:
+    """The layout fields of stored ``inputs`` (:data:`LAYOUT_FIELDS`) as a form posts
+    them: a number or text as written, a switch that is on as ``"on"``; an empty value
+    (the plan's own rule) and a switch that is off are left out, as a form leaves them."""
+    return {
+        key: "on" if value is True else str(value)
+        for key in LAYOUT_FIELDS
+        if (value := inputs[key]) is not None and value is not False
+    }
 
 
 @dataclass(frozen=True)
@@ -61,6 +73,11 @@ class Recommended:
         return self.config.price
 
     @property
+    def layout_form_data(self) -> dict[str, str]:
+        """The layout as a form posts it (:func:`layout_form_data`)."""
+        return layout_form_data(self.inputs)
+
+    @property
     def why(self) -> str:
         """The reasons as English sentences."""
         return " ".join(r.text for r in self.reasons)
@@ -70,13 +87,12 @@ class Recommended:
         c = self.config
         plan = c.plan
         return {
-            "gpu": plan.gpu.slug,
-            "gpu_name": plan.gpu.name,
-            "gpus_per_node": plan.request.workload.gpus_per_node,
-            "nodes": plan.parallelism.nodes,
+            # the layout searched, as the Workload fields that size it again (LAYOUT_FIELDS)
+            **{name: getattr(plan.request.workload, name) for name in LAYOUT_FIELDS},
             "tensor_parallel_size": plan.parallelism.tensor_parallel_size,
+            "gpu_name": plan.gpu.name,
+            "nodes": plan.parallelism.nodes,
             "replicas": plan.parallelism.total_replicas,
-            "kv_dtype": plan.request.workload.kv_dtype,
             "host_memory_gb": plan.host.total_gb,
             "dimm_count": plan.host.dimm_count,
             "dimm_gb": plan.host.dimm_gb,
@@ -85,9 +101,6 @@ class Recommended:
             "nvme_tb": round(c.nvme_tb, 2),
             "nvme_drive_count": plan.nvme.drive_count if plan.nvme.drive else 0,
             "shared_tier_tb": round(c.shared_tier_tb, 2),
-            "max_host_memory_gb": plan.request.workload.max_host_memory_gb,
-            "without_shared_tier": plan.request.workload.without_shared_tier,
-            "without_nvme_tier": plan.request.workload.without_nvme_tier,
             "ttft_p95_ms": None if c.ttft_p95_ms is None else round(c.ttft_p95_ms, 1),
             "tpot_ms": None if c.tpot_ms is None else round(c.tpot_ms, 1),
             "cpu_hit_rate": None if c.cpu_hit_rate is None else round(c.cpu_hit_rate, 4),

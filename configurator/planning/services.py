@@ -1,16 +1,32 @@
-"""Workflows around the sizing engine: resolve the model, then plan a workload."""
+"""Workflows around the sizing engine: resolve the model, then plan a workload.
+
+A plan is a pure function of the workload, the model (its name, config, weights and the
+revision it was read at) and the engine's code and data, so it is cached under those in
+Django's default cache (:func:`plan_key`): a repeated estimate is served from the cache
+instead of being sized again. The cache is optional: when it refuses or fails, the
+workload is sized as if nothing were cached (:func:`configurator.clients.fail_open`).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any
 
+from django.core.cache import cache
+
+from configurator.clients import fail_open
 from configurator.modelhub.services import model_resolve
 from configurator.modelhub.upload import model_from_config_upload
+from configurator.version import engine_digest
 from sizing.model.spec import ModelSpec
 from sizing.plan.orchestrator import Plan, PlanRequest, make_plan
 from sizing.workload import Workload, model_source
+
+PLAN_CACHE_SECONDS = 3600
+"""How long a cached plan is served: an hour (a plan never goes stale within one build,
+:func:`plan_key`; the bound only returns the cache's memory)."""
 
 
 def plan_create(
@@ -21,7 +37,8 @@ def plan_create(
     private_config: Mapping[str, Any] | None = None,
     private_weights_gib: float | None = None,
 ) -> Plan:
-    """Resolve ``workload.model`` (:func:`model_spec`) and size one node for the workload.
+    """Resolve ``workload.model`` (:func:`model_spec`) and size one node for the workload,
+    or the plan cached under :func:`plan_key` when it was sized already.
 
     Raises:
         sizing.errors.SizingError: naming the input (a :class:`Workload` field) that
@@ -34,7 +51,25 @@ def plan_create(
         private_config=private_config,
         private_weights_gib=private_weights_gib,
     )
-    return make_plan(PlanRequest(model=spec, workload=workload))
+    key = plan_key(workload, spec)
+    plan: Plan | None = fail_open("plan cache", None, lambda: cache.get(key))
+    if plan is None:
+        plan = make_plan(PlanRequest(model=spec, workload=workload))
+        fail_open("plan cache", None, lambda: cache.set(key, plan, PLAN_CACHE_SECONDS))
+    return plan
+
+
+def plan_key(workload: Workload, spec: ModelSpec) -> str:
+    """The cache key of the plan of ``workload`` for the model ``spec``: a digest of the
+    engine's files (:func:`configurator.version.engine_digest`), the workload's fields
+    with their types (``repr``: an equal figure of another type may read differently),
+    and the model's name, metadata source (the Hub revision it was read at, the catalog
+    or an upload), weights and config.
+    """
+    config = json.dumps(spec.config, sort_keys=True, separators=(",", ":"), default=str)
+    model = (spec.repo_id, spec.source, spec.weights_bytes, spec.weights_source)
+    parts = (engine_digest(), repr(workload), *model, spec.weight_format, config)
+    return "plan:" + hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
 def plan_stored(inputs: Mapping[str, Any]) -> Plan:

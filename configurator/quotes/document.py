@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Callable
 from decimal import Decimal
-from typing import Any, cast
+from typing import Any, ParamSpec, TypeVar, cast
 
 from django.utils import timezone, translation
 
@@ -171,9 +172,14 @@ def document_from_quote(quote: Quote, *, live: bool = False) -> QuoteDocument:
     }
 
 
-def _in_language(language: str, func: Any, *args: Any) -> Any:
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _in_language(language: str, func: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """``func(*args, **kwargs)`` with ``language`` active."""
     with translation.override(language):
-        return func(*args)
+        return func(*args, **kwargs)
 
 
 def _example_skus(alternatives: list[QuoteAlternative]) -> set[str]:
@@ -256,7 +262,7 @@ def tiers_chart(alternative: DocumentAlternative) -> dict[str, Any]:
     counts = {
         "gpu": where.on_gpus,
         "cpu": where.in_cpu_tier,
-        "nvme": where.on_nvme,
+        "nvme": where.nvme_total,
         "shared": where.in_shared_tier,
     }
     tiers = [("gpu", gpu_gib), ("cpu", cpu_gib), ("nvme", nvme_gib)]
@@ -293,6 +299,7 @@ def _placement(alternative: DocumentAlternative) -> Placement:
             on_nvme=int(summary["conversations_on_nvme"]),
             recomputed=int(summary["conversations_recomputed"]),
             in_shared_tier=int(summary.get("conversations_in_shared_tier") or 0),
+            in_nvme_tier=int(summary.get("conversations_in_nvme_tier") or 0),
         )
     return placement(
         users=int(summary.get("users") or 0),

@@ -8,21 +8,17 @@ from typing import Any, cast
 
 from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
+from django.utils.functional import lazy
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from configurator.catalog.services import prices_on
 from configurator.inquiries.models import Inquiry
+from configurator.inquiries.workload_fields import declared_field
 from configurator.limits import localize_limits
 from configurator.quotes.models import Language, Quote
 from sizing.hardware import catalog
 from sizing.search.space import LAYOUT_FIELDS as CHOICE_KEYS
-from sizing.workload import (
-    KV_DTYPES,
-    MAX_GPUS_PER_NODE,
-    MAX_HOST_MEMORY_GB,
-    MAX_NEW_CONVERSATIONS_PER_DAY,
-)
 
 MAX_QUANTITY = 10_000
 MAX_DISCOUNT_PERCENT = Decimal("50")
@@ -111,35 +107,25 @@ class InquiryStatusForm(forms.Form):
     status = forms.ChoiceField(label=_("Status"), choices=Inquiry.Status.choices)
 
 
-class RecommendedChoiceForm(forms.Form):
-    """The recommended configuration presales start a quote from."""
+def _column_label(name: str) -> str:
+    """The (translated) name of the inquiry's column ``name``, capitalised."""
+    field = Inquiry._meta.get_field(name)
+    label = str(getattr(field, "verbose_name", name))
+    return label[:1].upper() + label[1:]
 
-    gpu = forms.ChoiceField(label=_("GPU"))
-    gpus_per_node = forms.IntegerField(
-        label=_("GPUs per node"), min_value=1, max_value=MAX_GPUS_PER_NODE
-    )
-    kv_dtype = forms.ChoiceField(label=_("KV cache"), choices=[(d, d) for d in KV_DTYPES])
-    new_conversations_per_day = forms.IntegerField(
-        label=_("New conversations per day"),
-        min_value=0,
-        max_value=MAX_NEW_CONVERSATIONS_PER_DAY,
-    )
-    tensor_parallel_size = forms.IntegerField(
-        label=_("Tensor parallel size"), min_value=1, max_value=MAX_GPUS_PER_NODE, required=False
-    )
-    max_host_memory_gb = forms.IntegerField(
-        label=_("Most host memory per node (GB)"),
-        min_value=1,
-        max_value=MAX_HOST_MEMORY_GB,
-        required=False,
-    )
-    without_shared_tier = forms.BooleanField(label=_("No shared NFS/S3 tier"), required=False)
-    without_nvme_tier = forms.BooleanField(label=_("No NVMe tier"), required=False)
+
+class RecommendedChoiceForm(forms.Form):
+    """The recommended configuration presales start a quote from: one field per layout
+    field (:data:`~sizing.search.space.LAYOUT_FIELDS`), built from its
+    :class:`~sizing.workload.Workload` declaration and labelled as the inquiry's column
+    (:func:`configurator.inquiries.workload_fields.declared_field`); the GPU is any the
+    catalog knows."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        gpu = cast(forms.ChoiceField, self.fields["gpu"])
+        gpu = forms.ChoiceField(label=self.fields["gpu"].label)
         gpu.choices = [(slug, g.name) for slug, g in catalog.gpus().items()]
+        self.fields["gpu"] = gpu
 
     def choice(self) -> dict[str, Any]:
         """The choice as :class:`~sizing.workload.Workload` fields (after ``is_valid``)."""
@@ -147,5 +133,10 @@ class RecommendedChoiceForm(forms.Form):
         return {key: data[key] for key in CHOICE_KEYS}
 
 
-for _form in (QuoteSettingsForm, LineQuantityForm, LineAddForm, RecommendedChoiceForm):
+RecommendedChoiceForm.base_fields = {
+    name: declared_field(name, label=lazy(_column_label, str)(name)) for name in CHOICE_KEYS
+}
+
+
+for _form in (QuoteSettingsForm, LineQuantityForm, LineAddForm):
     localize_limits(_form.base_fields.values())

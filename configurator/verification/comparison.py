@@ -33,9 +33,13 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from sizing.memory.calibrated.setup import KvPoolPrediction
+    from sizing.model.spec import ModelSpec
 
 VERIFIED_WITHIN = 0.02
 TOLERANCE = 0.10
@@ -115,7 +119,10 @@ def version_distance(a: str, b: str) -> float:
 class RecordLike(Protocol):
     """The fields of a benchmark record the comparison reads."""
 
-    pk: Any
+    @property
+    def pk(self) -> object:
+        """The stored record's key (``None`` before it is stored)."""
+
     engine: str
     engine_version: str
     model_id: str
@@ -165,7 +172,7 @@ class CheckResult:
     tolerance: float
     status: str
     source: str
-    record: Any = None
+    record: RecordLike | None = None
     alternative: str = ""
     counted: bool = True
     """Whether the check sets the overall status; informational checks do not."""
@@ -186,7 +193,7 @@ def size_band(weights_gib: float) -> str:
     return "200+"
 
 
-def model_class(spec: Any) -> ModelClass:
+def model_class(spec: ModelSpec) -> ModelClass:
     """Attention kind and size band of a :class:`sizing.model.spec.ModelSpec`."""
     arch = spec.architecture
     kinds = {layer.kind.name.lower() for layer in arch.layers}
@@ -242,7 +249,7 @@ def select_comparable(
     model_id: str,
     klass: ModelClass | None,
     gpu: str,
-    class_of: Any,
+    class_of: Callable[[str], ModelClass | None],
     target_version: str = TARGET_VLLM_VERSION,
     limit: int = MAX_RECORDS,
 ) -> list[RecordLike]:
@@ -316,8 +323,8 @@ def fallback_note(record: RecordLike, klass: ModelClass | None) -> str:
 
 def prediction_checks(
     record: RecordLike,
-    spec: Any,
-    predicted: Any,
+    spec: ModelSpec,
+    predicted: KvPoolPrediction,
     *,
     plan_model_id: str = "",
     klass: ModelClass | None = None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from sizing.data_files import data_text
@@ -165,7 +165,7 @@ def gpu(slug: str) -> Gpu:
         ) from None
 
 
-@cache
+@lru_cache(maxsize=64)
 def platform(slug: str = "epyc-9005-2s") -> Platform:
     """The server platform with ``slug`` (default: dual AMD EPYC 9005).
 

@@ -12,7 +12,12 @@ docs/sizing.md §4 and §5):
   node's DIMM slots (``sizing.plan.orchestrator``) keeps only the conversations its bytes hold, as
   the serving engine stores them (``CpuTier.conversations_per_instance`` × instances,
   :mod:`sizing.memory.rank_bytes`); the rest rest in the shared tier when the plan sells one
-  (it holds every user once, ``sizing.serving.serve``), else they are recomputed.
+  (it holds every user once, ``sizing.serving.serve``), else they are recomputed. Before
+  either, the NVMe tier keeps what its bytes hold of them: it is inclusive and LRU
+  (every block offloaded is written through to it, LMCache's and vLLM's tiered
+  offloading), so it holds the most recent conversations, those on the GPUs and in the
+  CPU tier first, then the next ones (the NVMe capacity the hit rates of
+  ``sizing.traffic.hit_rate`` count).
 - The NVMe tier holds one day of new conversations (``sizing.memory.nvme``); those beyond the
   users kept warm are the day's earlier conversations, which only the NVMe tier holds.
   A tier capped by the chassis's bays holds the most recent part of the day, as many
@@ -36,6 +41,7 @@ class Placement:
         on_nvme: earlier conversations of the day, only on the NVMe tier.
         recomputed: resting without a tier: their prefill is recomputed on return.
         in_shared_tier: beyond a cut CPU tier, resting in the shared tier.
+        in_nvme_tier: users' conversations beyond a cut CPU tier that the NVMe tier keeps.
     """
 
     on_gpus: int
@@ -43,6 +49,13 @@ class Placement:
     on_nvme: int
     recomputed: int
     in_shared_tier: int = 0
+    in_nvme_tier: int = 0
+
+    @property
+    def nvme_total(self) -> int:
+        """Conversations resting only on the NVMe tier: the users' beyond a cut CPU tier
+        and the day's earlier ones."""
+        return self.on_nvme + self.in_nvme_tier
 
 
 def placement(
@@ -86,5 +99,9 @@ def placement(
         day = min(day, max(0, nvme_conversations))
     on_nvme = max(0, day - users) if nvme_sized else 0
     beyond = resting - in_cpu if in_cpu else 0
-    in_shared = beyond if shared_tier_sized else 0
-    return Placement(on_gpus, in_cpu, on_nvme, resting - in_cpu - in_shared, in_shared)
+    in_nvme = 0
+    if nvme_sized and nvme_conversations is not None:
+        in_nvme = min(beyond, max(0, nvme_conversations - on_gpus - in_cpu))
+    in_shared = beyond - in_nvme if shared_tier_sized else 0
+    recomputed = resting - in_cpu - in_nvme - in_shared
+    return Placement(on_gpus, in_cpu, on_nvme, recomputed, in_shared, in_nvme)

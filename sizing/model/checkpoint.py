@@ -164,8 +164,10 @@ def param_count(config: Mapping[str, Any]) -> int:
     return max(1, total)
 
 
-def embedding_params(config: Mapping[str, Any]) -> int:
-    """Parameters of the input embedding and an untied ``lm_head``.
+def embedding_params(config: Mapping[str, Any], *, untied: bool = False) -> int:
+    """Parameters of the input embedding and an untied ``lm_head`` (with ``untied``, the
+    output layer is counted even when the config ties it, as an FP8 checkpoint stores it:
+    :func:`weights_bytes_from_config`).
 
     Quantised checkpoints keep these at 16 bit (llm-compressor and AutoAWQ leave
     ``lm_head`` and the embedding unquantised; gpt-oss lists ``model.embed_tokens`` and
@@ -174,22 +176,75 @@ def embedding_params(config: Mapping[str, Any]) -> int:
     cfg = text_config(config)
     vocab = int(cfg.get("vocab_size") or CLASS_VOCAB.get(str(cfg.get("model_type")), 0))
     hidden = int(cfg.get("hidden_size") or 0)
-    return vocab * hidden * (1 if cfg.get("tie_word_embeddings", False) else 2)
+    tied = cfg.get("tie_word_embeddings", False)
+    return vocab * hidden * (1 if tied and not untied else 2)
+
+
+def vision_tower_params(config: Mapping[str, Any]) -> int:
+    """Parameters of a ViT-style vision tower and its merger, counted from
+    ``vision_config``; 0 when it does not state its depth, width and MLP size.
+
+    Each block holds the fused q/k/v and output projections (``4 × hidden²``) and a
+    two-matrix MLP (``2 × hidden × intermediate``), with their biases; a Qwen-VL style
+    tower (``spatial_merge_size``, ``out_hidden_size``) adds the patch embedding, the
+    position table, one patch merger (``m² + m × out``, ``m = hidden × merge²``) and one
+    more per ``deepstack_visual_indexes`` entry (the Qwen3-VL vision module shapes of
+    transformers). Qwen3-VL-4B: 24 blocks of 1024 × 4096 give 415 M, which with the
+    4,022 M text parameters (:func:`param_count`) is the BF16 sibling's 4.44 B.
+    """
+    vision = config.get("vision_config")
+    if not isinstance(vision, Mapping):
+        return 0
+    depth = int(vision.get("depth") or vision.get("num_hidden_layers") or 0)
+    hidden = int(vision.get("hidden_size") or vision.get("embed_dim") or 0)
+    inter = int(vision.get("intermediate_size") or 0)
+    if not (depth and hidden and inter):
+        return 0
+    block = 4 * hidden * hidden + 2 * hidden * inter + 9 * hidden + inter
+    total = depth * block
+    merge = int(vision.get("spatial_merge_size") or 0)
+    out = int(vision.get("out_hidden_size") or 0)
+    if merge and out:
+        channels = int(vision.get("in_channels") or 3)
+        patch = int(vision.get("patch_size") or 14)
+        temporal = int(vision.get("temporal_patch_size") or 1)
+        total += channels * temporal * patch * patch * hidden
+        total += int(vision.get("num_position_embeddings") or 0) * hidden
+        m = hidden * merge * merge
+        mergers = 1 + len(vision.get("deepstack_visual_indexes") or ())
+        total += mergers * (m * m + m * out + 2 * m + out)
+    return total
 
 
 def weights_bytes_from_config(config: Mapping[str, Any], fmt: str, total_params: int | None) -> int:
     """Checkpoint bytes estimated from the parameter count and the weight format.
 
-    Embeddings and ``lm_head`` count at 16 bit, every other parameter at the format's
-    bits (:data:`WEIGHT_BITS`). ``total_params`` (the Hub's safetensors total) is used
-    when known, else :func:`param_count`.
+    Embeddings and ``lm_head`` count at 16 bit, every other language-model parameter at
+    the format's bits (:data:`WEIGHT_BITS`); the vision tower (:func:`vision_tower_params`)
+    stays at 16 bit in every format. An FP8 checkpoint stores its output layer apart
+    from a tied embedding, at 16 bit: the Hub's element count of Qwen/Qwen3-VL-4B-Instruct-FP8
+    (4,826,993,728, the ``parameters_raw`` of AlexsJones/llmfit ``llmfit-core/data/
+    hf_models.json``, commit a3e0eb2) is its 3,634 M FP8 decoder weights plus 1,193 M
+    16-bit values: embedding (389 M), a separate ``lm_head`` (389 M) and the vision tower
+    (415 M). ``total_params`` (the Hub's safetensors total, vision tower included) is used
+    when known, else :func:`param_count` plus the vision tower.
+
+    Band of an FP8 estimate: vLLM loaded 6.14 GiB for that checkpoint (ground-truth
+    case-084, vLLM 0.20.2) where this rule gives 5.61 GiB of checkpoint and 0.06 GiB of
+    rotary table, so an unpublished FP8 checkpoint's loaded weights may be about 10 %
+    above the estimate.
 
     Raises:
         ValueError: for an unknown format.
         ConfigError: when the config lacks a field the count needs.
     """
-    params = int(total_params) if total_params else param_count(config)
-    embed = min(embedding_params(config), params)
     if fmt not in WEIGHT_BITS:
         raise ValueError(f"unknown weight format {fmt!r}")
-    return round(embed * 2 + (params - embed) * WEIGHT_BITS[fmt] / 8)
+    vision = vision_tower_params(config)
+    embed = embedding_params(config, untied=fmt == "fp8")
+    if total_params:
+        params = int(total_params)
+    else:
+        params = param_count(config) + vision + embed - embedding_params(config)
+    sixteen = min(embed + vision, params)
+    return round(sixteen * 2 + (params - sixteen) * WEIGHT_BITS[fmt] / 8)

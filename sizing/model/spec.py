@@ -11,13 +11,16 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
-from typing import Any
+from typing import Any, SupportsIndex
 
 from sizing.data_files import data_text
 from sizing.errors import SizingError, gettext_noop
 from sizing.model.architecture import Architecture
 from sizing.model.checkpoint import weight_format, weights_bytes_from_config
 from sizing.model.config_reader import from_config
+
+CATALOG_SOURCE = "offline catalog"
+"""The :attr:`ModelSpec.source` of a spec from the bundled catalog."""
 
 
 @dataclass(frozen=True)
@@ -32,15 +35,30 @@ class ModelSpec:
         weights_source: where ``weights_bytes`` comes from.
         weight_format: ``bf16``, ``fp8``, ``w4a16``… from ``quantization_config``.
         source: where the metadata came from (catalog, Hub revision, upload).
+
+    A spec is hashable, so the figures derived from it are cached by value
+    (:func:`sizing.performance.model_shape`): the hash reads the identity and weight
+    fields only, equality compares every field (the config and its geometry too), so two
+    uploads of one name with different configs are equal in hash and different keys.
     """
 
     repo_id: str
-    config: Mapping[str, Any] = field(repr=False)
-    architecture: Architecture = field(repr=False)
+    config: Mapping[str, Any] = field(repr=False, hash=False)
+    architecture: Architecture = field(repr=False, hash=False)
     weights_bytes: int
     weights_source: str
     weight_format: str
     source: str
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> str | tuple[Any, ...]:
+        """A spec equal to the offline catalog's pickles as its repo id (unpickled through
+        :func:`from_catalog`), so a cached plan does not carry the catalog's config; any
+        other spec pickles whole."""
+        if self.source == CATALOG_SOURCE and catalog_key(self.repo_id) == self.repo_id:
+            listed = from_catalog(self.repo_id)
+            if listed is self or listed == self:
+                return (from_catalog, (self.repo_id,))
+        return super().__reduce_ex__(protocol)
 
 
 def spec_from_metadata(
@@ -77,7 +95,7 @@ def spec_from_metadata(
             if total_params
             else "parameters counted from config.json"
         )
-        wsource = f"{count} × {fmt} bits per weight (embeddings at 16 bit)"
+        wsource = f"{count} × {fmt} bits per weight (embeddings, vision tower at 16 bit)"
     return ModelSpec(
         repo_id=repo_id,
         config=config,
@@ -141,6 +159,6 @@ def from_catalog(repo_id: str) -> ModelSpec:
         entry["config"],
         checkpoint_bytes=entry.get("checkpoint_bytes"),
         total_params=entry.get("total_params"),
-        source="offline catalog",
-        checkpoint_source=entry.get("checkpoint_source") or "offline catalog",
+        source=CATALOG_SOURCE,
+        checkpoint_source=entry.get("checkpoint_source") or CATALOG_SOURCE,
     )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from sizing.data_files import data_text
@@ -65,7 +65,7 @@ class Basis:
         return _joined(self, other)
 
 
-@cache
+@lru_cache(maxsize=256)
 def _joined(a: Basis, b: Basis) -> Basis:
     sources = tuple(dict.fromkeys(a.sources + b.sources))
     note = "; ".join(dict.fromkeys(n for n in (a.note, b.note) if n))
@@ -163,7 +163,7 @@ def prefill_class(gpu_slug: str, gpu_name: str = "") -> PrefillClass:
         raise NoMeasuredBasis("gpu", f"prefill on {gpu_name or gpu_slug}") from None
 
 
-@cache
+@lru_cache(maxsize=64)
 def reload_path(engine: str, tier: str) -> ReloadPath:
     """The measured reload constants of ``engine`` from ``tier``.
 
@@ -205,7 +205,7 @@ TIER_NAMES = {
 }
 
 
-@cache
+@lru_cache(maxsize=64)
 def missing_path(engine: str, tier: str) -> str:
     """The "no measured basis for …" sentence when ``engine`` has no measured path from
     ``tier``, else ``""`` (a check without raising)."""
@@ -221,7 +221,7 @@ def citation(measurement_id: str) -> str:
     return str(data()["measurements"].get(measurement_id, measurement_id))
 
 
-@cache
+@lru_cache(maxsize=64)
 def constant(*keys: str) -> float:
     """A scalar constant of the data file by its key path (``decode``, ``memory_efficiency``)."""
     node: Any = data()

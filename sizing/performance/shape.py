@@ -31,6 +31,8 @@ Rules and their sources:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, SupportsIndex
 
 from sizing.model.architecture import (
     ATTENTION_KINDS,
@@ -111,6 +113,14 @@ class ModelShape:
     kv_value_bytes: int = 2
     model_dtype_bytes: int = 2
 
+    def __reduce_ex__(self, protocol: SupportsIndex) -> str | tuple[Any, ...]:
+        """A shape :func:`model_shape` builds pickles as its model and KV dtype (found in
+        that cache, or built again, when unpickled); any other pickles whole."""
+        built = model_shape(self.model, self.kv_dtype)
+        if built is self or built == self:
+            return (model_shape, (self.model, self.kv_dtype))
+        return super().__reduce_ex__(protocol)
+
     def kv_bytes_per_rank(self, tokens: int, tp: int) -> int:
         """Bytes one conversation of ``tokens`` tokens holds on one TP rank: the same
         figure as :func:`sizing.model.architecture.conversation_bytes` (windows and fixed
@@ -146,15 +156,13 @@ def _attention_groups(model: ModelSpec) -> tuple[AttentionGroup, ...]:
     return tuple(AttentionGroup(n, flops, window) for (flops, window), n in groups.items())
 
 
-_SHAPES: dict[tuple[int, str], tuple[ModelSpec, ModelShape]] = {}
-_SHAPES_MAX = 512
-"""Shapes already built, by the model object's identity (catalog specs are shared per
-process, so a plan, a search or a page reuses the shape instead of recounting)."""
-
-
+@lru_cache(maxsize=128)
 def model_shape(model: ModelSpec, kv_dtype: str = "auto") -> ModelShape:
-    """The :class:`ModelShape` of ``model`` with a ``kv_dtype`` cache (built once per
-    model object and dtype, then reused).
+    """The :class:`ModelShape` of ``model`` with a ``kv_dtype`` cache.
+
+    A pure function of a frozen spec and a dtype, cached by value for the 128 latest
+    (model, dtype) pairs: building one counts the config's parameters, and every plan of
+    a model asks for it (the offline catalog holds about 80 models).
 
     Args:
         model: the model (catalog, Hub or upload).
@@ -165,15 +173,7 @@ def model_shape(model: ModelSpec, kv_dtype: str = "auto") -> ModelShape:
         ConfigError: when the config lacks a field the count needs.
         SizingError: for an unknown KV dtype.
     """
-    key = (id(model), kv_dtype)
-    hit = _SHAPES.get(key)
-    if hit is not None and hit[0] is model:
-        return hit[1]
-    shape = _build(model, kv_dtype)
-    if len(_SHAPES) >= _SHAPES_MAX:
-        _SHAPES.clear()
-    _SHAPES[key] = (model, shape)
-    return shape
+    return _build(model, kv_dtype)
 
 
 def _build(model: ModelSpec, kv_dtype: str) -> ModelShape:

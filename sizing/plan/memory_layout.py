@@ -7,9 +7,8 @@ Rules and sources are in the modules it calls (:mod:`sizing.model.architecture`,
 :mod:`sizing.plan.layout_choice`, :mod:`sizing.memory.gpu_budget`, :mod:`sizing.memory.stage_cache`,
 :mod:`sizing.memory.rank_bytes`, :mod:`sizing.layout.cluster`, :mod:`sizing.memory.host_memory`,
 :mod:`sizing.memory.nvme`). None of it depends on the users or the
-traffic, so it is kept per model object (:mod:`sizing.kept`) and the inputs it reads: the
-plans of a customer changing only the users, and those of a configuration search that
-share a GPU type, count and conversation, compute it once.
+traffic, so the plans of one configuration search that share a GPU type, count and
+conversation compute it once (:class:`sizing.plan.memo.PlanMemo`).
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ from typing import Any
 
 from sizing.hardware import catalog
 from sizing.hardware.catalog import Gpu, Platform
-from sizing.kept import kept
 from sizing.layout.cluster import max_buffer_gb_per_node
 from sizing.memory.gpu_budget import BudgetRule
 from sizing.memory.host_memory import host_memory_cap_gb
@@ -78,40 +76,23 @@ def _pool_tokens(par: Parallelism, unique_tokens: int) -> float:
     return free / par.conversation_gib_per_gpu * unique_tokens
 
 
-_LAYOUTS: dict[tuple[Any, ...], tuple[ModelSpec, MemoryLayout]] = {}
-_PARALLELISM: dict[tuple[Any, ...], tuple[ModelSpec, Parallelism]] = {}
-"""The layouts, and the parallelism chosen for a GPU type, count and conversation (which
-the layouts of other buffer limits, NVMe tiers and engines share), per model object."""
-
-
 def memory_layout(
-    model: ModelSpec, work: Workload, platform_slug: str, rule: BudgetRule
+    model: ModelSpec,
+    work: Workload,
+    platform_slug: str,
+    rule: BudgetRule,
+    parallelisms: dict[tuple[Any, ...], Parallelism] | None = None,
 ) -> MemoryLayout:
     """The :class:`MemoryLayout` of ``model`` for ``work`` on ``platform_slug`` under
-    ``rule``, kept per model object and the inputs it reads (each with its type: an
-    equal figure of another type is another key).
+    ``rule``. ``parallelisms`` holds the layouts on the node's GPUs already chosen for
+    the caller's other plans, by model, GPU type, count, conversation, rule, expert
+    parallelism and TP size (the layouts of other buffer limits, NVMe tiers and engines
+    share them; filled here).
 
     Raises:
         SizingError: an unknown GPU or platform, or a TP size the node cannot take.
         InfeasibleError: no layout holds the weights and one conversation.
     """
-    read = (
-        work.gpu,
-        work.gpus_per_node,
-        work.kv_dtype,
-        work.context_tokens,
-        work.shared_prompt_tokens,
-        work.expert_parallel,
-        work.tensor_parallel_size,
-        work.max_host_memory_gb,
-        work.nvme_conversations_per_day,
-        work.serving_engine,
-    )
-    key = (id(model), platform_slug, rule, read, tuple(map(type, read)))
-    return kept(_LAYOUTS, model, key, lambda: _layout(model, work, platform_slug, rule))
-
-
-def _layout(model: ModelSpec, work: Workload, platform_slug: str, rule: BudgetRule) -> MemoryLayout:
     gpu = catalog.gpu(work.gpu)
     platform = catalog.platform(platform_slug)
     arch = model.architecture
@@ -121,12 +102,11 @@ def _layout(model: ModelSpec, work: Workload, platform_slug: str, rule: BudgetRu
     per_token = kv_bytes_per_token(arch, kv_dtype)
     conv_bytes = conversation_bytes(arch, kv_dtype, ctx)
     shape = ConversationShape(kv_dtype, ctx, work.shared_prompt_tokens)
-    layout = (gpu.slug, work.gpus_per_node, shape, rule, work.expert_parallel)
-    par = kept(
-        _PARALLELISM,
-        model,
-        (id(model), *layout, work.tensor_parallel_size),
-        lambda: choose_parallelism(
+    key: tuple[Any, ...] = (model, gpu.slug, work.gpus_per_node, shape, rule)
+    key += (work.expert_parallel, work.tensor_parallel_size)
+    par = None if parallelisms is None else parallelisms.get(key)
+    if par is None:
+        par = choose_parallelism(
             arch=arch,
             gpu=gpu,
             gpus_per_node=work.gpus_per_node,
@@ -140,8 +120,9 @@ def _layout(model: ModelSpec, work: Workload, platform_slug: str, rule: BudgetRu
             expert_parallel=work.expert_parallel,
             weight_bits=WEIGHT_BITS[model.weight_format],
             tensor_parallel_size=work.tensor_parallel_size,
-        ),
-    )
+        )
+        if parallelisms is not None:
+            parallelisms[key] = par
     ranks = RankBytes(
         stage_bytes(
             arch,

@@ -13,10 +13,8 @@ is in the docstring of the module that applies it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from sizing.hardware.catalog import Gpu, Platform
-from sizing.kept import kept
 from sizing.memory.gpu_budget import BudgetRule
 from sizing.memory.host_memory import CpuTier, HostMemory, cpu_tier, host_memory
 from sizing.memory.nvme import NvmeTier, nvme_tier
@@ -25,9 +23,9 @@ from sizing.memory.vllm_buffer import VllmOffload, offload
 from sizing.model.experts import routed_experts
 from sizing.model.spec import ModelSpec
 from sizing.performance import NEW_TOKENS_PER_TURN
-from sizing.performance.hit_value import TransferEstimate, estimate
+from sizing.performance.hit_value import TransferEstimate
 from sizing.plan.layout_choice import Parallelism
-from sizing.plan.memory_layout import memory_layout
+from sizing.plan.memo import PlanMemo, transfer_estimate
 from sizing.plan.under_traffic import nvme_per_node, serve_plan
 from sizing.serving.benefit import with_benefit
 from sizing.serving.serve import Serving
@@ -157,15 +155,12 @@ def _capped(
     )
 
 
-_TRANSFER: dict[tuple[Any, ...], tuple[ModelSpec, TransferEstimate]] = {}
-"""The reload and TTFT figures of a GPU type and TP, kept per model object
-(:mod:`sizing.kept`): they do not depend on the users, the tiers or the nodes, so the
-plans of a configuration search that share them (its NVMe, DIMM and shared-tier
-variants) compute them once."""
-
-
-def make_plan(request: PlanRequest) -> Plan:
+def make_plan(request: PlanRequest, memo: PlanMemo | None = None) -> Plan:
     """Size one node for ``request``.
+
+    ``memo`` holds what the caller's other plans of one request or search computed
+    (:class:`~sizing.plan.memo.PlanMemo`; a new one when not given): the plan is the
+    same with or without it.
 
     Returns:
         The complete :class:`Plan`.
@@ -178,15 +173,18 @@ def make_plan(request: PlanRequest) -> Plan:
     work = request.workload
     model = request.model
     kv_dtype = work.kv_dtype
-    ctx = work.context_tokens
-    lay = memory_layout(model, work, request.platform_slug, request.rule)
+    memo = PlanMemo() if memo is None else memo
+    models = memo.replica_models
+    lay = memo.layout(model, work, request.platform_slug, request.rule)
     gpu, platform, par, ranks = lay.gpu, lay.platform, lay.parallelism, lay.ranks
     node_gpu_gb, buffer_cap_gb, nvme = lay.node_gpu_gb, lay.buffer_cap_gb, lay.nvme
     engine_conv, replica = lay.engine_conversation_bytes, lay.replica
-    serving, serving_note = serve_plan(model, work, replica, buffer_cap_gb, nvme)
+    serving, serving_note = serve_plan(
+        model, work, replica, buffer_cap_gb, nvme, replica_models=models
+    )
     if serving is not None:
         serving, nvme = nvme_per_node(
-            model, work, replica, buffer_cap_gb, nvme, serving, platform.nvme_bays
+            model, work, replica, buffer_cap_gb, nvme, serving, platform.nvme_bays, models
         )
         par = replace(par, nodes=serving.cluster.nodes)
     resting = max(0, work.users - par.conversations_on_gpus)
@@ -224,27 +222,14 @@ def make_plan(request: PlanRequest) -> Plan:
     # the new prompt of the plan's traffic (sizing.serving.load).
     turn = serving.shape if serving is not None else None
     new_tokens = turn.new_prompt_tokens + turn.output_tokens if turn else NEW_TOKENS_PER_TURN
-    transfer = kept(
-        _TRANSFER,
+    transfer = transfer_estimate(
         model,
-        (
-            id(model),
-            kv_dtype,
-            gpu.slug,
-            par.tensor_parallel_size,
-            ctx,
-            work.shared_prompt_tokens,
-            new_tokens,
-        ),
-        lambda: estimate(
-            model=model,
-            kv_dtype=kv_dtype,
-            gpu_slug=gpu.slug,
-            tp=par.tensor_parallel_size,
-            context_tokens=ctx,
-            shared_prompt_tokens=work.shared_prompt_tokens,
-            new_tokens=new_tokens,
-        ),
+        kv_dtype,
+        gpu.slug,
+        par.tensor_parallel_size,
+        work.context_tokens,
+        work.shared_prompt_tokens,
+        new_tokens,
     )
     verdict = decide(
         users=work.users,
@@ -274,7 +259,9 @@ def make_plan(request: PlanRequest) -> Plan:
         # Sell no memory the customer does not need: no tier, no buffer, no NVMe; the
         # GPUs are those the targets need without a tier.
         if serving is not None:
-            plain, _ = serve_plan(model, work, replica, buffer_cap_gb, nvme, tiers=False)
+            plain, _ = serve_plan(
+                model, work, replica, buffer_cap_gb, nvme, tiers=False, replica_models=models
+            )
             if plain is not None:
                 serving = replace(plain, benefit=serving.benefit)
                 par = replace(par, nodes=serving.cluster.nodes)

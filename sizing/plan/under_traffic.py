@@ -10,7 +10,7 @@ from __future__ import annotations
 from sizing.memory.nvme import NvmeTier, nvme_tier
 from sizing.model.spec import ModelSpec
 from sizing.performance import NoMeasuredBasis
-from sizing.serving.replica_model import Replica
+from sizing.serving.replica_model import Replica, ReplicaModels
 from sizing.serving.serve import Serving, serve
 from sizing.units import TB
 from sizing.workload import Workload
@@ -27,6 +27,7 @@ def nvme_per_node(
     nvme: NvmeTier,
     serving: Serving,
     max_drives: int,
+    replica_models: ReplicaModels,
 ) -> tuple[Serving, NvmeTier]:
     """The serving and the NVMe tier once each node holds its own share of the day.
 
@@ -37,6 +38,7 @@ def nvme_per_node(
         nvme: the NVMe tier as first sized (for one node).
         serving: the plan under traffic with ``nvme``.
         max_drives: NVMe bays of the chassis.
+        replica_models: the performance models the plan's request has bound.
 
     Returns:
         The serving and the per-node NVMe tier that agree on the node count.
@@ -66,7 +68,9 @@ def nvme_per_node(
         if (resized.capacity_tb, resized.read_gbs) == (nvme.capacity_tb, nvme.read_gbs):
             # The traffic sees only the tier's bytes and read rate: the same serving.
             return serving, resized
-        again, _note = serve_plan(model, workload, replica, buffer_cap_gb, resized)
+        again, _note = serve_plan(
+            model, workload, replica, buffer_cap_gb, resized, replica_models=replica_models
+        )
         if again is None:
             break
         serving, nvme = again, resized
@@ -83,11 +87,13 @@ def serve_plan(
     nvme: NvmeTier,
     *,
     tiers: bool = True,
+    replica_models: ReplicaModels | None = None,
 ) -> tuple[Serving | None, str]:
     """The plan under traffic (:func:`sizing.serving.serve.serve`) with ``nvme`` as each
     node's NVMe tier, or ``None`` and why when the GPU has no measured basis
     (:class:`~sizing.performance.NoMeasuredBasis`); ``tiers=False`` serves it without
-    any offload tier."""
+    any offload tier; ``replica_models`` are the performance models the plan's request
+    has bound."""
     try:
         serving = serve(
             model=model,
@@ -102,6 +108,7 @@ def serve_plan(
             max_buffer_gb_per_node=buffer_cap_gb,
             tiers=tiers,
             with_shared_tier=not workload.without_shared_tier,
+            replica_models=replica_models,
         )
     except NoMeasuredBasis as exc:
         return None, exc.message

@@ -37,11 +37,12 @@ Pruning rules (stated, safe for what is returned):
 Each configuration is priced once and sized at most once, and the space per GPU type is
 bounded by a constant (:mod:`sizing.search.space`), so the cost grows at most linearly
 with the number of GPU types. What sizing does not need to repeat is shared, never
-approximated (:mod:`sizing.kept`): the base configurations of one GPU type and count
-(NVMe on and off) share one floor and one layout; the plans of one GPU type and TP share
-the reload figures (:mod:`sizing.plan.orchestrator`), the performance model's times per turn and the
-evaluations of replica counts, and the plans of every GPU type share the hit-rate
-windows of the workload's busy-hour stream (:mod:`sizing.serving.replica_model`).
+approximated, through one :class:`~sizing.plan.memo.PlanMemo` per search: the base
+configurations of one GPU type and count (NVMe on and off) share one floor and one
+layout; the plans of one GPU type and TP share the reload figures, the performance
+model's times per turn and the evaluations of replica counts, and the plans of every GPU
+type share the hit-rate windows of the workload's busy-hour stream
+(:class:`sizing.serving.replica_model.ReplicaModels`).
 
 Hard constraints and targets: :mod:`sizing.search.evaluate` (a configuration breaking a
 hard constraint is never returned, only counted in :attr:`Recommendation.rejected`);
@@ -62,6 +63,7 @@ from sizing.hardware import catalog
 from sizing.hardware.chassis import chassis_for, check_gpu_cooling
 from sizing.performance import NoMeasuredBasis
 from sizing.performance.calibration import prefill_class
+from sizing.plan.memo import PlanMemo
 from sizing.plan.orchestrator import Plan, PlanRequest, make_plan, validate
 from sizing.search import nearest as search_nearest
 from sizing.search.configuration import Configuration, P, PriceFn, Rejection
@@ -238,6 +240,7 @@ def recommend(
     gpus_per_node: Sequence[int] = GPUS_PER_NODE,
     top: int = DEFAULT_TOP,
     plan: Plan | None = None,
+    memo: PlanMemo | None = None,
 ) -> Recommendation[P]:
     """Search the space of the module docstring for ``request``'s workload.
 
@@ -250,6 +253,9 @@ def recommend(
         top: how many of the cheapest to return.
         plan: ``make_plan(request)`` when the caller has made it already (a page's form
             does): the requested layout is then not sized again.
+        memo: what the caller's plans of this workload computed already
+            (:class:`~sizing.plan.memo.PlanMemo`); a new one when not given, shared by
+            every plan of the search.
 
     Returns:
         A :class:`Recommendation`; when nothing meets the targets, ``binding`` and
@@ -264,11 +270,12 @@ def recommend(
             that does not fit the context), or a GPU slug is unknown.
     """
     validate(request)
+    memo = PlanMemo() if memo is None else memo
     if plan is None:
         with contextlib.suppress(InfeasibleError):  # that layout cannot hold it; another may
-            plan = make_plan(request)  # the requested layout checked as ``size`` does
+            plan = make_plan(request, memo)  # the requested layout checked as ``size`` does
     gpu_slugs = tuple(gpu_slugs)
-    first = _search(request, gpu_slugs, price, gpus_per_node, top, plan)
+    first = _search(request, gpu_slugs, price, gpus_per_node, top, plan, memo)
     if first.cheapest:
         return first
     traffic = request.traffic
@@ -278,7 +285,7 @@ def recommend(
     if relaxed is None:
         return first
     looser = replace(request, workload=request.workload.replace(**relaxed.workload_fields()))
-    second = _search(looser, gpu_slugs, price, gpus_per_node, top, None)
+    second = _search(looser, gpu_slugs, price, gpus_per_node, top, None, memo)
 
     def against_customer(config: Configuration[P]) -> Configuration[P]:
         wanted = misses(config.plan, ttft_p95_ms=traffic.ttft_p95_ms, tpot_ms=traffic.tpot_ms)
@@ -307,9 +314,12 @@ def _search(
     gpus_per_node: Sequence[int],
     top: int,
     plan: Plan | None,
+    memo: PlanMemo,
 ) -> Recommendation[P]:
     """One branch and bound over the space for ``request``'s targets (:func:`recommend`'s
-    arguments; ``plan`` is the requested layout's plan, ``None`` when it cannot be made)."""
+    arguments; ``plan`` is the requested layout's plan, ``None`` when it cannot be made;
+    ``memo`` is shared by both searches of one recommendation: what the targets do not
+    change, such as the layouts and the service tables, is sized once)."""
     queue, rejected, unpriced = _seed_queue(request, gpu_slugs, gpus_per_node, price)
     sized: Distinct[P] = Distinct()
     meeting = sized.meeting
@@ -320,7 +330,7 @@ def _search(
             break  # floors only grow from here: nothing later can enter the answer
         floor, candidate, _base = queue.pop()
         evaluated += 1
-        outcome = evaluate(candidate, price)
+        outcome = evaluate(candidate, price, memo=memo)
         if outcome is None:
             unpriced.append(candidate.workload.gpu)
         elif isinstance(outcome, Rejection):
@@ -331,7 +341,7 @@ def _search(
             if sells_asked_nvme(outcome):
                 sized.add(outcome)
     feasible = list(sized.by_parts.values())
-    without_tier, more = _cheapest_without_tier(feasible, queue, price)
+    without_tier, more = _cheapest_without_tier(feasible, queue, price, memo)
     evaluated += more
     cap = _front_cap(meeting, top)
     feasible = sorted((c for c in feasible if cap is None or not cap < c.price), key=rank)
@@ -365,7 +375,7 @@ def _no_tier_winner(config: Configuration[Any], best: Configuration[Any] | None)
 
 
 def _cheapest_without_tier(
-    feasible: list[Configuration[P]], queue: _Queue[P], price: PriceFn[P]
+    feasible: list[Configuration[P]], queue: _Queue[P], price: PriceFn[P], memo: PlanMemo
 ) -> tuple[Configuration[P] | None, int]:
     """The cheapest configuration that meets the workload without a CPU tier, and the
     plans it took beyond the main search.
@@ -391,7 +401,7 @@ def _cheapest_without_tier(
         if not base and candidate.workload.tensor_parallel_size is None:
             continue  # a DIMM or shared-tier variant: its parent has a CPU tier
         sized += 1
-        outcome = evaluate(candidate, price)
+        outcome = evaluate(candidate, price, memo=memo)
         if not isinstance(outcome, Configuration):
             continue
         if base:
@@ -418,8 +428,9 @@ def exhaustive(
     """
     todo = list(candidates(request, gpu_slugs, gpus_per_node))
     out: Distinct[P] = Distinct()
+    memo = PlanMemo()
     while todo:
-        outcome = evaluate(todo.pop(), price)
+        outcome = evaluate(todo.pop(), price, memo=memo)
         if isinstance(outcome, Configuration):
             todo.extend(variants(outcome.plan))
             if sells_asked_nvme(outcome):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from sizing.bom.lines import bill_of_materials
 from sizing.errors import InfeasibleError, SizingError
+from sizing.plan.memo import PlanMemo
 from sizing.plan.orchestrator import Plan, PlanRequest, make_plan
 from sizing.search.configuration import Configuration, Miss, P, PriceFn, Rejection
 from sizing.search.nearest import NO_BASIS, TPOT_TARGET, TTFT_TARGET
@@ -52,17 +53,21 @@ def misses(
 
 
 def evaluate(
-    request: PlanRequest, price: PriceFn[P], plan: Plan | None = None
+    request: PlanRequest,
+    price: PriceFn[P],
+    plan: Plan | None = None,
+    memo: PlanMemo | None = None,
 ) -> Configuration[P] | Rejection | None:
     """Size, check and price one configuration; ``plan`` is ``make_plan(request)`` when
-    the caller has made it already (it is not made again).
+    the caller has made it already (it is not made again), ``memo`` what the search's
+    other plans computed (:class:`~sizing.plan.memo.PlanMemo`).
 
     Returns:
         A :class:`Configuration`; a :class:`Rejection` naming the hard constraint it
         breaks (module docstring); ``None`` when ``price`` cannot price its BOM.
     """
     try:
-        plan = make_plan(request) if plan is None else plan
+        plan = make_plan(request, memo) if plan is None else plan
         bom = bill_of_materials(plan)
     except InfeasibleError as exc:
         return rejection(request, exc.binding, exc.message)

@@ -33,6 +33,14 @@ ENGLISH = {
     "{tier_gib:,.0f} GiB ({per_replica_gib:,.0f} GiB per replica) keeps {kept:,} more warm, "
     "as much as the host memory holds; the other {recomputed:,} are recomputed when their "
     "users return.",
+    "tier_capped_nvme": "{on_gpus:,} conversations stay on the GPUs; a CPU tier of "
+    "{tier_gib:,.0f} GiB ({per_replica_gib:,.0f} GiB per replica) keeps {kept:,} more warm, "
+    "as much as the host memory holds; the NVMe tier keeps the other {on_nvme:,}, reloaded "
+    "instead of recomputed when their users return.",
+    "tier_capped_nvme_recomputed": "{on_gpus:,} conversations stay on the GPUs; a CPU tier "
+    "of {tier_gib:,.0f} GiB ({per_replica_gib:,.0f} GiB per replica) keeps {kept:,} more "
+    "warm, as much as the host memory holds; the NVMe tier keeps {on_nvme:,} more, and the "
+    "other {recomputed:,} are recomputed when their users return.",
     "tier_shared": "{on_gpus:,} conversations stay on the GPUs; a CPU tier of "
     "{tier_gib:,.0f} GiB ({per_replica_gib:,.0f} GiB per replica) keeps {kept:,} more warm, "
     "as much as the host memory holds; a shared tier of {shared_tb:,.1f} TB (NFS/pNFS or "
@@ -113,10 +121,17 @@ def _tier(config: Configuration[Any]) -> Reason:
             ("shared_tb", round(config.shared_tier_tb, 1)),
         )
         return Reason("tier_shared", (*figures, *shared))
+    kept = (("kept", where.in_cpu_tier),)
+    if where.in_nvme_tier:
+        # A tier cut by the host memory: the NVMe tier keeps what its bytes hold of the rest.
+        nvme = ("on_nvme", where.in_nvme_tier)
+        if where.recomputed:
+            rest = ("recomputed", where.recomputed)
+            return Reason("tier_capped_nvme_recomputed", (*figures, *kept, nvme, rest))
+        return Reason("tier_capped_nvme", (*figures, *kept, nvme))
     if where.recomputed:
         # A tier cut by the host memory keeps fewer than the resting conversations.
-        kept = (("kept", where.in_cpu_tier), ("recomputed", where.recomputed))
-        return Reason("tier_capped", (*figures, *kept))
+        return Reason("tier_capped", (*figures, *kept, ("recomputed", where.recomputed)))
     return Reason("tier", (*figures, ("resting", plan.resting_conversations)))
 
 

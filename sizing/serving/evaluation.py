@@ -96,6 +96,11 @@ class Evaluator:
         self._loads: dict[tuple[float, ...], Settled] = {}
         self._finished: dict[tuple[float, ...], ReplicaLoad] = {}
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What defines the evaluator, without the results it keeps (a plan pickled into
+        a cache carries its inputs; the results are evaluated again when asked for)."""
+        return {**self.__dict__, "_memo": {}, "_windows": {}, "_loads": {}, "_finished": {}}
+
     def __call__(self, replicas: int, *, tiers: bool = True, memory: bool = True) -> Evaluation:
         """Hit rates and load of one of ``replicas`` replicas; ``memory=False`` lets the
         decode batch exceed the pool (the compute need alone).

@@ -1,31 +1,29 @@
 """The performance model bound to one replica (:class:`Replica`: model, KV dtype, GPU and
-TP) for one workload, kept per model object: the service table of every turn and
-outcome, TPOT against the decode batch, the evaluations of replica counts and the
-hit-rate windows of the busy-hour stream (:mod:`sizing.serving.serve` composes them into the
-plan under traffic).
+TP) for one workload: the service table of every turn and outcome, TPOT against the
+decode batch, the evaluations of replica counts and the hit-rate windows of the
+busy-hour stream (:mod:`sizing.serving.serve` composes them into the plan under traffic).
 
-None of them depends on the tiers' sizes or the nodes, so the plans of one
-configuration search that share a GPU type and TP (its TP sizes, DIMM layouts and
-shared-tier variants) compute them once; what does depend on the NVMe drives (the hits
-of tiers timed by their read rate, :mod:`sizing.serving.tier_reads`) is part of the keys. Each
-store is keyed by the model object's id and guarded by the object itself
-(:func:`sizing.kept.kept`): catalog specs are shared objects, and a copied spec shares
-nothing.
+None of them depends on the tiers' sizes or the nodes, so the plans of one request or
+one configuration search that share a GPU type and TP (its TP sizes, DIMM layouts and
+shared-tier variants) compute them once: the caller creates a :class:`ReplicaModels`
+for the request or the search and passes it down. What does depend on the NVMe drives
+(the hits of tiers timed by their read rate, :mod:`sizing.serving.tier_reads`) is part
+of the keys.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from sizing import performance
-from sizing.kept import kept
 from sizing.model.spec import ModelSpec
 from sizing.performance import ModelShape
 from sizing.performance.calibration import missing_path
 from sizing.serving.evaluation import Evaluation
-from sizing.serving.service_times import ServiceTable, service_table
+from sizing.serving.service_times import ServiceTable, TurnTimes, service_table
 from sizing.serving.tier_reads import TierReadRates, staged_hit_ms
 from sizing.serving.tpot_curve import TpotCurve
 from sizing.traffic.hit_rate import ConversationShape
@@ -62,37 +60,130 @@ class Replica:
     gpu_memory_gb_per_node: float
 
 
-_SHAPES: dict[tuple[int, str], tuple[ModelSpec, ModelShape]] = {}
+Windows = dict[tuple[float, float], tuple[float, float]]
+"""Hit-rate windows and their shares of gaps by (rate of new conversations, capacity)."""
 
 
-def _model_shape(model: ModelSpec, kv_dtype: str) -> ModelShape:
-    """:func:`sizing.performance.model_shape`, kept per model object (building one reads
-    the config; catalog specs are shared objects, so a process builds each once)."""
-    return kept(
-        _SHAPES, model, (id(model), kv_dtype), lambda: performance.model_shape(model, kv_dtype)
-    )
+class Bound(NamedTuple):
+    """The performance model bound to one model, KV dtype, GPU and TP for one workload.
+
+    Attributes:
+        table: the service table (:func:`sizing.serving.service_times.service_table`).
+        unmeasured: the tiers without a measured reload for :data:`ENGINE`, timed from
+            their read rate (:mod:`sizing.serving.tier_reads`).
+        tpot_ms: TPOT against the decode batch, ms.
+        memo: the evaluations of replica counts (:class:`~sizing.serving.evaluation.Evaluator`'s
+        memo).
+    """
+
+    table: ServiceTable
+    unmeasured: tuple[str, ...]
+    tpot_ms: Callable[[float], float]
+    memo: dict[Any, Evaluation]
 
 
-_TIMES: dict[tuple[Any, ...], tuple[ModelSpec, dict[Any, float]]] = {}
-"""The performance model's TTFT of each turn (a miss by prompt; a hit by tier, prompt
-and cached prefix), kept per model, KV dtype, GPU, TP and conversation shape: they do
-not depend on the read rates, so the tables of a layout with and without NVMe drives
-share them, and the tiers timed from their read rate reuse the CPU tier's hit."""
+class ReplicaModels:
+    """The performance models bound to the replicas of one request's or one search's
+    plans, by the inputs each depends on (every key starts with the model, compared by
+    value): created by the caller for one request or search and dropped with it.
+
+    Attributes:
+        tables: the service tables and their unmeasured tiers per model, KV dtype, GPU,
+            TP, conversation shape, shared prompt, read rates and KV bytes per token,
+            whatever the users (one object per search, so the plans that share it share
+            the moments it keeps too; its times come from :func:`turn_times`).
+        tpots: TPOT against the decode batch per model, KV dtype, GPU, TP and context
+            (the mean tokens of a generating request), whatever the users.
+        bounds: the :class:`Bound` of each workload (its traffic and users too).
+        windows: the hit-rate windows of each busy-hour stream (shape, traffic, users),
+            shared by every GPU type.
+    """
+
+    def __init__(self) -> None:
+        self.tables: dict[tuple[Any, ...], tuple[ServiceTable, tuple[str, ...]]] = {}
+        self.tpots: dict[tuple[Any, ...], TpotCurve] = {}
+        self.bounds: dict[tuple[Any, ...], Bound] = {}
+        self.windows: dict[tuple[Any, ...], Windows] = {}
+
+    def bound(
+        self,
+        model: ModelSpec,
+        kv_dtype: str,
+        replica: Replica,
+        shape: ConversationShape,
+        shared_prefix_tokens: int,
+        load: tuple[Traffic, int, float],
+        rates: TierReadRates,
+    ) -> Bound:
+        """The :class:`Bound` of ``model`` at ``kv_dtype`` on ``replica``'s GPU and TP for
+        one workload: ``shape`` (tokens per turn), ``shared_prefix_tokens``, ``load`` (the
+        traffic, the users and the mean tokens of a generating request) and ``rates``
+        (the tiers' read rates).
+
+        The hits from tiers timed by their read rate depend on ``rates`` (the NVMe
+        drives and the instances per node) and the KV bytes per token, which are part
+        of the key. The service table and TPOT do not depend on the users or the
+        traffic's rate: they are kept apart and shared by the bounds of every number of
+        users.
+
+        Raises:
+            NoMeasuredBasis: the GPU has no measured prefill class.
+        """
+        gpu, tp = replica.gpu, replica.tensor_parallel_size
+        per_turn = (model, kv_dtype, gpu, tp, shape, shared_prefix_tokens)
+        key = (*per_turn, *load, rates, replica.kv_bytes_per_token)
+        found = self.bounds.get(key)
+        if found is not None:
+            return found
+        table_key = (*per_turn, rates, replica.kv_bytes_per_token)
+        table = self.tables.get(table_key)
+        if table is None:
+            rows, outcomes, unmeasured = turn_times(*table_key)
+            table = self.tables[table_key] = (ServiceTable(rows, outcomes), unmeasured)
+        tpot_key = (model, kv_dtype, gpu, tp, round(load[2]))
+        tpot = self.tpots.get(tpot_key)
+        if tpot is None:
+            tpot = self.tpots[tpot_key] = _tpot(model, kv_dtype, replica, tpot_key[-1])
+        found = self.bounds[key] = Bound(*table, tpot, {})
+        return found
+
+    def windows_of(
+        self, model: ModelSpec, shape: ConversationShape, traffic: Traffic, users: int
+    ) -> Windows:
+        """The store of hit-rate windows of one workload's busy-hour stream
+        (:meth:`sizing.serving.evaluation.Evaluator._window`), per shape, traffic and
+        users: they depend on the stream and a tier's capacity only, not on the GPU, so
+        the plans of every GPU type in a search share them."""
+        return self.windows.setdefault((model, shape, traffic, users), {})
 
 
-def _table(
+@lru_cache(maxsize=256)
+def turn_times(
     model: ModelSpec,
     kv_dtype: str,
-    replica: Replica,
+    gpu: str,
+    tp: int,
     shape: ConversationShape,
     shared_prefix_tokens: int,
     rates: TierReadRates,
-) -> tuple[ServiceTable, tuple[str, ...]]:
-    mshape = _model_shape(model, kv_dtype)
-    gpu, tp = replica.gpu, replica.tensor_parallel_size
+    kv_bytes_per_token: int,
+) -> tuple[tuple[TurnTimes, ...], tuple[tuple[float, float, int], ...], tuple[str, ...]]:
+    """The rows and outcomes of the service table
+    (:func:`~sizing.serving.service_times.service_table`) of ``model`` at ``kv_dtype`` on
+    ``gpu`` at TP ``tp`` for ``shape`` with a ``shared_prefix_tokens`` prompt, the tiers
+    timed from their read rate in ``rates`` at ``kv_bytes_per_token``, and those tiers.
+
+    A pure function of frozen inputs, cached for the 256 latest: the plans of one
+    workload with another number of users, and of a configuration search's GPU types and
+    TP sizes, evaluate the performance model once per turn. The rows and outcomes are
+    immutable; each caller builds its own table from them.
+
+    Raises:
+        NoMeasuredBasis: the GPU has no measured prefill class.
+    """
+    mshape = performance.model_shape(model, kv_dtype)
     unmeasured = tuple(t for t in ("nvme", "shared") if missing_path(ENGINE, t))
-    key = (id(model), kv_dtype, gpu, tp, shape, shared_prefix_tokens)
-    times = kept(_TIMES, model, key, dict)
+    times: dict[Any, float] = {}
 
     def miss_ms(prompt: int) -> float:
         if prompt not in times:
@@ -120,116 +211,34 @@ def _table(
         return staged_hit_ms(
             cpu_hit_ms=ms,
             cached_tokens=max(0, cached - shared_prefix_tokens),  # the prompt stays on GPU
-            kv_bytes_per_token=replica.kv_bytes_per_token,
+            kv_bytes_per_token=kv_bytes_per_token,
             read_gbs=rates.rate(tier),
         )
 
     table = service_table(
         shape=shape, shared_prefix_tokens=shared_prefix_tokens, miss_ms=miss_ms, hit_ms=hit_ms
     )
-    return table, unmeasured
+    return table.rows, table.outcomes, unmeasured
 
 
-class Bound(NamedTuple):
-    """The performance model bound to one model, KV dtype, GPU and TP for one workload.
+@dataclass(frozen=True)
+class _TpotAt:
+    """The performance model's TPOT at an integer decode batch, ms (a value rather than a
+    closure, so a plan holding its curve can be pickled into a cache)."""
 
-    Attributes:
-        table: the service table (:func:`sizing.serving.service_times.service_table`).
-        unmeasured: the tiers without a measured reload for :data:`ENGINE`, timed from
-            their read rate (:mod:`sizing.serving.tier_reads`).
-        tpot_ms: TPOT against the decode batch, ms.
-        memo: the evaluations of replica counts (:class:`~sizing.serving.evaluation.Evaluator`'s
-        memo).
-    """
+    mshape: ModelShape
+    gpu: str
+    tp: int
+    context_tokens: int
 
-    table: ServiceTable
-    unmeasured: tuple[str, ...]
-    tpot_ms: Callable[[float], float]
-    memo: dict[Any, Evaluation]
-
-
-_BOUND: dict[tuple[Any, ...], tuple[ModelSpec, Bound]] = {}
-
-_TABLES: dict[tuple[Any, ...], tuple[ModelSpec, tuple[ServiceTable, tuple[str, ...]]]] = {}
-"""The service tables, kept without the users: a table depends on the model, KV dtype,
-GPU, TP, conversation shape, shared prompt, read rates and KV bytes per token only, so
-the plans of every number of users share it."""
-
-_TPOTS: dict[tuple[Any, ...], tuple[ModelSpec, TpotCurve]] = {}
-"""TPOT against the decode batch, kept per model, KV dtype, GPU, TP and context (the
-mean tokens of a generating request), whatever the users."""
-
-
-def bound(
-    model: ModelSpec,
-    kv_dtype: str,
-    replica: Replica,
-    shape: ConversationShape,
-    shared_prefix_tokens: int,
-    load: tuple[Traffic, int, float],
-    rates: TierReadRates,
-) -> Bound:
-    """The :class:`Bound` of ``model`` at ``kv_dtype`` on ``replica``'s GPU and TP for
-    one workload: ``shape`` (tokens per turn), ``shared_prefix_tokens``, ``load`` (the
-    traffic, the users and the mean tokens of a generating request) and ``rates`` (the
-    tiers' read rates).
-
-    Kept per model object (module docstring); the hits from tiers timed by their read
-    rate depend on ``rates`` (the NVMe drives and the instances per node) and the KV
-    bytes per token, which are part of the key. The service table and TPOT do not depend
-    on the users or the traffic's rate: they are kept apart and shared by the bounds of
-    every number of users.
-
-    Raises:
-        NoMeasuredBasis: the GPU has no measured prefill class.
-    """
-    key: tuple[Any, ...] = (id(model), kv_dtype, replica.gpu, replica.tensor_parallel_size)
-    key += (shape, shared_prefix_tokens, *load, rates, replica.kv_bytes_per_token)
-
-    def build() -> Bound:
-        gpu, tp = replica.gpu, replica.tensor_parallel_size
-        table_key = (id(model), kv_dtype, gpu, tp, shape, shared_prefix_tokens, rates)
-        table, unmeasured = kept(
-            _TABLES,
-            model,
-            (*table_key, replica.kv_bytes_per_token),
-            lambda: _table(model, kv_dtype, replica, shape, shared_prefix_tokens, rates),
+    def __call__(self, batch: int) -> float:
+        return performance.tpot_ms(
+            self.mshape, gpu=self.gpu, tp=self.tp, batch=batch, context_tokens=self.context_tokens
         )
-        context = round(load[2])
-        tpot = kept(
-            _TPOTS,
-            model,
-            (id(model), kv_dtype, gpu, tp, context),
-            lambda: _tpot(model, kv_dtype, replica, context),
-        )
-        return Bound(table, unmeasured, tpot, {})
-
-    return kept(_BOUND, model, key, build)
-
-
-Windows = dict[tuple[float, float], tuple[float, float]]
-"""Hit-rate windows and their shares of gaps by (rate of new conversations, capacity)."""
-
-_WINDOWS: dict[tuple[Any, ...], tuple[ModelSpec, Windows]] = {}
-
-
-def windows(model: ModelSpec, shape: ConversationShape, traffic: Traffic, users: int) -> Windows:
-    """The store of hit-rate windows of one workload's busy-hour stream
-    (:meth:`sizing.serving.evaluation.Evaluator._window`), kept per shape, traffic and users: they
-    depend on the stream and a tier's capacity only, not on the GPU, so the plans of
-    every GPU type in a search share them."""
-    return kept(_WINDOWS, model, (id(model), shape, traffic, users), dict)
 
 
 def _tpot(model: ModelSpec, kv_dtype: str, replica: Replica, context_tokens: int) -> TpotCurve:
     """TPOT against the decode batch (:class:`~sizing.serving.tpot_curve.TpotCurve`) of the
     performance model at ``context_tokens``."""
-    mshape = _model_shape(model, kv_dtype)
-    gpu, tp = replica.gpu, replica.tensor_parallel_size
-
-    def at(batch: int) -> float:
-        return performance.tpot_ms(
-            mshape, gpu=gpu, tp=tp, batch=batch, context_tokens=context_tokens
-        )
-
-    return TpotCurve(at)
+    mshape = performance.model_shape(model, kv_dtype)
+    return TpotCurve(_TpotAt(mshape, replica.gpu, replica.tensor_parallel_size, context_tokens))

@@ -3,7 +3,8 @@ tier and what the offload tier buys, composed for :func:`sizing.plan.orchestrato
 
 It takes the performance model (:mod:`sizing.performance`) bound to one model, GPU, TP
 size and engine, evaluated once per turn into a :class:`~sizing.serving.service_times.ServiceTable`
-(:mod:`sizing.serving.replica_model`, kept per model object), and hands it with the tiers'
+(:mod:`sizing.serving.replica_model`, shared through the caller's
+:class:`~sizing.serving.replica_model.ReplicaModels`), and hands it with the tiers'
 capacities to :mod:`sizing.serving.replicas`, :mod:`sizing.layout.cluster` and
 :mod:`sizing.serving.benefit`,
 for the targets of :mod:`sizing.serving.targets`. Rules and sources are in those
@@ -36,9 +37,9 @@ from sizing.layout.cluster import (
 )
 from sizing.model.spec import ModelSpec
 from sizing.serving import targets as serving_targets
-from sizing.serving.benefit import Benefit, judge
+from sizing.serving.benefit import MIN_TIER_HITS, Benefit, judge
 from sizing.serving.evaluation import Capacities, Evaluation, Evaluator
-from sizing.serving.replica_model import ENGINE, Replica, bound, windows
+from sizing.serving.replica_model import ENGINE, Replica, ReplicaModels
 from sizing.serving.replicas import Scale, scale
 from sizing.serving.tier_reads import read_rates
 from sizing.traffic.assumptions import Assumption, stated
@@ -133,6 +134,7 @@ def serve(
     tiers: bool = True,
     with_shared_tier: bool = True,
     nvme_read_gbs_per_node: float = 0.0,
+    replica_models: ReplicaModels | None = None,
 ) -> Serving:
     """Size the plan for the traffic.
 
@@ -151,6 +153,8 @@ def serve(
             tiers only; returns beyond them are recomputed).
         nvme_read_gbs_per_node: the node's NVMe drives' sequential read rate, GB/s
             (0: no NVMe tier; :mod:`sizing.serving.tier_reads`).
+        replica_models: the performance models the other plans of the caller's request
+            or search have bound (a new one when not given).
 
     Raises:
         SizingError: an input of ``traffic`` out of range (field named).
@@ -168,7 +172,8 @@ def serve(
     )
     mean_tokens = shared_prefix_tokens + shape.prompt_tokens_total / shape.turns
     mean_tokens += shape.output_tokens / 2
-    table, unmeasured, tpot, memo = bound(
+    models = ReplicaModels() if replica_models is None else replica_models
+    table, unmeasured, tpot, memo = models.bound(
         model, kv_dtype, replica, shape, shared_prefix_tokens, (traffic, users, mean_tokens), rates
     )
     bpt = replica.kv_bytes_per_token
@@ -187,7 +192,7 @@ def serve(
         tpot_ms=tpot,
         mean_request_tokens=mean_tokens,
         memo=memo,
-        windows=windows(model, shape, traffic, users),
+        windows=models.windows_of(model, shape, traffic, users),
     )
     groups = max(1, MAX_NODES // replica.nodes_per_group)
     unloaded = evaluator(groups * per_node, tiers=tiers)
@@ -216,19 +221,27 @@ def serve(
     final = sc.final
     shared = None
     if tiers and with_shared_tier and cluster.needs_shared_tier:
+        # The shared tier is sold only where returns reach it: with the KV-aware router
+        # each returns to its own instance, so it takes only what the node's CPU and NVMe
+        # tiers do not hold; below MIN_TIER_HITS of the returns it is not sold, as a CPU
+        # tier is not (sizing.serving.benefit).
         evaluator.cap = replace(capacities, shared_tokens=float(users * unique))
-        final = evaluator(final.replicas)
-        returns_per_node = stream.turns_per_s * (shape.turns - 1) / shape.turns / cluster.nodes
-        mean_history = shape.cacheable_tokens_total / max(1, shape.turns - 1)
-        shared = shared_tier(
-            cluster=cluster,
-            users=users,
-            conversation_bytes=unique * bpt,
-            returns_per_s_per_node=returns_per_node,
-            shared_hit_share=final.hits.shared,
-            reload_bytes_per_return=mean_history * bpt,
-            new_kv_bytes_per_s_per_node=stream.new_tokens_per_s * bpt / cluster.nodes,
-        )
+        pooled = evaluator(final.replicas)
+        if pooled.hits.shared < MIN_TIER_HITS:
+            evaluator.cap = capacities
+        else:
+            final = pooled
+            returns_per_node = stream.turns_per_s * (shape.turns - 1) / shape.turns / cluster.nodes
+            mean_history = shape.cacheable_tokens_total / max(1, shape.turns - 1)
+            shared = shared_tier(
+                cluster=cluster,
+                users=users,
+                conversation_bytes=unique * bpt,
+                returns_per_s_per_node=returns_per_node,
+                shared_hit_share=final.hits.shared,
+                reload_bytes_per_return=mean_history * bpt,
+                new_kv_bytes_per_s_per_node=stream.new_tokens_per_s * bpt / cluster.nodes,
+            )
     notes_of_defaults, assumptions = stated(traffic, shape, gap, (ttft_target, tpot_target))
     benefit = judge(
         scale=replace(sc, final=final),

@@ -22,11 +22,10 @@ assumption on the page and in the summary (:mod:`sizing.traffic.assumptions`):
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 
-from sizing.errors import SizingError, Value, gettext_noop
-from sizing.inputs import MAX_TOKENS, input_field
+from sizing.errors import SizingError, gettext_noop
+from sizing.inputs import MAX_TOKENS, declared_inputs, input_field, quoted
 from sizing.traffic.hit_rate import MAX_TURNS, ConversationShape, ReferenceStream
 from sizing.traffic.return_gaps import DEFAULT_PROFILE, MAX_GAP_S, PROFILES, GapDistribution
 
@@ -61,61 +60,75 @@ class Traffic:
         tpot_ms: target time per output token, ms.
     """
 
-    turns: int = input_field(DEFAULT_TURNS, help="turns per conversation", min=1, max=MAX_TURNS)
+    turns: int = input_field(
+        DEFAULT_TURNS,
+        label=gettext_noop("the number of turns per conversation"),
+        help="turns per conversation",
+        min=1,
+        max=MAX_TURNS,
+    )
     gap_profile: str = input_field(
         DEFAULT_PROFILE,
+        label=gettext_noop("the time between turns"),
         help="named profile of the time between turns",
         choices=tuple(PROFILES),
     )
     gap_median_s: float | None = input_field(
         None,
+        label=gettext_noop("the median time between turns (s)"),
         help="median time between turns, s (with the p90; overrides the profile)",
         exclusive_min=0,
         max=MAX_GAP_S,
     )
     gap_p90_s: float | None = input_field(
-        None, help="90th percentile time between turns, s", exclusive_min=0, max=MAX_GAP_S
+        None,
+        label=gettext_noop("the p90 time between turns (s)"),
+        help="90th percentile time between turns, s",
+        exclusive_min=0,
+        max=MAX_GAP_S,
     )
     new_prompt_tokens: int | None = input_field(
         None,
+        label=gettext_noop("the number of new prompt tokens per turn"),
         help="tokens a user adds per turn (not given: the context spread over the turns)",
         min=1,
         max=MAX_TOKENS,
     )
     output_tokens: int | None = input_field(
         None,
+        label=gettext_noop("the number of output tokens per turn"),
         help="tokens the model answers per turn (not given: 343, at most half a turn)",
         min=0,
         max=MAX_TOKENS,
     )
     busy_hour_active_share: float = input_field(
         DEFAULT_BUSY_HOUR_SHARE,
+        label=gettext_noop("the share of users active in the busiest hour"),
         help="share of users active in the busiest hour, above 0 and at most 1",
         exclusive_min=0,
         max=1,
     )
     ttft_p95_ms: float = input_field(
-        DEFAULT_TTFT_P95_MS, help="TTFT p95 target, ms", exclusive_min=0, max=MAX_TARGET_MS
+        DEFAULT_TTFT_P95_MS,
+        label=gettext_noop("the TTFT p95 target (ms)"),
+        help="TTFT p95 target, ms",
+        exclusive_min=0,
+        max=MAX_TARGET_MS,
     )
     tpot_ms: float = input_field(
-        DEFAULT_TPOT_MS, help="TPOT target, ms", exclusive_min=0, max=MAX_TARGET_MS
+        DEFAULT_TPOT_MS,
+        label=gettext_noop("the TPOT target (ms)"),
+        help="TPOT target, ms",
+        exclusive_min=0,
+        max=MAX_TARGET_MS,
     )
 
 
 FIELDS = tuple(f.name for f in dataclasses.fields(Traffic))
 """The inputs of :class:`Traffic`, by name."""
 
-
-def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _given(value: object) -> Value:
-    """A refused input as its error quotes it: a finite number as such (formatted per
-    language), anything else as its ``repr``."""
-    if isinstance(value, int | float) and _number(value):
-        return value
-    return repr(value)
+INPUTS = declared_inputs(Traffic)
+"""The inputs of :class:`Traffic` as declared, by name (:class:`sizing.inputs.Input`)."""
 
 
 PER_TURN_RANGE = {
@@ -139,15 +152,7 @@ def gaps(traffic: Traffic) -> GapDistribution:
     """
     median, p90 = traffic.gap_median_s, traffic.gap_p90_s
     if median is None and p90 is None:
-        if traffic.gap_profile not in PROFILES:
-            raise SizingError(
-                "gap_profile",
-                template=gettext_noop(
-                    "the time between turns must be one of %(known)s, got %(got)r"
-                ),
-                code="gap_profile_unknown",
-                values={"known": ", ".join(PROFILES), "got": str(traffic.gap_profile)},
-            )
+        INPUTS["gap_profile"].check(traffic.gap_profile)
         return PROFILES[traffic.gap_profile]
     if p90 is None:
         raise SizingError(
@@ -165,18 +170,8 @@ def gaps(traffic: Traffic) -> GapDistribution:
             ),
             code="gap_median_missing",
         )
-    for field, value in (("gap_median_s", median), ("gap_p90_s", p90)):
-        if not _number(value) or not 0 < value <= MAX_GAP_S:
-            raise SizingError(
-                field,
-                template=gettext_noop(
-                    "give both the median and the p90 time between turns, each above 0 and at "
-                    "most %(max)s s, got %(got)s"
-                ),
-                code="gap_range",
-                values={"max": MAX_GAP_S, "got": _given(value)},
-            )
-    assert median is not None and p90 is not None
+    INPUTS["gap_median_s"].check(median)
+    INPUTS["gap_p90_s"].check(p90)
     if p90 <= median:
         raise SizingError(
             "gap_p90_s",
@@ -207,15 +202,7 @@ def conversation_shape(traffic: Traffic, unique_context_tokens: int) -> Conversa
             too small (the context is the input the customer gave).
     """
     turns = traffic.turns
-    if not isinstance(turns, int) or not 1 <= turns <= MAX_TURNS:
-        raise SizingError(
-            "turns",
-            template=gettext_noop(
-                "turns per conversation must be between 1 and %(max)s, got %(got)s"
-            ),
-            code="turns_range",
-            values={"max": MAX_TURNS, "got": _given(turns)},
-        )
+    INPUTS["turns"].check(turns)
     per_turn = unique_context_tokens // turns
     output = traffic.output_tokens
     if output is None:
@@ -257,7 +244,7 @@ def conversation_shape(traffic: Traffic, unique_context_tokens: int) -> Conversa
                     "min": low,
                     "turns": turns,
                     "context": unique_context_tokens,
-                    "got": _given(value),
+                    "got": quoted(value),
                 },
             )
     shape = ConversationShape(turns, prompt, output)
@@ -292,30 +279,8 @@ def validate_targets(traffic: Traffic) -> None:
     Raises:
         SizingError: on ``busy_hour_active_share``, ``ttft_p95_ms`` or ``tpot_ms``.
     """
-    share = traffic.busy_hour_active_share
-    if not (_number(share) and 0 < share <= 1):
-        raise SizingError(
-            "busy_hour_active_share",
-            template=gettext_noop(
-                "the share of users active in the busiest hour must be above 0 and at most 1, "
-                "got %(got)s"
-            ),
-            code="busy_share_range",
-            values={"got": _given(share)},
-        )
-    for field, name, value in (
-        ("ttft_p95_ms", "TTFT p95", traffic.ttft_p95_ms),
-        ("tpot_ms", "TPOT", traffic.tpot_ms),
-    ):
-        if not (_number(value) and 0 < value <= MAX_TARGET_MS):
-            raise SizingError(
-                field,
-                template=gettext_noop(
-                    "the %(target)s target must be above 0 and at most %(max)s ms, got %(got)s"
-                ),
-                code="target_range",
-                values={"target": name, "max": MAX_TARGET_MS, "got": _given(value)},
-            )
+    for name in ("busy_hour_active_share", "ttft_p95_ms", "tpot_ms"):
+        INPUTS[name].check(getattr(traffic, name))
 
 
 def busy_hour_stream(

@@ -161,3 +161,18 @@ def test_unknown_linear_attention_says_which_fields() -> None:
     config = {**_config("Qwen/Qwen3-8B"), "layer_types": ["linear_attention"] * 36}
     with pytest.raises(ConfigError, match="linear_num_key_heads"):
         from_config(config)
+
+
+def test_an_fp8_checkpoint_keeps_embeddings_output_layer_and_vision_tower_at_16_bit() -> None:
+    # Qwen/Qwen3-VL-4B-Instruct-FP8 has no published size; the Hub counts 4,826,993,728
+    # elements in it (AlexsJones/llmfit llmfit-core/data/hf_models.json, parameters_raw,
+    # commit a3e0eb2). Its tied embedding (151,936 × 2560) is stored twice (embed_tokens and
+    # lm_head) and the vision tower whole, all at 16 bit; the decoder weights at 8 bit.
+    from sizing.model.checkpoint import vision_tower_params
+
+    model = from_catalog("Qwen/Qwen3-VL-4B-Instruct-FP8")
+    sixteen = 2 * 151_936 * 2560 + vision_tower_params(model.config)
+    values = model.weights_bytes - sixteen  # 8-bit values + 16-bit values
+    assert values == pytest.approx(4_826_993_728, rel=0.001)
+    # the BF16 sibling Qwen3-VL-4B-Instruct: 4.44 B parameters (text 4,022 M + vision)
+    assert vision_tower_params(model.config) == pytest.approx(415e6, rel=0.01)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from importlib import resources
 
@@ -14,9 +15,11 @@ from sizing.memory.calibrated import (
     predict,
     setup_from_case,
     tokens_for_kv_gib,
+    vllm,
 )
 from sizing.memory.calibrated.pages import vllm_layout
 from sizing.model.spec import catalog_entry, from_catalog
+from sizing.units import GIB
 
 
 def _cases() -> list[dict]:
@@ -136,40 +139,78 @@ def test_unknown_gpu_without_total_is_a_named_error() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "version"),
+    ("text", "first", "last"),
     [
-        ("0.19.0", (0, 19, 0)),
-        # A range is read as its newer end: the reference (vllm_memory_model.md §1.2)
-        # calls the "~0.10.2-0.11" llm-d-benchmark build "v0.11-era".
-        ("~0.10.2-0.11 (vllm/vllm-openai:latest, late 2025; not stated)", (0, 11)),
-        ("~0.9.2/0.10.0 (July 2025)", (0, 10, 0)),
-        ("~0.6.4 (V0 engine, Dec 2024)", (0, 6, 4)),
-        ("no version", (0,)),
+        ("0.19.0", (0, 19, 0), (0, 19, 0)),
+        # "0.11" at the open end of a range stands for every 0.11 patch
+        ("~0.10.2-0.11 (vllm/vllm-openai:latest, late 2025; not stated)", (0, 10, 2), (0, 11, 99)),
+        ("~0.9.2/0.10.0 (July 2025)", (0, 9, 2), (0, 10, 0)),
+        ("~0.6.4 (V0 engine, Dec 2024)", (0, 6, 4), (0, 6, 4)),
+        ("no version", (0,), (0,)),
     ],
 )
-def test_version_ranges_read_as_their_newer_end(text: str, version: tuple) -> None:
-    from sizing.memory.calibrated.setup import parse_version
+def test_version_ranges_keep_both_ends(text: str, first: tuple, last: tuple) -> None:
+    from sizing.memory.calibrated.setup import parse_version_range
 
-    assert parse_version(text) == version
+    assert parse_version_range(text) == (first, last)
 
 
-def test_v011_era_profile_peaks_about_2_5_times_higher() -> None:
-    # vllm_memory_model.md §1.2: Llama-3.1-8B on H100 peaked at 4.76 GiB on a v0.11-era
-    # build (max_model_len 16000, block 128) and 1.89 GiB on v0.19 (case-024).
+def test_a_range_across_the_sampler_change_is_predicted_as_its_band() -> None:
+    """case-076's build "~0.10.2-0.11" spans v0.11.1, where vLLM's FlashInfer sampler became
+    opt-in (topk_topp_sampler.py, 0.11.0 against 0.11.1 wheels): the two ends differ by the
+    sampler's peak, 3.62e-5 − 1.3827e-5 GiB per vocabulary entry (151,936 for Qwen3-32B)."""
+    from sizing.memory.calibrated import predict
+    from sizing.memory.calibrated.setup import EngineSetup
+    from sizing.model.spec import from_catalog
+
+    model = from_catalog("Qwen/Qwen3-32B")
+    base = dict(
+        engine="vllm",
+        gpu_total_memory_gib=79.18,
+        max_model_len=16000,
+        gpu_memory_utilization=0.9,
+        block_size=128,
+        gpu_type="H100 80GB",
+    )
+    ranged = predict(model, EngineSetup(engine_version="~0.10.2-0.11", **base))
+    light = predict(model, EngineSetup(engine_version="0.11.0", **base))
+    heavy = predict(model, EngineSetup(engine_version="0.11.1", **base))
+    assert ranged.kv_cache_gib_band == pytest.approx((heavy.kv_cache_gib, light.kv_cache_gib))
+    assert light.kv_cache_gib - heavy.kv_cache_gib == pytest.approx(
+        (3.62e-5 - 1.3827e-5) * 151_936, abs=0.01
+    )
+    assert ranged.kv_cache_gib == pytest.approx((light.kv_cache_gib + heavy.kv_cache_gib) / 2)
+    one = predict(model, EngineSetup(engine_version="0.11.2", **base))
+    assert one.kv_cache_gib_band is None
+
+
+def test_the_profile_peak_follows_the_samplers_top_k_top_p_path() -> None:
+    # llm-d-benchmark empirical-vllm-memory-results.md: Llama-3.1-8B on H100 peaked at
+    # 4.76 GiB on a v0.11-era image (PyTorch's sort: FlashInfer's sampler is opt-in from
+    # v0.11.1, topk_topp_sampler.py); 1.89 GiB on v0.19 with the Triton kernel (case-024).
     model = from_catalog("meta-llama/Llama-3.1-8B-Instruct")
-    v011 = predict(model, EngineSetup("vllm", "0.11.0", 79.18, 16000, block_size=128))
+    v0111 = predict(model, EngineSetup("vllm", "0.11.1", 79.18, 16000, block_size=128))
     v019 = predict(model, EngineSetup("vllm", "0.19.0", 79.19, 8192))
-    assert v011.activation_gib == pytest.approx(4.76, rel=0.02)
+    assert v0111.activation_gib == pytest.approx(4.76, rel=0.02)
     assert v019.activation_gib == pytest.approx(1.89, rel=0.02)
-    # v0.10.1 is before that era: the A100 logs of dennislee22/vLLM-benchmarking fit 1 ×.
-    v010 = predict(model, EngineSetup("vllm", "0.10.1.1", 79.19, 16000))
-    assert v010.activation_gib == pytest.approx(1.89, rel=0.02)
+    # up to v0.11.0 FlashInfer's sampler runs when installed (the default taken) ...
+    v0110 = predict(model, EngineSetup("vllm", "0.11.0", 79.18, 16000))
+    assert v0110.activation_gib == pytest.approx(1.89, rel=0.02)
+    # ... and a build without it sorts
+    pip = predict(model, EngineSetup("vllm", "0.11.0", 79.18, 16000, sort_sampler=True))
+    assert pip.activation_gib == pytest.approx(4.76, rel=0.02)
+    # from v0.17 the Triton kernel runs whatever the setup says of FlashInfer
+    v017 = predict(model, EngineSetup("vllm", "0.17.0", 79.19, 8192, sort_sampler=True))
+    assert v017.activation_gib == pytest.approx(1.89, rel=0.02)
 
 
 def test_qwen3_32b_v011_era_kv_pool_matches_the_log() -> None:
     # case-076 (llm-d-benchmark empirical-vllm-memory-results.md): Qwen3-32B on one
-    # H100, util 0.9, "~0.10.2-0.11" build: 4.45 GiB of KV cache.
-    pred = predict(from_catalog("Qwen/Qwen3-32B"), _setup(CASES["case-076"]))
+    # H100, util 0.9, a "~0.10.2-0.11" image whose logged 5.64 GiB of activation is the
+    # sort path's: 4.45 GiB of KV cache.
+    setup = dataclasses.replace(_setup(CASES["case-076"]), sort_sampler=True)
+    pred = predict(from_catalog("Qwen/Qwen3-32B"), setup)
+    assert pred.activation_gib == pytest.approx(5.64, rel=0.02)
     assert pred.kv_cache_gib == pytest.approx(4.45, rel=0.05)
 
 
@@ -246,3 +287,62 @@ def test_v0_long_context_profiles_the_chunked_prefill_budget() -> None:
     for max_len in (35_000, 45_000):
         pred = predict(model, EngineSetup("vllm", "0.6.4", 23.58, max_len, gpu_type="RTX 3090"))
         assert pred.weights_gib + pred.activation_gib == pytest.approx(15.05, abs=0.03)
+
+
+def test_tensor_parallel_non_torch_follows_the_all_reduce_fusion() -> None:
+    # FlashInfer's all-reduce + RMSNorm fusion is on from v0.17 at TP > 1 on Hopper and
+    # Blackwell (enable_allreduce_rms_fusion, vllm/config/vllm.py): 2.1 GiB per GPU in the
+    # v0.19 H100 logs (case-051: 2.13). Without it an H100 SXM server at TP 2 holds about
+    # 0.55 GiB (llm-d-benchmark, Llama-3.3-70B-FP8, a v0.11-era image); PCIe cards of
+    # compute capability 8.x 0.21 GiB at any version (case-080, L40S TP 8).
+    h100 = dict(gpu_total_memory_gib=79.19, max_model_len=8192, tensor_parallel_size=2)
+    fused = EngineSetup("vllm", "0.19.0", gpu_type="H100 80GB", **h100)
+    before = EngineSetup("vllm", "0.16.0", gpu_type="H100 80GB", **h100)
+    l40s = EngineSetup("vllm", "0.19.0", 44.42, 8192, tensor_parallel_size=8, gpu_type="L40S")
+    pp2 = EngineSetup("vllm", "0.19.0", gpu_type="H100 80GB", pipeline_parallel_size=2, **h100)
+    assert vllm.non_torch_bytes(fused) / GIB == pytest.approx(2.1)
+    assert vllm.non_torch_bytes(before) / GIB == pytest.approx(0.55)
+    assert vllm.non_torch_bytes(l40s) / GIB == pytest.approx(0.21)
+    # before v0.21 the fusion was off with PP > 1 (vllm/config/vllm.py, 0.20.0 wheel)
+    assert vllm.non_torch_bytes(pp2) / GIB == pytest.approx(0.55)
+    later = dataclasses.replace(pp2, engine_version="0.21.0")
+    assert vllm.non_torch_bytes(later) / GIB == pytest.approx(2.1)
+
+
+def test_cuda_graph_estimate_is_subtracted_from_the_0_20_wheel() -> None:
+    # VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to "0" in the 0.19.0 wheel's
+    # vllm/envs.py and to "1" in the 0.20.0 wheel's; --enforce-eager (stated as profiling
+    # off) skips it.
+    base = dict(gpu_total_memory_gib=79.19, max_model_len=8192)
+    assert vllm.cuda_graph_bytes(EngineSetup("vllm", "0.19.0", **base)) == 0
+    assert vllm.cuda_graph_bytes(EngineSetup("vllm", "0.20.0", **base)) / GIB == 0.85
+    off = EngineSetup("vllm", "0.27.1", cuda_graph_profiling=False, **base)
+    assert vllm.cuda_graph_bytes(off) == 0
+
+
+def test_a_4_bit_checkpoint_carries_its_stated_band() -> None:
+    # AWQ/GPTQ: the activation and graph rules hold with a band of ±0.5 and ±0.4 GiB
+    # (a 0.26.0 AWQ log on a 16 GB card: 0.55 GiB of activation and 0.48 GiB of graphs);
+    # before the 0.20 wheel no graph estimate is subtracted, so only the activation band.
+    model = from_catalog("Qwen/Qwen2.5-7B-Instruct-AWQ")
+    new = predict(model, EngineSetup("vllm", "0.26.0", 23.99, 4096, gpu_type="RTX 4090"))
+    old = predict(model, EngineSetup("vllm", "0.19.0", 23.99, 4096, gpu_type="RTX 4090"))
+    assert new.kv_cache_gib_band == pytest.approx((new.kv_cache_gib - 0.9, new.kv_cache_gib + 0.9))
+    assert old.kv_cache_gib_band == pytest.approx((old.kv_cache_gib - 0.5, old.kv_cache_gib + 0.5))
+    bf16 = predict(
+        from_catalog("Qwen/Qwen2.5-7B-Instruct"), EngineSetup("vllm", "0.26.0", 79.19, 4096)
+    )
+    assert bf16.kv_cache_gib_band is None
+
+
+def test_the_fused_moe_scratch_scales_with_the_batched_tokens() -> None:
+    # fused_moe.py's intermediate caches are tokens × top_k × N: the 0.45 GiB fitted at
+    # 8192 tokens (the v0.19 sweep's MoE logs) is a quarter at an A100's 2048 tokens.
+    moe = from_catalog("Qwen/Qwen3-30B-A3B")
+    dense = from_catalog("Qwen/Qwen3-8B")
+    setup = EngineSetup("vllm", "0.19.0", 79.19, 8192)
+    for tokens, share in ((8192, 1.0), (2048, 0.25)):
+        s = dataclasses.replace(setup, max_num_batched_tokens=tokens, max_num_seqs=1024)
+        extra = vllm.activation_bytes(moe, s, tokens) - vllm.activation_bytes(dense, s, tokens)
+        hidden = (2048 - 4096) * 1.8e-5 * tokens / 8192 * GIB  # Qwen3-30B-A3B 2048, 8B 4096
+        assert (extra - hidden) / GIB == pytest.approx(0.45 * share, abs=1e-6)

@@ -74,9 +74,12 @@ def test_cheapest_known_by_hand() -> None:
     ]
     # NVMe drives and shared storage cost 0 here, so with and without the NVMe tier and
     # with and without the shared tier tie at 3,200 (NVMe and shared-tier hits are timed
-    # from their read rates, sizing/serving/tier_reads.py, so each of the four meets the target).
-    assert prices == [(3200, "rtx-pro-6000-se", 2)] * 4 + [(4400, "rtx-pro-6000-se", 2)]
-    first, full = rec.cheapest[0], rec.cheapest[4]
+    # from their read rates, sizing/serving/tier_reads.py, so each meets the target); with
+    # the NVMe tier, which keeps the 188 conversations the cut CPU tier leaves out, a
+    # shared tier would take no returns and is not sold (sizing/serving/serve.py): three.
+    assert prices == [(3200, "rtx-pro-6000-se", 2)] * 3 + [(4400, "rtx-pro-6000-se", 2)] * 2
+    first, full = rec.cheapest[0], rec.cheapest[3]  # both with the NVMe tier
+    assert first.nvme_tb == full.nvme_tb > 0
     assert (first.plan.host.dimm_count, first.plan.host.dimm_gb) == (24, 16)
     assert first.plan.request.workload.max_host_memory_gb == 384
     assert round(first.plan.cpu_tier.total_gb) == 192
@@ -380,18 +383,18 @@ def test_ttft_difference_is_that_of_the_figures_shown() -> None:
 
 
 def test_each_tier_is_credited_with_the_conversations_it_holds() -> None:
-    # The toy search of test_cheapest_known_by_hand: its four cheapest at 3,200 are the
-    # 24 × 16 GB layout (a CPU tier cut to 178 conversations of 1 GiB) with and without
-    # the shared tier and with and without the NVMe tier. Each reason's counts are the
-    # plan's own placement (sizing/memory/residency.py): on the GPUs, in the CPU tier, then in
-    # the shared tier or recomputed, and the NVMe tier's 2,000 - 500 = 1,500 earlier
-    # conversations of the day.
+    # The toy search of test_cheapest_known_by_hand: its three cheapest at 3,200 are the
+    # 24 × 16 GB layout (a CPU tier cut to 178 conversations of 1 GiB) with the NVMe tier,
+    # and without it with and without the shared tier. Each reason's counts are the
+    # plan's own placement (sizing/memory/residency.py): on the GPUs, in the CPU tier, then
+    # on the NVMe tier, in the shared tier or recomputed, and the NVMe tier's
+    # 2,000 - 500 = 1,500 earlier conversations of the day.
     rec = recommend(
         SEED,
         gpu_slugs=["rtx-pro-6000-se"],
         price=table_price(TOY),  # type: ignore[arg-type]
         gpus_per_node=(2,),
-        top=4,
+        top=3,
     )
     seen = set()
     for config in rec.cheapest:
@@ -403,6 +406,11 @@ def test_each_tier_is_credited_with_the_conversations_it_holds() -> None:
             assert (tier["kept"], tier["shared"]) == (where.in_cpu_tier, where.in_shared_tier)
             assert tier["on_gpus"] + tier["kept"] + tier["shared"] == 500
             assert f"holds the other {where.in_shared_tier:,}" in text
+        elif where.in_nvme_tier:
+            tier = figures["tier_capped_nvme"]
+            assert (tier["kept"], tier["on_nvme"]) == (where.in_cpu_tier, where.in_nvme_tier)
+            assert tier["on_gpus"] + tier["kept"] + tier["on_nvme"] == 500
+            assert f"the NVMe tier keeps the other {where.in_nvme_tier:,}" in text
         else:
             tier = figures["tier_capped"]
             assert tier["on_gpus"] + tier["kept"] + tier["recomputed"] == 500
@@ -416,7 +424,7 @@ def test_each_tier_is_credited_with_the_conversations_it_holds() -> None:
             else:
                 assert code not in figures
         seen.add((bool(config.shared_tier_tb), config.plan.nvme.drive is not None))
-    assert seen == {(False, False), (True, False), (False, True), (True, True)}
+    assert seen == {(False, False), (True, False), (False, True)}
 
 
 def test_nvme_off_configurations_keep_the_customers_new_conversations() -> None:

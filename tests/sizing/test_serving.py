@@ -9,8 +9,11 @@ from dataclasses import replace
 import pytest
 
 from sizing.model.spec import from_catalog
+from sizing.performance import model_shape
+from sizing.plan.memo import PlanMemo, transfer_estimate
 from sizing.plan.orchestrator import make_plan
 from sizing.search.cheapest import recommend
+from sizing.serving.replica_model import turn_times
 from sizing.summary import TrafficKeys, plan_summary
 from sizing.traffic.profile import Traffic
 from tests.factories import plan_request
@@ -19,9 +22,8 @@ QWEN = from_catalog("Qwen/Qwen3-32B-FP8")
 
 
 def _plan(users: int, context: int = 8192, **kw: object) -> dict[str, object]:
-    request = plan_request(
-        model=QWEN, context_tokens=context, users=users, new_conversations_per_day=2000, **kw
-    )
+    kw = {"new_conversations_per_day": 2000, **kw}
+    request = plan_request(model=QWEN, context_tokens=context, users=users, **kw)
     return plan_summary(make_plan(request))
 
 
@@ -46,18 +48,28 @@ def test_seed_example_keeps_its_tier_and_names_the_figures() -> None:
 
 def test_fifty_thousand_users_get_nodes_a_router_and_a_shared_tier() -> None:
     # The traffic issue: 50,000 users were refused ("54,071 GB of host memory … more
-    # than the 6,144 GB one node can hold"); now N identical nodes.
-    s = _plan(50_000)
+    # than the 6,144 GB one node can hold"); now N identical nodes. On nodes of 24 × 48 GB
+    # without an NVMe tier the CPU tiers hold part of the resting conversations and a
+    # shared tier the rest.
+    s = _plan(50_000, max_host_memory_gb=1152, new_conversations_per_day=0)
     assert s["nodes"] > 1  # type: ignore[operator]
-    assert s["host_memory_gb"] <= 6144  # type: ignore[operator]
+    assert s["host_memory_gb"] == 1152
     # Every user's 1 GiB conversation once in the shared tier: 50,000 × 2^30 B = 53.69 TB.
     assert s["shared_tier_tb"] == pytest.approx(53.69, abs=0.01)
-    assert s["shared_tier_gbps"] > 0  # type: ignore[operator]
+    assert s["shared_tier_gbps"] > 0 and s["shared_tier_hit_rate"] >= 0.05  # type: ignore[operator]
     assert "--routing-logic session" in s["router"]  # type: ignore[operator]
     assert s["binding"] in ("memory", "ttft_p95", "tpot")
     assert s["ttft_p95_ms"] <= s["ttft_p95_target_ms"]  # type: ignore[operator]
     assert s["tpot_ms"] <= s["tpot_target_ms"]  # type: ignore[operator]
     assert s["gpus_total"] >= max(s["gpus_for_compute"], s["gpus_for_memory"])  # type: ignore[type-var]
+
+
+def test_fifty_thousand_users_whose_cpu_tiers_hold_everyone_buy_no_shared_tier() -> None:
+    # With the plan's own host memory every resting conversation has its node's CPU tier:
+    # a shared tier would take no returns and is not sold (sizing/serving/serve.py).
+    s = _plan(50_000)
+    assert s["nodes"] > 1 and s["shared_tier_tb"] == 0.0  # type: ignore[operator]
+    assert s["conversations_recomputed"] == 0
 
 
 def test_short_prompts_are_not_sold_a_tier() -> None:
@@ -117,14 +129,13 @@ def test_gpu_without_measured_basis_is_sized_for_memory_only() -> None:
     ]
 
 
-def test_kept_stores_change_no_plan() -> None:
-    # Plans keep per model object what plans of one workload share (TTFT per turn, the
-    # evaluations of replica counts, the hit-rate windows: sizing/serving/replica_model.py; the
-    # layout and the reload figures: sizing/plan/orchestrator.py). A whole configuration search
-    # fills
-    # them with every GPU type, TP size, DIMM layout and NVMe option; each layout sized
-    # afterwards must equal the same layout sized from empty stores (a copy of the model
-    # is a new object, so it shares nothing, sizing/kept.py).
+def test_a_search_memo_changes_no_plan() -> None:
+    # The plans of one search share what its PlanMemo holds (TTFT per turn, the
+    # evaluations of replica counts, the hit-rate windows: sizing/serving/replica_model.py;
+    # the layouts and the reload figures: sizing/plan/memo.py). A whole configuration
+    # search fills one memo with every GPU type, TP size, DIMM layout and NVMe option;
+    # each layout sized afterwards with that memo must equal the same layout sized with
+    # a new one, and a layout sized twice takes its performance model from the memo.
     layouts = [
         {"gpu": "rtx-pro-6000-se", "gpus_per_node": 2, "max_host_memory_gb": 384},
         {"gpu": "rtx-pro-6000-se", "gpus_per_node": 4, "tensor_parallel_size": 2},
@@ -138,14 +149,17 @@ def test_kept_stores_change_no_plan() -> None:
     ]
     workload = {"context_tokens": 8192, "users": 650, "new_conversations_per_day": 2000}
     requests = [plan_request(model=QWEN, **{**workload, **kw}) for kw in layouts]
+    memo = PlanMemo()
     recommend(
         requests[0],
         gpu_slugs=["rtx-pro-6000-se", "h200-nvl", "h100-nvl"],
         price=lambda bom: sum(line.quantity for line in bom.lines),
+        memo=memo,
     )
+    assert memo.layouts and memo.replica_models.tables
     shared = []
     for request in requests:
-        warm = make_plan(request)
+        warm = make_plan(request, memo)
         shared.append(warm.serving is not None and warm.serving.shared is not None)
         cold = make_plan(replace(request, model=copy(QWEN)))
         assert warm.serving is not None and cold.serving is not None
@@ -153,3 +167,29 @@ def test_kept_stores_change_no_plan() -> None:
         assert warm.parallelism == cold.parallelism and warm.host == cold.host
         assert warm.transfer == cold.transfer
     assert shared[-2:] == [True, False]
+    tables = dict(memo.replica_models.tables)
+    again = make_plan(requests[1], memo)
+    assert memo.replica_models.tables == tables  # nothing bound afresh
+    first = make_plan(requests[1], memo)
+    assert again.serving is not None and first.serving is not None
+    assert again.serving.evaluator is not None and first.serving.evaluator is not None
+    assert again.serving.evaluator.table is first.serving.evaluator.table
+
+
+def test_the_cached_figures_change_no_plan() -> None:
+    # The performance model's times per turn, the reload figures and the model's shape are
+    # pure functions cached by value (sizing/serving/replica_model.py turn_times,
+    # sizing/plan/memo.py transfer_estimate, sizing.performance.model_shape): a plan for
+    # another number of users reads them from the caches, and equals the plan made
+    # after the caches were emptied.
+    make_plan(plan_request(model=QWEN, context_tokens=8192, users=500))
+    hits = turn_times.cache_info().hits
+    warm = make_plan(plan_request(model=QWEN, context_tokens=8192, users=503))
+    assert turn_times.cache_info().hits > hits
+    for cached in (turn_times, transfer_estimate, model_shape):
+        cached.cache_clear()
+    cold = make_plan(plan_request(model=QWEN, context_tokens=8192, users=503))
+    assert repr(warm) == repr(cold)
+    assert warm.serving is not None and cold.serving is not None
+    assert warm.serving.evaluator is not None and cold.serving.evaluator is not None
+    assert warm.serving.evaluator.table == cold.serving.evaluator.table

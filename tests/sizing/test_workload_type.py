@@ -135,14 +135,14 @@ def test_unreadable_json_names_the_field(data: dict[str, Any], field: str) -> No
 @pytest.mark.parametrize(
     ("changes", "field", "code"),
     [
-        ({"context_tokens": 0}, "context_tokens", "context_range"),
-        ({"users": 1_000_001}, "users", "users_range"),
-        ({"gpus_per_node": 17}, "gpus_per_node", "gpus_per_node_range"),
-        ({"kv_dtype": "int4"}, "kv_dtype", "kv_dtype_unknown"),
-        ({"new_conversations_per_day": -1}, "new_conversations_per_day", "new_conversations_range"),
-        ({"active_share": 0.0}, "active_share", "active_share_range"),
-        ({"shared_prompt_tokens": 8192}, "shared_prompt_tokens", "shared_prompt_range"),
-        ({"tensor_parallel_size": 8}, "tensor_parallel_size", "tensor_parallel_range"),
+        ({"context_tokens": 0}, "context_tokens", "between"),
+        ({"users": 1_000_001}, "users", "between"),
+        ({"gpus_per_node": 17}, "gpus_per_node", "between"),
+        ({"kv_dtype": "int4"}, "kv_dtype", "one_of"),
+        ({"new_conversations_per_day": -1}, "new_conversations_per_day", "between"),
+        ({"active_share": 0.0}, "active_share", "above_at_most"),
+        ({"shared_prompt_tokens": 8192}, "shared_prompt_tokens", "shared_prompt_not_below_context"),
+        ({"tensor_parallel_size": 8}, "tensor_parallel_size", "tensor_parallel_above_gpus"),
     ],
 )
 def test_validate_names_the_workload_field(changes: dict[str, Any], field: str, code: str) -> None:

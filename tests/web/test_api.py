@@ -44,8 +44,16 @@ def test_plan_post_names_the_bad_input(client: Client) -> None:
     )
     assert response.status_code == 400
     assert response.json()["field"] == "context_tokens"
-    missing = client.post("/api/plans", {"model": "x"}, content_type="application/json")
-    assert missing.status_code == 422
+    missing = client.post(
+        "/api/plans", {"model": "Qwen/Qwen3-32B-FP8"}, content_type="application/json"
+    )
+    # the first required input the request lacks (sizing/workload.py: context, then users)
+    assert missing.status_code == 400
+    assert missing.json() == {
+        "field": "context_tokens",
+        "code": "required",
+        "detail": "the context (tokens) is required",
+    }
 
 
 @pytest.mark.parametrize(
@@ -60,6 +68,7 @@ def test_a_method_an_endpoint_does_not_take_is_a_json_405(
     assert response.status_code == 405 and response["Allow"] == allowed
     assert response.json() == {
         "field": None,
+        "code": "method_not_allowed",
         "detail": f"{method.upper()} is not allowed here; use {allowed}",
     }
 
@@ -76,6 +85,7 @@ def test_oversized_body_is_a_json_413(client: Client, settings, megabytes, debug
     # Django's default DATA_UPLOAD_MAX_MEMORY_SIZE is 2.5 MiB (2,621,440 bytes).
     assert response.json() == {
         "field": None,
+        "code": "body_too_large",
         "detail": "request body is larger than 2,621,440 bytes",
     }
 
@@ -135,8 +145,6 @@ NESTED = (
         ("nested 100,000 deep", NESTED),
         ("nested in a field", NESTED),
         ("not UTF-8", "the request body is not UTF-8 text"),
-        # 4,300: Python's default limit on an integer's digits (sys.int_info)
-        ("5,000 digits", "the request body holds a number of more than 4,300 digits"),
     ],
 )
 def test_an_unreadable_body_is_400_in_one_line_saying_why(  # type: ignore[no-untyped-def]
@@ -146,7 +154,21 @@ def test_an_unreadable_body_is_400_in_one_line_saying_why(  # type: ignore[no-un
     body, content_type = MALFORMED[name]
     response = client.post("/api/plans", body, content_type=content_type)
     assert response.status_code == 400
-    assert response.json() == {"field": None, "detail": detail}
+    assert response.json() == {"field": None, "code": "body_unreadable", "detail": detail}
+
+
+@pytest.mark.django_db
+def test_a_number_too_long_to_read_is_refused_at_its_field(client: Client) -> None:
+    # 5,001 digits, past Python's default limit of 4,300 on an integer's digits
+    # (sys.int_info); the context's limit is sizing/workload.py MAX_CONTEXT_TOKENS.
+    body, content_type = MALFORMED["5,000 digits"]
+    response = client.post("/api/plans", body, content_type=content_type)
+    assert response.status_code == 400
+    assert response.json() == {
+        "field": "context_tokens",
+        "code": "between",
+        "detail": "the context (tokens) must be between 1 and 10,000,000, got about 1e+5000",
+    }
 
 
 @pytest.mark.django_db
@@ -156,6 +178,7 @@ def test_invalid_json_is_located(client: Client) -> None:
     assert response.status_code == 400
     assert response.json() == {
         "field": None,
+        "code": "body_unreadable",
         "detail": "the request body is not valid JSON: Expecting value at line 1, column 11",
     }
 
@@ -180,6 +203,7 @@ def test_a_body_not_declared_json_is_415_naming_the_type(
     kind = content_type.split(";")[0]
     assert response.json() == {
         "field": None,
+        "code": "unsupported_media_type",
         "detail": f"the body must be JSON: send Content-Type: application/json (got {kind})",
     }
     assert response["Accept-Post"] == "application/json"
@@ -199,12 +223,16 @@ def test_a_share_that_is_no_finite_number_is_refused_at_its_field(
 ) -> None:
     body = b'{"model": "Qwen/Qwen3-32B-FP8", "context": 8192, "users": 500, "active_share": '
     response = client.post("/api/plans", body + literal + b"}", content_type="application/json")
-    assert response.status_code == 422
-    (error,) = response.json()["detail"]
-    assert error["loc"] == ["body", "active_share"] and error["type"] == "finite_number"
+    assert response.status_code == 400
+    error = response.json()
+    assert (error["field"], error["code"]) == ("active_share", "above_at_most")
+    # the share's limits, sizing/workload.py: above 0 and at most 1
+    assert error["detail"].startswith(
+        "the share of users active at once must be above 0 and at most 1, got "
+    )
     query = client.get("/api/bundle", {**SEED, "active_share": literal.decode()})
-    assert query.status_code == 422
-    assert query.json()["detail"][0]["loc"] == ["query", "active_share"]
+    assert query.status_code == 400
+    assert query.json() == {**error, "detail": query.json()["detail"]}
 
 
 @pytest.mark.django_db
@@ -246,13 +274,15 @@ def test_schema_limits_are_the_sizing_limits(client: Client) -> None:
 def test_validation_errors_name_the_field_once(client: Client) -> None:
     over = {**SEED, "new_conversations_per_day": MAX_NEW_CONVERSATIONS_PER_DAY + 1}
     response = client.post("/api/plans", over, content_type="application/json")
-    assert response.status_code == 422
-    [error] = response.json()["detail"]
-    assert error["loc"] == ["body", "new_conversations_per_day"]
+    assert response.status_code == 400
+    assert response.json()["field"] == "new_conversations_per_day"
+    # the sizing engine's sentence, the one the CLI prints (sizing/workload.py MAX_USERS)
+    users = "the number of users must be between 1 and 1,000,000, got 0"
     zero = client.post("/api/plans", {**SEED, "users": 0}, content_type="application/json")
-    assert [e["loc"] for e in zero.json()["detail"]] == [["body", "users"]]
+    assert zero.json() == {"field": "users", "code": "between", "detail": users}
     query = client.get("/api/bundle", {**SEED, "users": 0})
-    assert [e["loc"] for e in query.json()["detail"]] == [["query", "users"]]
+    assert query.status_code == 400
+    assert query.json() == {"field": "users", "code": "between", "detail": users}
 
 
 @pytest.mark.django_db
@@ -282,14 +312,18 @@ def test_plan_post_sizes_every_workload_field(client: Client) -> None:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("route", ["body", "query"])
-def test_an_unknown_field_is_a_422_naming_it(client: Client, route: str) -> None:
+def test_an_unknown_field_is_a_400_naming_it(client: Client, route: str) -> None:
     extra = {**SEED, "system_prompt": 4096}
     if route == "body":
         response = client.post("/api/plans", extra, content_type="application/json")
     else:
         response = client.get("/api/bundle", extra)
-    assert response.status_code == 422
-    assert [e["loc"] for e in response.json()["detail"]] == [[route, "system_prompt"]]
+    assert response.status_code == 400
+    assert response.json() == {
+        "field": "system_prompt",
+        "code": "unknown",
+        "detail": "system_prompt is not an input of this request",
+    }
 
 
 @pytest.mark.django_db
@@ -406,12 +440,12 @@ def test_bundle_get_takes_every_tier_option(client: Client) -> None:
         ("nfs_mount", "relative/path"),
     ],
 )
-def test_a_tier_option_it_cannot_use_is_a_422_naming_it(
+def test_a_tier_option_it_cannot_use_is_a_400_naming_it(
     client: Client, field: str, value: str
 ) -> None:
     response = client.get("/api/bundle", {**SEED, "shared": "s3", field: value})
-    assert response.status_code == 422
-    assert [e["loc"] for e in response.json()["detail"]] == [["query", field]]
+    assert response.status_code == 400
+    assert response.json()["field"] == field
 
 
 def test_the_schema_lists_every_tier_option(client: Client) -> None:

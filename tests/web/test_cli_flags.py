@@ -26,15 +26,13 @@ def test_recommend_refuses_gpus_without_a_slug(
     capsys: pytest.CaptureFixture[str], given: str
 ) -> None:
     pricelist_load_demo()
-    with pytest.raises(SystemExit) as exit_:
+    with pytest.raises(CommandError) as err:
         call_command("recommend", *SEED, "--gpus", given)
-    assert exit_.value.code == 2
-    captured = capsys.readouterr()
-    assert captured.err.strip().splitlines() == [
-        f"recommend: error: argument --gpus: expected GPU slugs, comma-separated, or 'all', "
-        f"got {given!r}"
-    ]
-    assert captured.out == ""
+    assert err.value.returncode == 2
+    assert str(err.value) == (
+        f"--gpus: expected GPU slugs, comma-separated, or 'all', got {given!r}"
+    )
+    assert capsys.readouterr().out == ""
 
 
 def bundle(out: Path, *extra: str) -> None:

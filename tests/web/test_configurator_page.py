@@ -146,11 +146,13 @@ def test_chart_shows_where_conversations_live_with_unlocalised_svg_numbers(
 def test_chart_draws_the_shared_tier_beyond_a_capped_cpu_tier(
     client: Client, language: str, words: str, count: str
 ) -> None:
-    # Two GPUs and at most 384 GB of host memory cut the seed's CPU tier; the resting
-    # conversations it leaves out rest in the shared tier, as the quote PDF's tier chart
-    # shows (templates/pdf/_tiers.svg).
-    form = seed(gpus_per_node=2, max_host_memory_gb=384)
-    s = plan_summary(plan_stored({**SEED_INPUTS, "gpus_per_node": 2, "max_host_memory_gb": 384}))
+    # Two GPUs and at most 384 GB of host memory cut the seed's CPU tier; without an NVMe
+    # tier (which would keep them, sizing/memory/residency.py) the resting conversations it
+    # leaves out rest in the shared tier, as the quote PDF's tier chart shows
+    # (templates/pdf/_tiers.svg).
+    cut = {"gpus_per_node": 2, "max_host_memory_gb": 384, "new_conversations_per_day": 0}
+    form = seed(**cut)
+    s = plan_summary(plan_stored({**SEED_INPUTS, **cut}))
     assert s["conversations_in_shared_tier"] == int(count)
     total = sum(
         s[k]
@@ -158,6 +160,7 @@ def test_chart_draws_the_shared_tier_beyond_a_capped_cpu_tier(
             "conversations_resident",
             "conversations_in_cpu_tier",
             "conversations_on_nvme",
+            "conversations_in_nvme_tier",
             "conversations_in_shared_tier",
             "conversations_recomputed",
         )
@@ -202,16 +205,17 @@ def test_fp8_is_recommended_only_where_the_gpu_supports_it(client: Client) -> No
 @pytest.mark.parametrize(
     ("changes", "field", "text"),
     [
-        ({"context_tokens": 0}, "context_tokens", "greater than or equal to 1"),
-        ({"context_tokens": 10_000_001}, "context_tokens", "less than or equal to 10,000,000"),
+        # sizing/workload.py: context 1 to MAX_CONTEXT_TOKENS, users 1 to MAX_USERS.
+        ({"context_tokens": 0}, "context_tokens", "between 1 and 10,000,000, got 0"),
+        ({"context_tokens": 10_000_001}, "context_tokens", "and 10,000,000, got 10,000,001"),
         # models.json: Qwen3-32B max_position_embeddings 40,960.
         (
             {"context_tokens": 50_000},
             "context_tokens",
             "exceeds Qwen/Qwen3-32B-FP8&#x27;s limit of 40,960 tokens",
         ),
-        ({"users": 0}, "users", "greater than or equal to 1"),
-        ({"users": 1_000_001}, "users", "less than or equal to 1,000,000"),
+        ({"users": 0}, "users", "between 1 and 1,000,000, got 0"),
+        ({"users": 1_000_001}, "users", "between 1 and 1,000,000, got 1,000,001"),
         ({"model": "nobody/no-such-model"}, "model", "neither in the offline catalog"),
         ({"model": "not a model id"}, "model", "not a Hugging Face model id"),
         ({"gpu": "gtx-280"}, "gpu", "Select a valid choice"),

@@ -263,3 +263,19 @@ def test_a_kept_config_over_the_limit_is_its_only_error(client: Client) -> None:
     assert field_error(page, "config_file") == (
         "The file is larger than 1 MB: upload the model's config.json, not its weights."
     )
+
+
+def test_quote_request_with_infinity_in_the_config_is_stored(client: Client) -> None:
+    # "time_step_limit": [0.0, Infinity] as nvidia/Nemotron-H-56B-Base-8K's config.json has
+    # it: read as Python's json reads it, stored with the constant named ("Infinity"), which
+    # a PostgreSQL jsonb column takes; the plan is the one of the config without it.
+    raw = (json.dumps(SEED_CONFIG)[:-1] + ', "time_step_limit": [0.0, Infinity]}').encode()
+    data = {**workload(config_file=config_file(raw=raw), weights_gib=""), **CONTACT}
+    response = client.post("/quote/", data, headers=EN)
+    assert response.status_code == 303
+    inquiry = Inquiry.objects.get()
+    assert inquiry.private_config == {**SEED_CONFIG, "time_step_limit": [0.0, "Infinity"]}
+    plain = plan_summary(plan_stored({**inquiry.inputs, "private_config": SEED_CONFIG}))
+    stored = plan_summary(plan_stored(inquiry.inputs))
+    assert stored["weights_gib"] == plain["weights_gib"]
+    assert stored["cpu_tier_total_gib"] == plain["cpu_tier_total_gib"]

@@ -51,8 +51,8 @@ def form_errors(language: str = "en", **changes: Any) -> dict[str, list[str]]:
 
 
 def api_error(status: int = 400, **changes: Any) -> dict[str, Any]:
-    """The JSON API's answer to the seed example with ``changes``: 400 for an input the
-    engine refuses, 422 for one the schema refuses."""
+    """The JSON API's answer to the seed example with ``changes`` (400 for an input its
+    declaration, the schema or the engine refuses)."""
     response = Client().post("/api/plans", {**SEED_API, **changes}, content_type="application/json")
     assert response.status_code == status, response.content
     body: dict[str, Any] = response.json()
@@ -97,7 +97,7 @@ def test_too_many_output_tokens_are_refused_at_the_output_tokens() -> None:
     german = form_errors("de", output_tokens=9_999_999)["output_tokens"][0]
     assert german.startswith("9.999.999 Ausgabe-Token je Gesprächsrunde") and "1.024" in german
     body = api_error(output_tokens=9_999_999)
-    assert body == {"field": "output_tokens", "detail": expected}
+    assert body == {"field": "output_tokens", "code": "output_fills_turn", "detail": expected}
     cli = subprocess.run(
         [sys.executable, "manage.py", "size", "--model", "Qwen/Qwen3-32B-FP8", "--context",
          "8192", "--users", "500", "--output-tokens", "9999999"],
@@ -135,7 +135,11 @@ def test_a_long_prompt_per_turn_is_refused_at_the_prompt_tokens() -> None:
 def test_one_gap_alone_says_the_other_is_missing(
     given: dict[str, Any], missing: str, expected: str
 ) -> None:
-    assert api_error(**given) == {"field": missing, "detail": expected}
+    assert api_error(**given) == {
+        "field": missing,
+        "code": f"{missing[:-2]}_missing",
+        "detail": expected,
+    }
     (message,) = form_errors(**given)[missing]
     assert message == expected[:1].upper() + expected[1:] + "."
     assert "None" not in form_errors("de", **given)[missing][0]
@@ -146,9 +150,12 @@ def test_the_busy_hour_share_speaks_of_one_unit(share: float) -> None:
     # The form, the API and the CLI all take the share as 0–1 (sizing/traffic/profile.py).
     (message,) = form_errors(busy_hour_active_share=share)["busy_hour_active_share"]
     assert "1" in message and "100" not in message and "%" not in message
-    # the API schema holds the same limits (exclusiveMinimum 0, maximum 1)
-    detail = str(api_error(422, busy_hour_active_share=share))
-    assert ("greater than 0" if share == 0 else "less than or equal to 1") in detail
+    # the API refuses it with the same sentence (sizing.inputs.Input.check)
+    detail = api_error(busy_hour_active_share=share)["detail"]
+    assert message == detail[:1].upper() + detail[1:] + "."
+    assert detail == (
+        f"the share of users active in the busiest hour must be above 0 and at most 1, got {share}"
+    )
 
 
 @pytest.mark.parametrize("model", ["Qwen/" + "x" * 297, "Qwen/Qwen3\x00-32B"])

@@ -28,6 +28,7 @@ def test_a_missing_api_endpoint_is_json(client: Client) -> None:
     assert response.status_code == 404
     assert response.json() == {
         "field": None,
+        "code": "not_found",
         "detail": "no API endpoint at /api/plans/: see /api/docs",
     }
 

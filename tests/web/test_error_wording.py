@@ -117,33 +117,44 @@ def test_zero_weights_are_told_to_be_above_zero(
 
 @pytest.mark.parametrize(
     ("headers", "quoted"),
-    [(EN, "target of 1\u00a0×\u00a010⁻³⁰⁰ ms"), (DE, "Ziel von 1\u00a0×\u00a010⁻³⁰⁰ ms")],
+    [(EN, "misses the TTFT p95 target of 1e-300 ms"), (DE, "TTFT p95-Ziel von 1e-300 ms")],
 )
 def test_a_tiny_ttft_target_is_not_quoted_as_zero(
     client: Client, headers: dict[str, str], quoted: str
 ) -> None:
+    # A target below what one request takes is a planned miss, not a field error
+    # (sizing/serving/targets.py); its warning quotes the target as typed, never as 0 ms.
     response = client.post("/estimate/", seed_form(ttft_p95_ms="1e-300"), headers=headers)
-    message = field_error(response.content.decode(), "ttft_p95_ms")
-    assert quoted in message
-    assert " 0 ms" not in message
+    text = " ".join(re.sub(r"<[^>]+>", " ", response.content.decode()).split())
+    assert response.status_code == 200 and quoted in text
+    assert "target of 0 ms" not in text and "Ziel von 0 ms" not in text
 
 
-def test_the_cli_quotes_a_tiny_ttft_target_short() -> None:
-    with pytest.raises(CommandError) as err:
-        call_command("size", *SEED_MODEL, "--users", "10", "--ttft-p95-ms", "1e-300")
-    assert err.value.returncode == 2
-    assert "target of 1e-300 ms" in str(err.value)
+def test_the_cli_quotes_a_tiny_ttft_target_short(capsys: pytest.CaptureFixture[str]) -> None:
+    call_command("size", *SEED_MODEL, "--users", "10", "--ttft-p95-ms", "1e-300")
+    out = " ".join(capsys.readouterr().out.split())
+    assert "misses the TTFT p95 target of 1e-300 ms" in out
 
 
 @pytest.mark.parametrize(
     ("headers", "field", "value", "limit"),
     [
-        (EN, "users", MAX_USERS + 1, "less than or equal to 1,000,000."),
-        (DE, "users", MAX_USERS + 1, "kleiner oder gleich 1.000.000 sein."),
-        (EN, "context_tokens", MAX_CONTEXT_TOKENS + 1, "less than or equal to 10,000,000."),
-        (DE, "context_tokens", MAX_CONTEXT_TOKENS + 1, "kleiner oder gleich 10.000.000 sein."),
-        (EN, "ttft_p95_ms", "1e30", "less than or equal to 600,000."),
-        (DE, "ttft_p95_ms", "1e30", "kleiner oder gleich 600.000 sein."),
+        (EN, "users", MAX_USERS + 1, "between 1 and 1,000,000, got 1,000,001."),
+        (DE, "users", MAX_USERS + 1, "zwischen 1 und 1.000.000 liegen, eingegeben: 1.000.001."),
+        (EN, "context_tokens", MAX_CONTEXT_TOKENS + 1, "and 10,000,000, got 10,000,001."),
+        (
+            DE,
+            "context_tokens",
+            MAX_CONTEXT_TOKENS + 1,
+            "und 10.000.000 liegen, eingegeben: 10.000.001.",
+        ),
+        (EN, "ttft_p95_ms", "1e30", "above 0 and at most 600,000, got 1\u00a0×\u00a010³⁰."),
+        (
+            DE,
+            "ttft_p95_ms",
+            "1e30",
+            "über 0 und höchstens 600.000 liegen, eingegeben: 1\u00a0×\u00a010³⁰.",
+        ),
     ],
 )
 def test_the_forms_own_limits_are_grouped(

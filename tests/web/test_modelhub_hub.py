@@ -276,3 +276,17 @@ def test_size_command_names_the_flag_for_a_missing_repo(hub: RecordedHub) -> Non
         )
     assert caught.value.returncode == 2
     assert str(caught.value).startswith("--model: acme-labs/no-such-model was not found")
+
+
+def test_a_config_with_infinity_is_read_as_transformers_reads_it(hub: RecordedHub) -> None:
+    # nvidia/Nemotron-H-56B-Base-8K's config.json holds "time_step_limit": [0.0, Infinity];
+    # Python's json (transformers' reader) takes it. The cached row stores the constant by
+    # name, which PostgreSQL's jsonb accepts where it refuses a bare Infinity.
+    resolved = model_lookup("hubtest/infinity-config")
+    assert resolved.origin == "hub"
+    assert resolved.spec.architecture.num_layers == 52  # Nemotron-H-8B: 52 layers
+    row = HubModel.objects.get(repo_id="hubtest/infinity-config")
+    assert row.config["time_step_limit"] == [0.0, "Infinity"]
+    cached = model_lookup("hubtest/infinity-config").spec  # from the row: sized the same
+    assert cached.architecture == resolved.spec.architecture
+    assert cached.weights_bytes == resolved.spec.weights_bytes == 16_200_000_000

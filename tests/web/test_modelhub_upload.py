@@ -163,3 +163,19 @@ def test_size_command_bad_private_model_input_is_one_line_exit_2(
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1
     assert flag in lines[0]
+
+
+def test_size_command_reads_a_config_with_infinity_as_transformers_does(tmp_path: Path) -> None:
+    # nvidia/Nemotron-H-56B-Base-8K's published config.json holds
+    # "time_step_limit": [0.0, Infinity], which Python's json (transformers' reader) takes.
+    config = published_config("nvidia/Nemotron-H-56B-Base-8K")
+    text = json.dumps(config)[:-1] + ', "time_step_limit": [0.0, Infinity]}'
+    path = tmp_path / "config.json"
+    path.write_text(text, encoding="utf-8")
+    done = run_size("--config", str(path), "--context", "8192", "--users", "5", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)["summary"]
+    plain = model_from_config_upload(
+        config_text=json.dumps(config), model_name=None, weights_gib=None
+    )
+    assert summary["weights_gib"] == round(plain.weights_bytes / GIB, 2)

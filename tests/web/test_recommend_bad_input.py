@@ -60,18 +60,18 @@ def test_api_refuses_as_plans_does(
 
 
 @pytest.mark.django_db
-def test_an_unknown_gpu_gets_the_same_422_on_both_endpoints(client: Client) -> None:
+def test_an_unknown_gpu_gets_the_same_400_on_both_endpoints(client: Client) -> None:
     pricelist_load_demo()
     plans = client.post("/api/plans", {**BODY, "gpu": "gtx-1080"}, content_type="application/json")
     searched = client.post(
         "/api/recommendations", {**BODY, "gpus": ["gtx-1080"]}, content_type="application/json"
     )
-    assert plans.status_code == searched.status_code == 422
-    (plan_error,) = plans.json()["detail"]
-    (search_error,) = searched.json()["detail"]
-    assert plan_error["loc"] == ["body", "gpu"] and search_error["loc"] == ["body", "gpus", 0]
-    assert {**plan_error, "loc": None} == {**search_error, "loc": None}
-    assert "unknown GPU 'gtx-1080'" in search_error["msg"]
+    assert plans.status_code == searched.status_code == 400
+    plan_error, search_error = plans.json(), searched.json()
+    assert plan_error["field"] == "gpu" and search_error["field"] == "gpus.0"
+    assert {**plan_error, "field": None} == {**search_error, "field": None}
+    assert plan_error["code"] == "gpu_unknown"
+    assert "unknown GPU 'gtx-1080'" in search_error["detail"]
 
 
 def test_binding_words_name_the_target_with_its_value() -> None:
@@ -112,28 +112,32 @@ def test_a_valid_workload_nothing_meets_names_the_binding_in_words(
 @pytest.mark.parametrize(
     ("flag", "words", "target"),
     [
-        ("--ttft-p95-ms", "the TTFT p95 target of 40 ms", "TTFT p95"),
-        ("--tpot-ms", "the TPOT target of 4 ms", "TPOT"),
+        ("--ttft-p95-ms", "the TTFT p95 target of 10 ms", "TTFT p95"),
+        ("--tpot-ms", "the TPOT target of 1 ms", "TPOT"),
     ],
 )
-def test_a_latency_target_no_configuration_reaches_names_it_and_the_nearest(
+def test_a_latency_target_no_configuration_reaches_names_it_and_one_relaxed_target(
     capsys: pytest.CaptureFixture[str], flag: str, words: str, target: str
 ) -> None:
     pricelist_load_demo()
-    # 40 ms TTFT p95 and 4 ms TPOT lie below what one request takes without any load on
-    # every priced GPU (sizing.serving.serve refuses such a target per configuration): the
-    # answer names the target and the configuration with the lowest unloaded time.
-    value = "40" if flag == "--ttft-p95-ms" else "4"
+    # 10 ms TTFT p95 and 1 ms TPOT lie below what one request takes without any load on
+    # every priced GPU: each configuration is sized for 1.5 × its own floor
+    # (sizing/serving/targets.py), so the search sizes all again for the lowest of those,
+    # one relaxed target for all (sizing/search/nearest.py), and lists the configurations
+    # that meet it, each still marked as missing the customer's target.
+    value = "10" if flag == "--ttft-p95-ms" else "1"
     args = [*BASE[:2], "--context", "8192", "--users", "500", flag, value]
     call_command("recommend", *args, "--format", "json")
     data = json.loads(capsys.readouterr().out)
-    assert data["configurations"] == [] and data["binding"] == target
-    assert data["binding_text"] == words
-    nearest = data["nearest"]
-    assert nearest is not None
-    miss = next(c for c in nearest["why_codes"] if c["code"] == "misses")
-    assert miss["values"]["target"] == target and miss["values"]["limit"] == float(value)
-    assert miss["values"]["value"] > float(value)
+    assert data["binding"] == target and data["binding_text"] == words
+    key = "ttft_p95_ms" if target == "TTFT p95" else "tpot_ms"
+    relaxed = data["relaxed_targets"][key]
+    assert relaxed > float(value)
+    assert data["configurations"]
+    for c in data["configurations"]:
+        assert c["meets_targets"] is False and c[key] <= relaxed
+        miss = next(r for r in c["why_codes"] if r["code"] == "misses")
+        assert miss["values"]["target"] == target and miss["values"]["limit"] == float(value)
     call_command("recommend", *args)
     out = capsys.readouterr().out
-    assert f"No configuration meets the workload: {words} binds." in out and "Nearest:" in out
+    assert out.count(f"No configuration meets {words}") == 1

@@ -150,9 +150,9 @@ def test_one_conversation_that_does_not_fit_names_a_shorter_context(client: Clie
         # sizing/plan/orchestrator.py MAX_CONTEXT_TOKENS = 10,000,000.
         (
             {"context_tokens": 0},
-            "context_range",
-            "Der Kontext muss zwischen 1 und 10.000.000 Token liegen, eingegeben: 0.",
-            "Context must be between 1 and 10,000,000 tokens, got 0.",
+            "between",
+            "Der Kontext (Token) muss zwischen 1 und 10.000.000 liegen, eingegeben: 0.",
+            "The context (tokens) must be between 1 and 10,000,000, got 0.",
         ),
         # models.json: Qwen3-32B-FP8 max_position_embeddings 40,960.
         (
@@ -165,16 +165,16 @@ def test_one_conversation_that_does_not_fit_names_a_shorter_context(client: Clie
         # sizing/plan/orchestrator.py MAX_USERS = 1,000,000.
         (
             {"users": 1_000_001},
-            "users_range",
+            "between",
             "Die Anzahl Nutzer muss zwischen 1 und 1.000.000 liegen, eingegeben: 1.000.001.",
-            "Users must be between 1 and 1,000,000, got 1,000,001.",
+            "The number of users must be between 1 and 1,000,000, got 1,000,001.",
         ),
         # sizing/plan/orchestrator.py MAX_GPUS_PER_NODE = 16.
         (
             {"gpus_per_node": 17},
-            "gpus_per_node_range",
-            "Die GPUs pro Knoten müssen zwischen 1 und 16 liegen, eingegeben: 17.",
-            "GPUs per node must be between 1 and 16, got 17.",
+            "between",
+            "Die Anzahl GPUs pro Knoten muss zwischen 1 und 16 liegen, eingegeben: 17.",
+            "The number of GPUs per node must be between 1 and 16, got 17.",
         ),
         (
             {"gpu": "gtx-280"},
@@ -258,14 +258,18 @@ def test_a_workload_limit_is_worded_in_english_once(changes: dict[str, Any]) -> 
 # target below the seed's floor of about 27 ms is sized as a miss, not refused), and a
 # host memory limit below twice the 4 × 96 GB of GPU memory (sizing/memory/host_memory.py).
 TRAFFIC_LIMITS = [
-    ({"gap_profile": "weekly"}, "gap_profile_unknown", "eingegeben: weekly."),
-    ({"gap_median_s": 0, "gap_p90_s": 5}, "gap_range", "höchstens 604.800 s, eingegeben: 0."),
+    ({"gap_profile": "weekly"}, "one_of", "eingegeben: 'weekly'."),
+    (
+        {"gap_median_s": 0, "gap_p90_s": 5},
+        "above_at_most",
+        "höchstens 604.800 liegen, eingegeben: 0.",
+    ),
     ({"gap_median_s": 10, "gap_p90_s": 2.5}, "gap_p90_not_above_median", "(2,5 s)"),
-    ({"turns": 2000}, "turns_range", "zwischen 1 und 1.000 liegen, eingegeben: 2.000."),
-    ({"new_prompt_tokens": 0}, "tokens_per_turn_range", "Die neuen Prompt-Token je Runde"),
-    ({"output_tokens": -1}, "tokens_per_turn_range", "Die Ausgabe-Token je Runde"),
+    ({"turns": 2000}, "between", "zwischen 1 und 1.000 liegen, eingegeben: 2.000."),
+    ({"new_prompt_tokens": 0}, "between", "Die Anzahl neuer Prompt-Token je Runde muss zwischen 1"),
+    ({"output_tokens": -1}, "between", "Die Anzahl Ausgabe-Token je Runde muss zwischen 0"),
     ({"new_prompt_tokens": 100_000}, "conversation_exceeds_context", "802.744 Token"),
-    ({"tpot_ms": -1}, "target_range", "Das TPOT-Ziel muss über 0 und höchstens 600.000 ms"),
+    ({"tpot_ms": -1}, "above_at_most", "Das TPOT-Ziel (ms) muss über 0 und höchstens 600.000"),
     ({"max_host_memory_gb": 100}, "host_memory_below_baseline", "unter den 768 GB"),
 ]
 
@@ -475,9 +479,9 @@ def placeholders(template: str) -> set[str]:
 
 
 def test_the_templates_are_found() -> None:
-    # sizing/workload.py words the context limit, sizing/errors.py each fix.
+    # sizing/inputs.py words every declared limit, sizing/errors.py each fix.
     templates = error_templates()
-    assert "context must be between 1 and %(max)s tokens, got %(got)s" in templates
+    assert "%(input)s must be between %(min)s and %(max)s, got %(got)s" in templates
     assert set(FIX_ENGLISH.values()) <= set(templates)
 
 

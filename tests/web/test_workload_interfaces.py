@@ -156,8 +156,7 @@ def test_the_nvme_switch_reaches_the_plan(client: Client, without: bool) -> None
 def test_api_bad_traffic_value_names_the_field(client: Client) -> None:
     body = {**EVERY.to_json(), "busy_hour_active_share": 1.5}
     response = client.post("/api/plans", body, content_type="application/json")
-    assert response.status_code == 422
-    assert "busy_hour_active_share" in response.content.decode()
+    assert (response.status_code, response.json()["field"]) == (400, "busy_hour_active_share")
     # Below the median of 60 s: a check across fields, the engine's, a 400 naming it.
     body = {**EVERY.to_json(), "gap_p90_s": 30.0}
     response = client.post("/api/plans", body, content_type="application/json")

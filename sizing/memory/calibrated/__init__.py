@@ -8,6 +8,8 @@ measured start-up logs.
 
 from __future__ import annotations
 
+import dataclasses
+
 from sizing.errors import SizingError
 from sizing.memory.calibrated import pages, sglang, vllm
 from sizing.memory.calibrated.setup import (
@@ -16,6 +18,7 @@ from sizing.memory.calibrated.setup import (
     cuda_total_gib,
     pre_start_inputs,
     setup_from_case,
+    versions_in_range,
 )
 from sizing.model.spec import ModelSpec
 from sizing.units import GIB
@@ -57,9 +60,59 @@ def predict(model: ModelSpec, setup: EngineSetup) -> KvPoolPrediction:
     Raises:
         SizingError: naming a setup field out of range.
 
+    A version range (``"~0.10.2-0.11"``) is predicted at both ends and at every version
+    inside where a term changes (:data:`TERM_CHANGES`); when those differ, the result is
+    the middle of the lowest and highest KV pool, and ``kv_cache_gib_band`` holds both.
+
     Sources: see :mod:`sizing.memory.calibrated.vllm`, :mod:`.sglang` and :mod:`.pages`.
     """
     _check(setup)
+    first, last = setup.version_range
+    if first == last:
+        return _predict_one(model, setup)
+    each = [
+        _predict_one(model, dataclasses.replace(setup, engine_version=_dotted(v)))
+        for v in versions_in_range(first, last, TERM_CHANGES)
+    ]
+    low = min(each, key=lambda p: p.kv_cache_gib)
+    high = max(each, key=lambda p: p.kv_cache_gib)
+    if high.kv_cache_gib - low.kv_cache_gib < 0.005:
+        return each[-1]
+    middle = (low.kv_cache_gib + high.kv_cache_gib) / 2
+    near = min(each, key=lambda p: abs(p.kv_cache_gib - middle))
+    tokens = round((low.kv_cache_tokens + high.kv_cache_tokens) / 2)
+    return dataclasses.replace(
+        near,
+        kv_cache_gib=middle,
+        kv_cache_tokens=tokens,
+        max_concurrency=tokens / setup.max_model_len,
+        kv_cache_gib_band=(low.kv_cache_gib, high.kv_cache_gib),
+    )
+
+
+TERM_CHANGES: tuple[tuple[int, ...], ...] = (
+    vllm.V1_SINCE,
+    vllm.FLASHINFER_SAMPLER_OPT_IN_SINCE,
+    vllm.NON_TORCH_025_SINCE,
+    vllm.TRITON_TOP_K_TOP_P_SINCE,
+    vllm.CUDA_GRAPH_DEDUCTION_SINCE,
+    vllm.ALLREDUCE_FUSION_ANY_PP_SINCE,
+    vllm.UTILIZATION_092_SINCE,
+    vllm.LARGE_GPU_BATCHED_SINCE,
+    vllm.SMALL_GPU_1024_SEQS_SINCE,
+    pages.CAPACITY_FORMULA_SINCE,
+    pages.MAMBA_ALIGN_SINCE,
+    sglang.RESERVED_FORMULA_SINCE,
+)
+"""Versions at which a term of the model changes (the modules' ``*_SINCE`` constants)."""
+
+
+def _dotted(version: tuple[int, ...]) -> str:
+    return ".".join(str(part) for part in version)
+
+
+def _predict_one(model: ModelSpec, setup: EngineSetup) -> KvPoolPrediction:
+    """:func:`predict` for one version."""
     if setup.engine == "sglang":
         rest, weights = sglang.pool_bytes(model, setup)
         cell = sglang.cell_bytes(model, setup)
@@ -92,6 +145,7 @@ def predict(model: ModelSpec, setup: EngineSetup) -> KvPoolPrediction:
         activation_gib=act / GIB,
         non_torch_gib=non_torch / GIB,
         cuda_graph_gib=graphs / GIB,
+        kv_cache_gib_band=vllm.quantized_band_gib(model, kv_bytes / GIB, graphs > 0),
     )
 
 

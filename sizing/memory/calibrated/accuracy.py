@@ -10,8 +10,9 @@ model's constants names it in ``fitted_terms`` (the terms of :data:`FIT_TERMS`).
 summary reports those cases ("fit") apart from all others ("held out"), per engine; only
 the held-out figures are an out-of-sample measure. A case added after the constants were
 set is held out by rule, whatever its prediction. A case whose log does not state an
-input the prediction needs says why in ``not_evaluable`` and is skipped with that reason
-(it counts against the evaluated share).
+input the prediction needs says why in ``not_evaluable`` and is skipped with that reason;
+it is counted apart and not toward the targets (the evaluated share is of the cases that
+state their inputs), while a case skipped for any other reason counts against the share.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ class CaseResult:
         engine_version: the version string as the case states it.
         skipped: the reason the case was not evaluated, else ``None``.
         fitted_terms: the :data:`FIT_TERMS` set from this case's log (empty: held out).
+        predicted_band_gib: for a version range whose terms differ, the lowest and highest
+            predicted KV GiB (the prediction is their middle), else ``None``.
     """
 
     case_id: str
@@ -53,6 +56,7 @@ class CaseResult:
     measured_kv_cache_tokens: int | None = None
     skipped: str | None = None
     fitted_terms: tuple[str, ...] = ()
+    predicted_band_gib: tuple[float, float] | None = None
 
     @property
     def error_pct(self) -> float | None:
@@ -89,6 +93,9 @@ class CaseResult:
             "measured_kv_cache_tokens": self.measured_kv_cache_tokens,
             "error_pct": None if error is None else round(error, 2),
             "tokens_error_pct": None if tokens_error is None else round(tokens_error, 2),
+            "predicted_band_gib": None
+            if self.predicted_band_gib is None
+            else [round(v, 2) for v in self.predicted_band_gib],
         }
 
 
@@ -122,7 +129,7 @@ def evaluate_case(
     if unknown:
         return _skip(base, f"fitted_terms names unknown terms: {', '.join(unknown)}")
     if case.get("not_evaluable"):
-        return _skip(base, f"not evaluable: {case['not_evaluable']}")
+        return _skip(base, f"{NOT_EVALUABLE}{case['not_evaluable']}")
     if not measured:
         return _skip(base, "no measured kv_cache_gib")
     try:
@@ -141,7 +148,12 @@ def evaluate_case(
         predicted_kv_cache_tokens=pred.kv_cache_tokens,
         measured_kv_cache_tokens=case.get("kv_cache_tokens"),
         fitted_terms=terms,
+        predicted_band_gib=pred.kv_cache_gib_band,
     )
+
+
+NOT_EVALUABLE = "not evaluable: "
+"""Start of the skip reason of a case whose log does not state an input."""
 
 
 def _skip(base: CaseResult, reason: str) -> CaseResult:
@@ -150,9 +162,10 @@ def _skip(base: CaseResult, reason: str) -> CaseResult:
 
 FIT_TERMS: dict[str, str] = {
     "v1_activation": "V1 activation coefficients (sizing.memory.calibrated.vllm ACT_*)",
+    "v1_activation_sort": "the PyTorch-sort sampler's peak (ACT_SORT_PER_VOCAB_GIB)",
     "cuda_graph_estimate": "size of the CUDA-graph estimate (0.85 / 1.5 GiB)",
     "non_torch_v0_15_tp1": "non-torch memory at TP 1, v0.15 and later (0.25 GiB)",
-    "non_torch_nvswitch_tp": "non-torch memory at TP >= 2 on NVSwitch servers (2.1 GiB)",
+    "non_torch_nvswitch_tp": "non-torch memory at TP >= 2 with the all-reduce fusion (2.1 GiB)",
     "non_torch_pp": "non-torch memory at PP >= 2 (0.07 GiB)",
     "non_torch_v0_10_tp1": "non-torch memory at TP 1 before v0.15 (0.14 GiB)",
     "non_torch_pcie_tp": "non-torch memory at TP >= 2 on PCIe cards (0.21 GiB)",
@@ -188,7 +201,10 @@ def summarize(results: Iterable[CaseResult]) -> dict[str, Any]:
 
     summary = stats(done)
     summary["skipped"] = len(results) - len(done)
-    summary["evaluated_share_pct"] = round(100 * len(done) / len(results), 1) if results else 0.0
+    unstated = sum(1 for r in results if (r.skipped or "").startswith(NOT_EVALUABLE))
+    summary["not_evaluable"] = unstated
+    stated = len(results) - unstated
+    summary["evaluated_share_pct"] = round(100 * len(done) / stated, 1) if stated else 0.0
     summary["by_engine"] = {
         engine: stats([r for r in done if r.engine == engine])
         for engine in sorted({r.engine for r in done})

@@ -6,13 +6,16 @@ CUDA-reported total memory, parallel sizes, utilization or ``mem_fraction_static
 (weights, activation, free memory, the KV pool itself) never enter a prediction.
 
 Sources: the CUDA totals are the values vLLM printed in the reference's engine logs
-(``vllm_memory_model.md`` §1.1: H100-80GB 79.18–79.22 GiB, A100-80GB 79.25, H200 139.8,
+(``vllm_memory_model.md`` §1.1: H100-80GB 79.18–79.22 GiB, A100-80GB 79.25, A100-40GB
+39.50 (vllm issue #12330: "total_gpu_memory (39.50GiB)"), H200 139.8,
 B200 178.35, L40S 44.42, RTX PRO 6000 server 95.01, RTX 4090 23.99, RTX 3090 23.58,
 L4 22.49 (``nvidia-smi`` 23,034 MiB, the hardware catalog's source),
 RTX 4080 15.99); a 97,887 MiB RTX PRO 6000 (nvidia-smi) is 95.59 GiB. Compute capability
 and NVLink/NVSwitch per GPU class: NVIDIA datasheets (A100/L40S/RTX: sm80/89/86 on PCIe;
-H100/H200 SXM sm90 and B200 sm100 on an NVSwitch baseboard). The reference's H100 logs
-come from 8-GPU SXM servers (llm-d-planner sweep), so an "H100 80GB" is taken as SXM.
+H100/H200 SXM sm90 and B200 sm100 on an NVSwitch baseboard; H100 PCIe sm90 without one,
+its CUDA total from the hardware catalog, whose source for it is not recorded). The
+reference's H100 logs come from 8-GPU SXM servers (llm-d-planner sweep), so an "H100 80GB"
+is taken as SXM.
 """
 
 from __future__ import annotations
@@ -50,8 +53,12 @@ class EngineSetup:
             found from ``gpu_total_memory_gib``).
         cuda_graph_profiling: whether vLLM subtracts its CUDA-graph estimate before the
             KV pool (``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS``, graphs not disabled);
-            ``None``: not stated, the version's default (on from v0.21,
+            ``None``: not stated, the version's default (on from v0.20,
             :mod:`sizing.memory.calibrated.vllm`).
+        max_num_seqs: the scheduler's sequence limit (``None``: the version's default).
+        sort_sampler: whether vLLM's sampler sorts the logits with PyTorch (no FlashInfer
+            sampler, before the Triton kernel of v0.17); ``None``: the version's default
+            (:func:`sizing.memory.calibrated.vllm.sorts_in_sampler`).
     """
 
     engine: str
@@ -71,11 +78,19 @@ class EngineSetup:
     dtype: str = "auto"
     gpu_type: str = ""
     cuda_graph_profiling: bool | None = None
+    max_num_seqs: int | None = None
+    sort_sampler: bool | None = None
 
     @property
     def version(self) -> tuple[int, ...]:
-        """The engine version; of a stated range the newest (``"~0.10.2-0.11"`` → (0, 11))."""
-        return parse_version(self.engine_version)
+        """The engine version; of a stated range its first end (``"~0.10.2-0.11"`` →
+        (0, 10, 2)); :attr:`version_range` gives both."""
+        return parse_version_range(self.engine_version)[0]
+
+    @property
+    def version_range(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The first and last version the stated version may be (equal for one version)."""
+        return parse_version_range(self.engine_version)
 
     @property
     def gpu_class(self) -> GpuClass | None:
@@ -96,6 +111,10 @@ class KvPoolPrediction:
         activation_gib: predicted peak activation per GPU, GiB (0 for SGLang).
         non_torch_gib: predicted non-torch memory per GPU, GiB.
         cuda_graph_gib: CUDA-graph memory subtracted before the KV pool, GiB.
+        kv_cache_gib_band: the lowest and highest KV GiB the prediction allows: over a
+            version range whose terms differ inside it (``kv_cache_gib`` is their middle),
+            or the stated band of a 4-bit checkpoint
+            (:func:`sizing.memory.calibrated.vllm.quantized_band_gib`); else ``None``.
     """
 
     kv_cache_gib: float
@@ -106,24 +125,44 @@ class KvPoolPrediction:
     activation_gib: float
     non_torch_gib: float
     cuda_graph_gib: float
+    kv_cache_gib_band: tuple[float, float] | None = None
 
 
 _VERSION_RANGE = re.compile(r"\d+(?:\.\d+)+(?:\s*[-/]\s*(\d+(?:\.\d+)+))?")
+_LAST_PATCH = 99
+"""Patch number that stands for "any patch" at the open end of a range (``0.11`` → 0.11.99)."""
 
 
-def parse_version(text: str) -> tuple[int, ...]:
-    """The version in ``text``: the first dotted number, or of a range written ``A-B`` or
-    ``A/B`` (a log that does not state its build) the later end, ``(0,)`` when none.
-
-    A range is read as its newest end because such cases name the image as "latest" at
-    a date (reference ``vllm_memory_model.md`` §1.2 calls the "~0.10.2-0.11" build
-    "v0.11-era").
+def parse_version_range(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The first and last version ``text`` names: one dotted number (both ends the same),
+    or a range written ``A-B`` or ``A/B`` (a log that does not state its build, e.g.
+    ``"~0.10.2-0.11"`` → ((0, 10, 2), (0, 11, 99)): a last end without a patch number
+    stands for every patch of that minor version); ``((0,), (0,))`` when none.
     """
     match = _VERSION_RANGE.search(text or "")
     if not match:
-        return (0,)
-    chosen = match.group(1) or match.group(0)
-    return tuple(int(part) for part in chosen.split("."))
+        return (0,), (0,)
+    first = tuple(int(part) for part in match.group(0).split("-")[0].split("/")[0].split("."))
+    if not match.group(1):
+        return first, first
+    last = tuple(int(part) for part in match.group(1).split("."))
+    if len(last) == 2:
+        last = (*last, _LAST_PATCH)
+    return first, last
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    """The first version ``text`` names (:func:`parse_version_range`), ``(0,)`` when none."""
+    return parse_version_range(text)[0]
+
+
+def versions_in_range(
+    first: tuple[int, ...], last: tuple[int, ...], changes: tuple[tuple[int, ...], ...]
+) -> tuple[tuple[int, ...], ...]:
+    """``first``, ``last`` and every version of ``changes`` (where a term changes) that
+    lies between them, in order, without repeats."""
+    inside = {v for v in changes if first < v <= last}
+    return tuple(sorted({first, last} | inside))
 
 
 @dataclass(frozen=True)
@@ -144,8 +183,10 @@ class GpuClass:
 _GPU_CLASSES: tuple[tuple[str, GpuClass], ...] = (
     ("h200", GpuClass(139.8, (9, 0), True)),
     ("b200", GpuClass(178.35, (10, 0), True)),
+    ("h100 pcie", GpuClass(79.11, (9, 0), False)),
     ("h100", GpuClass(79.19, (9, 0), True)),
     ("a100 80", GpuClass(79.25, (8, 0), False)),
+    ("a100 40", GpuClass(39.5, (8, 0), False)),
     ("l40s", GpuClass(44.42, (8, 9), False)),
     ("97,887 mib", GpuClass(95.59, (12, 0), False)),
     ("rtx pro 6000", GpuClass(95.01, (12, 0), False)),
@@ -195,6 +236,8 @@ _PRE_START_KEYS = (
     "max_model_len",
     "block_size",
     "cuda_graph_profiling",
+    "max_num_seqs",
+    "sort_sampler",
 )
 """The only fields of a ground-truth case a prediction may read."""
 
@@ -252,4 +295,6 @@ def setup_from_case(case: Mapping[str, Any], max_position_embeddings: int = 0) -
         dtype=dtype,
         gpu_type=str(inputs["gpu_type"] or ""),
         cuda_graph_profiling=inputs["cuda_graph_profiling"],
+        max_num_seqs=inputs["max_num_seqs"],
+        sort_sampler=inputs["sort_sampler"],
     )

@@ -80,10 +80,18 @@ def _rows(results: list[CaseResult]) -> list[list[str]]:
                 _fmt(r.predicted_kv_cache_tokens, ","),
                 _fmt(r.measured_kv_cache_tokens, ","),
                 _split(r),
-                "",
+                _band(r),
             ]
         )
     return rows
+
+
+def _band(result: CaseResult) -> str:
+    """The note of a case whose version range spans a change of terms."""
+    if result.predicted_band_gib is None:
+        return ""
+    low, high = result.predicted_band_gib
+    return f"band: {low:.2f}–{high:.2f} GiB"
 
 
 HEADERS = [
@@ -108,8 +116,10 @@ def _split(result: CaseResult) -> str:
 
 def _summary_lines(summary: dict[str, Any]) -> list[str]:
     lines = [
-        f"evaluated: {summary['evaluated']} ({summary['evaluated_share_pct']} %), "
-        f"skipped: {summary['skipped']}",
+        f"evaluated: {summary['evaluated']} ({summary['evaluated_share_pct']} % of the cases "
+        f"that state their inputs), skipped: {summary['skipped']}, of them not evaluable "
+        f"(a log that does not state an input; not counted toward the targets): "
+        f"{summary['not_evaluable']}",
         f"all engines: {_errors(summary)}",
     ]
     for engine, stats in summary["by_engine"].items():
@@ -146,29 +156,28 @@ def _errors(stats: dict[str, Any]) -> str:
 
 
 MISS_NOTES: dict[tuple[str, str], str] = {
-    ("case-076", "Qwen/Qwen3-32B"): "the weights nearly fill the GPU (a 4.5 GiB KV pool).",
     ("case-036", "moonshotai/Kimi-Dev-72B"): "the weights nearly fill the GPUs (a 3 GiB KV pool).",
     ("case-043", "Qwen/Qwen2.5-72B-Instruct"): "the weights nearly fill the GPUs (a 3 GiB KV "
     "pool).",
-    ("case-093", "Qwen/Qwen3-235B-A22B-FP8"): "3.3 GiB per GPU more is used than the model "
-    "explains. The launch states the LMCache connector (kv_connector LMCacheConnectorV1), but "
-    "LMCache's own GPU buffer is one chunk (2 × 94 layers × 256 tokens × 128 values, about "
-    "12 MB per rank: lmcache/v1/gpu_connector.py VLLMPagedMemGPUConnectorV2), so it does not "
-    "explain the gap; the log quotes only the KV lines and the build is a range "
-    '("~0.9.2/0.10.0"), so which term holds the 3.3 GiB cannot be read from it.',
-    ("case-084", "Qwen/Qwen3-VL-4B-Instruct-FP8"): "the log's own figures leave 14.34 − 6.14 "
-    "(weights) − 5.92 (KV) = 2.28 GiB for activation and non-torch, against 2.44 GiB "
-    "predicted, so the co-resident instance did not enter this budget. The whole error is the "
-    "weights: the catalog has no checkpoint size for this model (4.11 GiB computed from its "
-    "parameters), the engine loaded 6.14 GiB.",
-    ("case-103", "meta-llama/Meta-Llama-3-8B"): "the log's profile peak is 9.37 GiB where the "
-    "V0 rule gives 0.84 GiB for an 8,192-token profile; the same model in the same V0 era "
-    "logged 1.26 GiB on an H100 (case-092), so the run profiled more tokens or sequences "
-    "than its defaults, and the issue states neither the build nor any flag beyond the "
-    "model (weights 14.96 and non-torch 0.10 GiB are as predicted or smaller).",
+    ("case-093", "Qwen/Qwen3-235B-A22B-FP8"): "4.8 GiB per GPU more is used than the model "
+    "explains (NCCL and custom all-reduce at 0.55 GiB, no all-reduce fusion before 0.17). The "
+    "launch states the LMCache connector (kv_connector LMCacheConnectorV1), but LMCache's own "
+    "GPU buffer is one chunk (2 × 94 layers × 256 tokens × 128 values, about 12 MB per rank: "
+    "lmcache/v1/gpu_connector.py VLLMPagedMemGPUConnectorV2), so it does not explain the gap; "
+    "the log quotes only the KV lines, so which term holds it cannot be read from it.",
+    ("case-076", "Qwen/Qwen3-32B"): "the build is a range (~0.10.2-0.11) across v0.11.1, "
+    "where the FlashInfer sampler became opt-in: its ends differ by 3.4 GiB of the sampler's "
+    "peak on a 4.45 GiB pool. The logged 5.64 GiB of activation is the sort path's, i.e. a "
+    "0.11.1 or later image; at that end the prediction is 4.45 GiB.",
+    ("case-084", "Qwen/Qwen3-VL-4B-Instruct-FP8"): "the weights: the catalog has no "
+    "checkpoint size for this model; the estimate (FP8 decoder, 16-bit embedding, output "
+    "layer and vision tower: 5.61 GiB, which the Hub's element count of the checkpoint "
+    "confirms) and the rotary table (0.06 GiB) leave 0.47 GiB of the 6.14 GiB the engine "
+    "loaded unexplained, the stated band of an unpublished FP8 checkpoint.",
     ("case-080", "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8"): "the profile peak is 1.40 GiB "
-    "logged against 1.00 predicted: the fused-MoE scratch with expert parallelism in v0.10.2 "
-    "is not modelled beyond the fitted MoE constant.",
+    "logged against 0.71 predicted with FlashInfer's sampler; PyTorch's sort, which a v0.10 "
+    "build without the flashinfer package runs, gives 1.44 GiB at 256 sequences, and the "
+    "log does not say which ran.",
     ("case-064", "Qwen/QwQ-32B"): "the log's free memory falls from 21.63 to 6.09 GiB "
     "while loading, 15.54 GiB per GPU against the checkpoint's 15.26 GiB share; the 0.28 GiB "
     "SGLang loads beside it per rank is not modelled, and on a 2.84 GiB pool it is the "
@@ -211,26 +220,37 @@ METHOD_NOTES = [
     "out, and its figures are the out-of-sample measure. A case added after the constants "
     "were set is held out by rule, whatever its prediction (case-102). A case whose log "
     "does not state an input the prediction needs carries the reason in `not_evaluable` and "
-    "is skipped; it counts against the evaluated share. Each version-dependent term applies "
+    "is skipped; it does not count toward the targets, while a case skipped for another reason "
+    "counts against the evaluated share. Each version-dependent term applies "
     "only to the range its evidence covers:",
     "",
     "| term | value | versions | evidence | fitted on (in-sample cases) |",
     "|---|---|---|---|---|",
-    "| V1 activation peak (logits, hidden, MoE, fp32 terms) | (batched / 8192) × (0.0429 + "
-    "1.3827e-5 × vocab + 1.8e-5 × hidden) GiB, MoE +0.45, fp32 +0.32 | 0.7 and later | the "
-    "llm-d-planner 0.19.0 sweep (activation logged per case) | the 33 sweep logs, case-002 "
-    "to case-059 |",
-    "| larger profile pass | × 2.52 | 0.11 up to 0.17 | a Llama-3.1-8B pair of the reference "
-    "(4.76 against 1.89 GiB, not a case here); checked on case-060/061 (0.15, 0.16) and "
-    "case-076 (a ~0.10.2-0.11 build, logged activation 5.64 GiB) | none |",
+    "| V1 activation peak, sampler without a sort (FlashInfer; Triton top-k/top-p from "
+    "0.17) | (batched / 8192) × (0.0429 + 1.8e-5 × hidden) + (seqs / 1024) × 1.3827e-5 × "
+    "vocab GiB, MoE +0.45, fp32 +0.32 | 0.7–0.11.0 with FlashInfer installed (the default "
+    "taken), 0.17 and later | the llm-d-planner 0.19.0 sweep (activation logged per case); "
+    "topk_topp_sampler.py of the 0.11.0, 0.11.1 and 0.17.0 wheels | the 33 sweep logs, "
+    "case-002 to case-059 |",
+    "| V1 activation peak, PyTorch-sort sampler | (batched / 8192) × (0.0429 + 1.8e-5 × "
+    "hidden) + (seqs / 1024) × 3.62e-5 × vocab GiB, no MoE term | 0.11.1 up to 0.17 (the "
+    "FlashInfer sampler is opt-in from 0.11.1), earlier builds without FlashInfer (the band "
+    "of a version before 0.11.1) | the five H100 rows of llm-d-benchmark "
+    "empirical-vllm-memory-results.md (4.76–7.38 GiB); the llm-d-planner 0.16→0.17 step of "
+    "Qwen3-14B (+3.40 GiB of KV, the two rules differ by 3.37) | case-076 (and case-072, "
+    "skipped); checked on case-060/061 (0.15, 0.16) |",
     "| V0 activation | 3 × (intermediate / TP + hidden) values per token over the V0 "
     "profile tokens | before 0.7 | read from LlamaMLP; checked on case-090/091 | none |",
     "| non-torch, TP 1 | 0.25 GiB (0.15+), 0.14 GiB (0.7–0.14), 0.35 GiB (V0) | as listed | "
     "the 0.19.0 sweep; the 0.10 logs; vllm issue #10517 | 0.25: the sweep's TP 1 logs; "
     "0.14: case-072/076/086; 0.35: case-090/091 |",
-    "| non-torch, TP ≥ 2 | 2.1 GiB on NVSwitch servers, 0.21 GiB on PCIe cards | 0.7 and "
-    "later | the 0.19.0 H100 logs and vllm PR #10511's H100 check (NVSwitch); the 0.10 L40S "
-    "and A100 PCIe logs | 2.1: the sweep's TP ≥ 2 logs; 0.21: case-069/070/080 |",
+    "| non-torch, TP ≥ 2 | 2.1 GiB with the FlashInfer all-reduce + RMSNorm fusion; without "
+    "it 0.55 GiB on NVSwitch servers, 0.21 GiB on PCIe cards | the fusion: 0.17 and later at "
+    "TP > 1 on compute capability 9.0 and 10.x (before 0.21 only with PP 1 and DP 1) | "
+    "enable_allreduce_rms_fusion in vllm/config/vllm.py (0.17.0–0.31.0 wheels); the 0.19.0 "
+    "H100 logs (2.07–2.21); llm-d-benchmark Llama-3.3-70B-FP8 at TP 2 on H100 (0.55); the "
+    "0.10 L40S and A100 PCIe logs (0.21) | 2.1: the sweep's TP ≥ 2 logs; 0.21: "
+    "case-069/070/080; 0.55: the llm-d-benchmark row (not a case) |",
     "| non-torch, PP ≥ 2 | 0.07 GiB | 0.7 and later | the 0.19.0 PP 4 log | case-026 |",
     "| MXFP4 experts (gpt-oss) | Marlin: intermediate per rank to 128, hidden to 256; "
     "Triton: intermediate to 64, biases in fp32, scales held twice | Triton on compute "
@@ -238,14 +258,18 @@ METHOD_NOTES = [
     "of gpt-oss-120b: v0.10.1 Marlin 65.97 GiB (vllm issue #23278), v0.14.1 Triton 64.38 GiB "
     "(vllm issue #33155); case-070 (A100, Marlin) | none |",
     "| CUDA-graph estimate | 0.85 GiB (TP 1), 1.5 GiB (TP ≥ 2) unless the setup states "
-    "graph profiling off | 0.21 and later | subtracted by default in the 0.31.0 wheel; "
-    "public logs that print the deduction: v0.27.1 (gpustack/runner PR #251, TP 2, "
-    "estimate 0.36 GiB), a v0.2x build on 4 × RTX 3090 (noonghunna/club-3090 issue #127, "
-    "0.17 GiB), v0.29.1 (eugr/spark-vllm-docker issue #396); the reference's v0.27.1, "
-    "v0.31.0 and GLM-5.3-Flash logs without one are read as profiling off. Those logs are of "
-    "hybrid models outside the catalog, so no post-0.21 case is shipped and the size after "
-    "0.21 is unchecked (the logged estimates, 0.17–0.36 GiB with few capture sizes, are "
-    "smaller) | the size: the sweep's printed estimates (not subtracted in 0.19) |",
+    "graph profiling off (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0, --enforce-eager); band "
+    "−0.8 GiB | 0.20 and later (the variable defaults to 0 in the 0.19.0 wheel's envs.py, "
+    "to 1 from the 0.20.0 wheel) | gpu_worker.py of the 0.19.0–0.31.0 wheels: from 0.27.1 the "
+    "logged peak activation holds the applied estimate, so logs read as requested − weights "
+    "− activation − non-torch have it inside their activation; logged estimates with few "
+    "capture sizes 0.09–0.36 GiB (gpustack/runner PR #251, noonghunna/club-3090 issue #434) "
+    "| the size: the sweep's printed estimates (not subtracted in 0.19) |",
+    "| batched tokens and sequences | 8192 / 1024 on GPUs ≥ 70 GiB that are not A100, else "
+    "2048 / 256; 16384 tokens on GPUs ≥ 160 GiB from 0.28; 8192 / 1024 on every GPU from "
+    "0.31 | as listed | EngineArgs._set_default_args of the 0.11.0–0.31.0 wheels | none |",
+    "| version ranges | predicted at both ends and at every version inside where a term "
+    "changes; the middle of the band, which the case's note gives | all | — | none |",
     "| default gpu_memory_utilization | 0.92 (0.27+), else 0.9 | as listed | the v0.27.1 and "
     "v0.31.0 logs of the reference | none |",
     "| Mamba state pages per request | 2 (align mode, prefix caching on) | 0.31 and later "
