@@ -1,18 +1,19 @@
 """The live-estimate request exactly as the configurator page sends it.
 
-The page's workload fieldset posts ``hx-include="closest form"`` with
-``hx-encoding="multipart/form-data"``: every named control of the whole form, as a
-browser's ``FormData`` collects them (text, number, hidden and other inputs with their
-values, the selected option of each select, textareas, checked checkboxes only, and the
-empty file input as a part with an empty file name), multipart-encoded. This module reads
+The page's workload fieldset posts ``hx-include="closest form"`` url-encoded (htmx's
+default for a request that is not a form with a multipart ``enctype`` and has no
+``hx-encoding``): every named control of the whole form, as a browser's ``FormData``
+collects them (text, number, hidden and other inputs with their values, the selected
+option of each select, textareas, checked checkboxes only); the config.json input
+belongs to a form of its own (its ``form`` attribute) and is not sent. This module reads
 those controls from the page's HTML, so the benchmark follows the page when its form
 changes, and sets the fields a customer types.
 """
 
 from __future__ import annotations
 
-import secrets
 from html.parser import HTMLParser
+from urllib.parse import urlencode
 
 SKIPPED_TYPES = frozenset({"submit", "button", "reset", "image"})
 
@@ -39,6 +40,8 @@ class _FormControls(HTMLParser):
         if not self.inside or "disabled" in a:
             return
         name = a.get("name")
+        if a.get("form", self.form_id) != self.form_id:
+            return  # a control of another form (its form attribute)
         if tag == "input" and name:
             kind = a.get("type", "text").lower()
             if kind in SKIPPED_TYPES or (kind in ("checkbox", "radio") and "checked" not in a):
@@ -82,10 +85,11 @@ def form_controls(html: str, form_id: str = "configurator") -> list[tuple[str, s
     return parser.controls
 
 
-def multipart_body(
+def urlencoded_body(
     controls: list[tuple[str, str, bool]], typed: dict[str, str]
 ) -> tuple[bytes, str]:
-    """The multipart body of ``controls`` with the ``typed`` values, and its content type.
+    """The url-encoded body of ``controls`` with the ``typed`` values, and its content
+    type (a file input, none in the live estimate's form, would send nothing).
 
     Raises:
         KeyError: a ``typed`` name is not a control of the form.
@@ -94,18 +98,5 @@ def multipart_body(
     missing = set(typed) - names
     if missing:
         raise KeyError(f"the form has no control named {sorted(missing)}")
-    boundary = f"----formdata-{secrets.token_hex(8)}"
-    parts = []
-    for name, value, is_file in controls:
-        if is_file:
-            parts.append(
-                f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename=""\r\n'
-                "Content-Type: application/octet-stream\r\n\r\n\r\n"
-            )
-        else:
-            text = typed.get(name, value)
-            parts.append(
-                f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{text}\r\n'
-            )
-    body = "".join(parts) + f"--{boundary}--\r\n"
-    return body.encode(), f"multipart/form-data; boundary={boundary}"
+    pairs = [(name, typed.get(name, value)) for name, value, is_file in controls if not is_file]
+    return urlencode(pairs).encode(), "application/x-www-form-urlencoded"

@@ -76,6 +76,19 @@ def gunicorn(**settings_env: str) -> Iterator[Server]:
     workers = os.cpu_count() or 1
     argv = [sys.executable, "-m", "gunicorn", "configurator.wsgi:application"]
     argv += ["--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--log-level", "warning"]
+    with process_group(argv, env) as proc:
+        _wait_until_up(port, proc)
+        _, headers = get(port, "/")
+        token = re.search(r"csrftoken=([^;]+)", headers.get("set-cookie", ""))
+        if not token:
+            raise RuntimeError("the page set no CSRF cookie")
+        yield Server(port, token.group(1), workers, proc.pid)
+
+
+@contextmanager
+def process_group(argv: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    """Run ``argv`` in the checkout, quiet, in a process group of its own; stop the
+    group (the process and the workers it forked) afterwards."""
     proc = subprocess.Popen(
         argv,
         cwd=ROOT,
@@ -85,12 +98,7 @@ def gunicorn(**settings_env: str) -> Iterator[Server]:
         start_new_session=True,
     )
     try:
-        _wait_until_up(port, proc)
-        _, headers = get(port, "/")
-        token = re.search(r"csrftoken=([^;]+)", headers.get("set-cookie", ""))
-        if not token:
-            raise RuntimeError("the page set no CSRF cookie")
-        yield Server(port, token.group(1), workers, proc.pid)
+        yield proc
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)  # the server and the workers it forked
-        proc.wait(timeout=10)
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)

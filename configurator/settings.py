@@ -82,14 +82,6 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 
-# Small form bodies (every live estimate is multipart: the form has a file field) are
-# split at once; uploads and everything else go to Django's parser (configurator.formdata).
-FILE_UPLOAD_HANDLERS = [
-    "configurator.formdata.SmallFormHandler",
-    "django.core.files.uploadhandler.MemoryFileUploadHandler",
-    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
-]
-
 ROOT_URLCONF = "configurator.urls"
 
 TEMPLATES = [
@@ -177,8 +169,9 @@ CACHES = {
 }
 _REDIS_CACHE_URL = env_str("REDIS_CACHE_URL")
 if _REDIS_CACHE_URL:
+    # Django's Redis backend with one client and connection pool per process.
     CACHES["default"] = {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "configurator.redis_cache.RedisCache",
         "LOCATION": _REDIS_CACHE_URL,
     }
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from typing import TypedDict, cast
 
+from sizing.bom.lines import not_buildable_reason
 from sizing.model.config_reader import ASSUMPTIONS
 from sizing.performance.calibration import citation
 from sizing.performance.hit_value import TransferEstimate
@@ -56,6 +57,8 @@ class TransferKeys(TypedDict):
     recompute_ms: float | None
     reload_effective_gbs: float
     ttft_miss_ms: float | None
+    ttft_band_pct: float | None
+    ttft_miss_range_ms: list[float] | None
     ttft_hit_ms: dict[str, float | None] | None
     ttft_speedup: dict[str, float | None] | None
     ttft_new_tokens: int | None
@@ -106,6 +109,8 @@ class PlanSummary(TransferKeys, TrafficKeys):
     model: str
     gpu: str
     gpus_per_node: int
+    node_buildable: bool
+    node_not_buildable_reason: str | None
     context_tokens: int
     users: int
     kv_dtype: str
@@ -166,10 +171,13 @@ def plan_summary(plan: Plan) -> PlanSummary:
     p = plan.parallelism
     where = plan.placement
     offload = plan.vllm_offload
+    unbuildable = not_buildable_reason(plan)
     return {
         "model": plan.request.model.repo_id,
         "gpu": plan.gpu.slug,
         "gpus_per_node": work.gpus_per_node,
+        "node_buildable": unbuildable is None,
+        "node_not_buildable_reason": unbuildable.message if unbuildable else None,
         "context_tokens": work.context_tokens,
         "users": work.users,
         "kv_dtype": work.kv_dtype,
@@ -243,15 +251,22 @@ def transfer_keys(t: TransferEstimate) -> TransferKeys:
     """The reload and TTFT keys: ``reload_ms`` and ``recompute_ms`` (``None`` without a
     measured basis), the returning user's ``ttft_miss_ms``, ``ttft_hit_ms`` and
     ``ttft_speedup`` per tier (``None`` for a tier without a measured path),
+    ``ttft_band_pct`` and ``ttft_miss_range_ms`` (for a GPU estimated from another card's
+    measurement: the band, %, and the miss's TTFT at its two ends; ``None`` for a GPU
+    measured itself, :meth:`~sizing.performance.calibration.Basis.range_ms`),
     ``ttft_new_tokens``, ``reload_effective_gbs``, ``performance_basis`` (measurement
     ids), ``performance_sources`` (what each id is), ``performance_notes`` and
     ``ttft_curve`` (:meth:`TransferEstimate.curve`)."""
     r = t.returning
+    band = t.basis.band_pct if t.basis else None
+    miss_range = t.basis.range_ms(r.miss_ms) if t.basis and r else None
     return {
         "reload_ms": _ms(t.reload_ms),
         "recompute_ms": _ms(t.recompute_ms),
         "reload_effective_gbs": round(t.effective_gbs, 1),
         "ttft_miss_ms": _ms(r.miss_ms) if r else None,
+        "ttft_band_pct": band,
+        "ttft_miss_range_ms": [round(x, 1) for x in miss_range] if miss_range else None,
         "ttft_hit_ms": {h.tier: _ms(h.ttft_ms) for h in r.hits} if r else None,
         "ttft_speedup": (
             {h.tier: None if h.speedup is None else round(h.speedup, 1) for h in r.hits}

@@ -89,6 +89,9 @@ ENGLISH = {
     "(hits and full prefills as the plan expects them); no number of GPUs brings the "
     "{target} within 1.5 times that, so the plan is sized for {used_ms:,} ms and misses "
     "the {target} target of {target_ms:,} ms.",
+    "without_cpu_tier": "Sized without a CPU-memory tier, as asked: the GPUs are those the "
+    "targets need without offloading, and returning users whose conversation is not on "
+    "them are recomputed.",
     "traffic_unmeasured": "{what}: the GPUs are sized for memory only, without TTFT, TPOT "
     "or hit rates under load.",
     "gpus_saved": "Without the tier the same TTFT p95 would take {gpus:,} more GPUs.",

@@ -75,6 +75,8 @@ class Workload(Traffic):
         without_shared_tier: plan no shared NFS/S3 tier, which the plan otherwise adds
             where it has more than one node or users beyond the nodes' CPU tiers
             (:mod:`sizing.layout.cluster`); returns whose KV only it would hold are recomputed.
+        without_cpu_tier: plan no CPU-memory tier, and so no NVMe tier (the engines reach
+            the NVMe tier through CPU memory): the counterfactual a saving is sized on;
         without_nvme_tier: plan no NVMe tier, whatever ``new_conversations_per_day`` says;
             the customer's figure is kept as given (:attr:`nvme_conversations_per_day`).
         serving_engine: the engine the CPU tier and the DIMMs are sized for, one of
@@ -166,6 +168,12 @@ class Workload(Traffic):
         label=gettext_noop("the no-NVMe-tier switch"),
         help="plan no NVMe tier (new conversations per day are kept as given)",
     )
+    without_cpu_tier: bool = input_field(
+        False,
+        label=gettext_noop("the no-CPU-tier switch"),
+        help="plan no CPU-memory offload tier (and so no NVMe tier, which engines reach "
+        "through it): the GPUs the targets need without offloading",
+    )
     serving_engine: str = input_field(
         "",
         label=gettext_noop("the serving engine"),
@@ -184,7 +192,9 @@ class Workload(Traffic):
         """The new conversations a day the NVMe tier is sized for: 0 when
         :attr:`without_nvme_tier` is set (no tier, :func:`sizing.memory.nvme.nvme_tier`), else
         :attr:`new_conversations_per_day`."""
-        return 0 if self.without_nvme_tier else self.new_conversations_per_day
+        return (
+            0 if self.without_nvme_tier or self.without_cpu_tier else self.new_conversations_per_day
+        )
 
     @property
     def active_users(self) -> int | None:

@@ -31,7 +31,7 @@ from configurator.deployments.services import bundle_build
 from configurator.modelhub.errors import HubLookupPending
 from configurator.planning.recommend import recommendation_create
 from configurator.planning.services import plan_create
-from sizing.bom.lines import check_node
+from sizing.bom.lines import check_node_fits
 from sizing.engines.shared_tier import TIER_FIELDS, TierOptions
 from sizing.errors import SizingError
 from sizing.inputs import INPUT_ERRORS
@@ -105,14 +105,16 @@ def _workload(body: Schema) -> Workload:
 
 
 def _plan(body: Schema) -> Plan:
-    """The body's plan, on a node that can be built (:func:`sizing.bom.lines.check_node`: the
-    chassis's slots and bays, the GPU's cooling and baseboard), as the page sizes it.
+    """The body's plan, on a node that fits its chassis (:func:`sizing.bom.lines.
+    check_node_fits`: slots, bays and baseboard); a card the chassis does not take is sized
+    all the same and the summary says the node is not sold (``node_buildable``), while the
+    page, the quote and the recommender refuse it at its field.
 
     Raises:
         SizingError: naming the input that cannot be sized or built.
     """
     plan = plan_create(_workload(body))
-    check_node(plan)
+    check_node_fits(plan)
     return plan
 
 

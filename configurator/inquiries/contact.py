@@ -10,8 +10,6 @@ from django import forms
 from django.core.validators import RegexValidator
 from django.utils.translation import gettext_lazy as _
 
-from configurator.inquiries.field_copies import FieldTemplates
-
 
 def describe_fields(fields: Mapping[str, forms.Field]) -> None:
     """Point every input at its help text and its error slot (``aria-describedby``).
@@ -136,4 +134,3 @@ class ContactForm(forms.Form):
 
 
 describe_fields(ContactForm.base_fields)
-ContactForm.base_fields = FieldTemplates(ContactForm.base_fields)

@@ -18,15 +18,13 @@ from django.utils.translation import gettext_noop
 
 from configurator.inquiries import problems
 from configurator.inquiries.contact import ContactForm, describe_fields
-from configurator.inquiries.field_copies import CopiedFieldsForm, FieldCopies, FieldTemplates
 from configurator.inquiries.notices import fallback_notice
 from configurator.inquiries.share_links import MAX_ECHOED_INPUT_CHARS, ShareLinks
 from configurator.inquiries.traffic_fields import TRAFFIC_FIELDS
 from configurator.inquiries.workload_fields import check_declared_inputs
 from configurator.inquiries.workload_inputs import (
-    SharePercentField,
     WorkloadInputs,
-    add_autocomplete,
+    add_htmx_attrs,
 )
 from configurator.limits import localize_limits
 from configurator.modelhub.errors import HubLookupPending
@@ -56,7 +54,7 @@ TOO_LARGE = gettext_noop(
 """The error of a config.json over ``MAX_CONFIG_BYTES``, uploaded or kept."""
 
 
-class WorkloadForm(ShareLinks, CopiedFieldsForm, WorkloadInputs):
+class WorkloadForm(ShareLinks, WorkloadInputs):
     """What the customer wants to run; ``plan`` holds the sizing once the form is valid.
 
     Every :class:`Workload` field is a form field of the same name whose cleaned value is
@@ -69,10 +67,8 @@ class WorkloadForm(ShareLinks, CopiedFieldsForm, WorkloadInputs):
     plan: Plan | None = None
     sized: tuple[Workload, ModelSpec] | None = None
 
-    pure_field_types = CopiedFieldsForm.pure_field_types | {SharePercentField}
-
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        add_autocomplete(type(self).base_fields)
+        add_htmx_attrs(type(self).base_fields)
         super().__init__(*args, **kwargs)
         self.plan = None
         self.sized = None
@@ -204,24 +200,6 @@ class WorkloadForm(ShareLinks, CopiedFieldsForm, WorkloadInputs):
         self.private_config_text = config_text
         return spec
 
-    def error_slots(self) -> list[dict[str, str]]:
-        """Each visible field's error slot for an htmx swap: ``{"id": the input's id,
-        "errors": its messages joined by spaces}``."""
-        errors = self.errors
-        # the ids BoundField.auto_id gives, without making a bound field of each
-        ids = str(self.auto_id) if "%s" in str(self.auto_id) else "%s"
-        fields = self.fields
-        if isinstance(fields, FieldCopies):
-            names = fields.visible()
-        else:
-            names = [name for name, field in fields.items() if not field.widget.is_hidden]
-        slots = []
-        for name in names:
-            messages = errors.get(name)
-            text = " ".join(str(e) for e in messages) if messages else ""
-            slots.append({"id": ids % self.add_prefix(name), "errors": text})
-        return slots
-
     @property
     def private_name(self) -> str:
         """The uploaded model's name for a sentence that says "private model" already
@@ -256,9 +234,8 @@ class WorkloadForm(ShareLinks, CopiedFieldsForm, WorkloadInputs):
 describe_fields(WorkloadForm.base_fields)
 check_declared_inputs(WorkloadForm.base_fields)
 localize_limits(WorkloadForm.base_fields.values())
-# The workload fields first, then the advanced traffic fields; copied per form without
-# the generic deep copy (configurator.inquiries.field_copies).
-WorkloadForm.base_fields = FieldTemplates(
+# The workload fields first, then the advanced traffic fields.
+WorkloadForm.base_fields = dict(
     sorted(WorkloadForm.base_fields.items(), key=lambda item: item[0] in TRAFFIC_FIELDS)
 )
 

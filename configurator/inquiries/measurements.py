@@ -34,6 +34,9 @@ TITLES = {
         "measured 2026-08-25: prefill rates on one RTX PRO 6000 "
         "(github.com/local-inference-lab/rtx6kpro/issues/81)"
     ),
+    "lmcache-1740-cpu-retrieve": _noop(
+        "LMCache's log of a CPU-tier retrieve, 2025-10 (github.com/LMCache/LMCache/pull/1740)"
+    ),
     "sglang-26305-minimax-m27": _noop(
         "SGLang HiCache with a file store (github.com/sgl-project/sglang/issues/26305)"
     ),

@@ -65,6 +65,7 @@ class Inquiry(models.Model):
     )
     without_shared_tier = models.BooleanField(_("no shared tier"), default=False)
     without_nvme_tier = models.BooleanField(_("no NVMe tier"), default=False)
+    without_cpu_tier = models.BooleanField(_("no CPU-memory tier"), default=False)
     serving_engine = models.CharField(_("serving engine"), max_length=32, blank=True)
     new_conversations_per_day = models.PositiveIntegerField(
         _("new conversations per day"), default=0

@@ -10,7 +10,6 @@ from urllib.parse import urlencode
 from django import forms
 from django.http import QueryDict
 
-from configurator.formdata import posted_value
 from sizing.workload import LEGACY_NAMES
 
 LEGACY_QUERY_NAMES = {**LEGACY_NAMES, "active_share_percent": "active_share"}
@@ -95,7 +94,7 @@ class ShareLinks(forms.Form):
         for name in self.fields:
             if name in _UNSHARED:
                 continue
-            value = str(posted_value(data, name, "")).strip()
+            value = str(data.get(name, "")).strip()
             if name in errors and not _echoable(value):
                 continue
             if name in always or value != defaults[name]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
-from functools import cache, partial
+from functools import cache
 from typing import Any
 
 from django.conf import settings
@@ -12,17 +12,16 @@ from django.core.files.uploadedfile import InMemoryUploadedFile
 from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import redirect, render
-from django.template.loader import get_template
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.datastructures import MultiValueDict
-from django.utils.functional import SimpleLazyObject
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import replace_url
 
 from configurator.clients import client_address_of, rate_limited
-from configurator.inquiries import chart, explain, notes, problems, traffic_chart, ttft_chart
+from configurator.inquiries import chart, traffic_chart
+from configurator.inquiries.estimates import plan_section
 from configurator.inquiries.forms import ContactForm, WorkloadForm
 from configurator.inquiries.models import Inquiry
 from configurator.inquiries.recommendations import recommendations_context
@@ -64,9 +63,8 @@ def _estimate_context(
 ) -> dict[str, Any]:
     """What the estimate partial shows for a bound (or unbound) workload form.
 
-    ``traffic=False`` leaves out the two traffic charts (their curves re-evaluate the
-    plan some 27 times): the live estimate loads them as their own fragment
-    (:func:`estimate_traffic`) once they scroll into view.
+    ``traffic=False`` leaves out the two traffic charts: the live estimate loads them as
+    their own fragment (:func:`estimate_traffic`) once they scroll into view.
     """
     query = form.share_query()
     share_url = _page_url(query)
@@ -78,7 +76,6 @@ def _estimate_context(
         "config_text": form.private_config_text,
         "share_url": share_url,
         "share_url_absolute": request.build_absolute_uri(share_url),
-        "error_slots": form.error_slots,
     }
     if htmx:
         # the live estimate clears the configurations shown for the old inputs
@@ -87,55 +84,24 @@ def _estimate_context(
     gpu = catalog.gpus().get(str(gpu_slug or ""))
     # no hint for a GPU the catalog does not know (the GPU field shows the error)
     context["fp8_recommended"] = None if gpu is None else bool(gpu.fp8_kv_cache)
-    if form.plan is not None:
-        context.update(_plan_texts(form))
-        context["figures"] = explain.figures(form.plan)
-        context["chart"] = chart.chart(form.plan)
-        context["chart_counts"] = chart.counts_text(context["chart"])
-        curve = form.plan.transfer.curve()
-        context_tokens = form.plan.request.workload.context_tokens
-        # drawn only when the page's cache of the chart has no entry for its points
-        context["ttft"] = SimpleLazyObject(partial(ttft_chart.chart, curve, context_tokens))
-        context["ttft_points"] = ttft_chart.points_key(curve, context_tokens)
-        if traffic:
-            context["traffic"] = traffic_chart.charts(traffic_chart.curves(form.plan))
-        else:
-            context["traffic_later"] = traffic_chart.available(form.plan)
-            context["traffic_url"] = _path("inquiries:estimate_traffic")
-        context["reasons"] = notes.views(form.plan.verdict.reason_notes)
-        context["warnings"] = notes.views(form.plan.verdict.warning_notes)
-        serving = form.plan.serving
-        defaults = serving.assumption_notes if serving else ()
-        # worded only when the page's cache of them has no entry for their figures
-        context["traffic_assumptions"] = SimpleLazyObject(
-            lambda: [notes.view(a.code, dict(a.values)) for a in defaults]
-        )
-        context["traffic_assumptions_key"] = repr([(a.code, a.values) for a in defaults])
-        context["assumptions"] = problems.assumption_texts(
-            form.plan.request.model.architecture.assumptions
+    plan = form.plan
+    if plan is not None:
+        private = form.private_config is not None
+        workload = plan.request.workload
+        active = workload.active_users
+        context.update(
+            private=private,
+            plan_section=plan_section(
+                plan,
+                notice=form.notice,
+                private_name=form.private_name if private else None,
+                traffic_later=not traffic,
+            ),
+            active_users=active if active is not None and active < workload.users else None,
+            all_users=workload.users,
+            prompt_gib=chart.prompt_gib(plan) if workload.shared_prompt_tokens else None,
         )
     return context
-
-
-def _plan_texts(form: WorkloadForm) -> dict[str, Any]:
-    """What the estimate partial says around a plan, read off the form and the plan
-    once (the template tests plain values): the Hub's notice, the private model and
-    its name, the verdict, the active users (``None`` when all are active) and the
-    shared prompt's GiB (``None`` without a shared prompt)."""
-    plan = form.plan
-    assert plan is not None
-    workload = plan.request.workload
-    private = form.private_config is not None
-    active = workload.active_users
-    return {
-        "notice": form.notice,
-        "private": private,
-        "private_name": form.private_name if private else "",
-        "offload_pays": plan.verdict.offload_pays,
-        "active_users": active if active is not None and active < workload.users else None,
-        "all_users": workload.users,
-        "prompt_gib": chart.prompt_gib(plan) if workload.shared_prompt_tokens else None,
-    }
 
 
 def _page(
@@ -180,24 +146,32 @@ def _too_many(request: HttpRequest) -> HttpResponse:
     return response
 
 
-def _posted_form(request: HttpRequest) -> tuple[WorkloadForm, QueryDict, int | None]:
+def _posted_form(
+    request: HttpRequest, *, defaults: bool = False
+) -> tuple[WorkloadForm, QueryDict, int | None]:
     """The posted workload form, the posted fields, and 413 when the body is over
     :data:`~configurator.uploads.PUBLIC_MAX_BODY_BYTES` (else ``None``).
 
     Such a body is read without keeping a file over 1 MB
     (:func:`~configurator.uploads.read_oversized_body`), so that the form refuses the
     file at its field and keeps the other inputs; a body too large to read at all gives
-    the default workload with that file error.
+    the default workload with that file error. ``defaults``: a workload field the post
+    leaves out takes its default (a config.json uploaded without JavaScript comes alone).
     """
-    if not body_too_large(request):
-        return WorkloadForm(request.POST, request.FILES), request.POST, None
-    if read_oversized_body(request):
-        return WorkloadForm(request.POST, request.FILES), request.POST, 413
-    size = int(request.META.get("CONTENT_LENGTH") or 0)
-    unread = InMemoryUploadedFile(io.BytesIO(), "config_file", "unread", None, size, None)
-    data = {**WorkloadForm.defaults(), "model": ""}
-    form = WorkloadForm(data, MultiValueDict({"config_file": [unread]}))
-    return form, QueryDict(), 413
+    if body_too_large(request) and not read_oversized_body(request):
+        size = int(request.META.get("CONTENT_LENGTH") or 0)
+        unread = InMemoryUploadedFile(io.BytesIO(), "config_file", "unread", None, size, None)
+        data = {**WorkloadForm.defaults(), "model": ""}
+        form = WorkloadForm(data, MultiValueDict({"config_file": [unread]}))
+        return form, QueryDict(), 413
+    refused = 413 if body_too_large(request) else None
+    posted: QueryDict = request.POST
+    if defaults:
+        posted = QueryDict(mutable=True)
+        posted.update({**WorkloadForm.defaults(), "model": ""})
+        for name, values in request.POST.lists():
+            posted.setlist(name, values)
+    return WorkloadForm(posted, request.FILES), posted, refused
 
 
 def _back_to_the_page(request: HttpRequest) -> HttpResponse:
@@ -208,8 +182,9 @@ def _back_to_the_page(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def estimate(request: HtmxHttpRequest) -> HttpResponse:
-    """The estimate for the posted workload: the partial for htmx, else the whole page;
-    a ``GET`` goes back to the configurator page.
+    """The estimate for the posted workload (the live estimate posts the form
+    url-encoded): the partial for htmx, else the whole page; a ``GET`` goes back to the
+    configurator page.
 
     Rate-limited per client (``settings.RATE_LIMITS["estimate"]``): 429 beyond it.
     """
@@ -218,13 +193,34 @@ def estimate(request: HtmxHttpRequest) -> HttpResponse:
     if rate_limited(request, "estimate"):
         return _too_many(request)
     form, _, refused = _posted_form(request)
+    return _estimate_response(request, form, refused)
+
+
+@require_http_methods(["GET", "POST"])
+def config_upload(request: HtmxHttpRequest) -> HttpResponse:
+    """The estimate for a private model's config.json, posted in its own multipart
+    request: with the page's other inputs (htmx sends them along), or alone from a
+    browser without JavaScript, when the other inputs take their defaults. The page then
+    keeps the file's text for the next estimates and the quote request. Answers as
+    :func:`estimate` does, and is rate-limited with it.
+    """
+    if request.method == "GET":
+        return _back_to_the_page(request)
+    if rate_limited(request, "estimate"):
+        return _too_many(request)
+    form, _, refused = _posted_form(request, defaults=True)
+    return _estimate_response(request, form, refused)
+
+
+def _estimate_response(
+    request: HtmxHttpRequest, form: WorkloadForm, refused: int | None
+) -> HttpResponse:
+    """The estimate for ``form``: the partial for htmx, else the whole page, with 413 for
+    a body that was ``refused`` and 400 for a page whose form is invalid."""
     valid = form.is_valid()
     if request.htmx:
         context = _estimate_context(request, form, traffic=False)
-        # The partial prints only what the view puts in its context: rendered without the
-        # request, it skips the context processors, whose values it never reads.
-        partial = get_template("inquiries/configurator.html#estimate").render(context)
-        response = HttpResponse(partial, status=refused)
+        response = render(request, "inquiries/configurator.html#estimate", context, status=refused)
         return replace_url(response, context["share_url"])
     return _page(request, form, ContactForm(), status=refused or (200 if valid else 400))
 

@@ -20,7 +20,6 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator, MaxValueValidator, MinValueValidator
 
 from configurator.inquiries import problems
-from configurator.inquiries.choices import FixedChoiceField
 from sizing.errors import SizingError
 from sizing.inputs import Input
 from sizing.workload import FIELDS, INPUTS, Workload
@@ -124,7 +123,7 @@ def optional_field(
         given = {value for value, _label in choices}
         if given != {"", *f.metadata["choices"]}:
             raise ValueError(f"{name}: labels for {sorted(given)}, choices are {f.metadata}")
-        field = FixedChoiceField(
+        field = forms.ChoiceField(
             label=label, help_text=help_text, choices=list(choices), required=False
         )
         # "" offers the default; its own value stays valid (a link may name it) but is

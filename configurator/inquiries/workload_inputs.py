@@ -13,7 +13,6 @@ from django import forms
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
 
-from configurator.inquiries.choices import FixedChoiceField
 from configurator.inquiries.traffic_fields import TrafficFields
 from configurator.inquiries.workload_fields import limits
 from configurator.modelhub.upload import MAX_CONFIG_BYTES
@@ -71,12 +70,38 @@ def autocomplete_attrs() -> dict[str, str]:
     }
 
 
-def add_autocomplete(fields: Mapping[str, forms.Field]) -> None:
-    """Give the model input of ``fields`` (a form class's) the :func:`autocomplete_attrs`,
-    once: the URL is known only once the URLconf is loaded, after this module."""
-    attrs = fields["model"].widget.attrs
-    if "hx-get" not in attrs:
-        attrs.update(autocomplete_attrs())
+@cache
+def upload_attrs() -> dict[str, str]:
+    """htmx attributes that send a chosen config.json in its own multipart request, with
+    the configurator's other inputs, and show the estimate it gives (``consume``: the
+    choice does not also trigger the live estimate, which posts the form url-encoded
+    without the file).
+
+    The file input belongs to the form ``config-upload`` (its ``form`` attribute), which a
+    browser without JavaScript submits with its own button.
+    """
+    try:
+        url = reverse("inquiries:config_upload")
+    except NoReverseMatch:
+        return {}
+    return {
+        "hx-post": url,
+        "hx-trigger": "input consume",
+        "hx-encoding": "multipart/form-data",
+        "hx-include": "#configurator",
+        "hx-target": "#estimate",
+        "hx-swap": "outerHTML",
+    }
+
+
+def add_htmx_attrs(fields: Mapping[str, forms.Field]) -> None:
+    """Give the model input of ``fields`` (a form class's) the :func:`autocomplete_attrs`
+    and the config.json input the :func:`upload_attrs`, once: the URLs are known only once
+    the URLconf is loaded, after this module."""
+    for name, attrs in (("model", autocomplete_attrs), ("config_file", upload_attrs)):
+        widget_attrs = fields[name].widget.attrs
+        if "hx-post" not in widget_attrs and "hx-get" not in widget_attrs:
+            widget_attrs.update(attrs())
 
 
 def model_suggestions() -> tuple[str, ...]:
@@ -117,7 +142,7 @@ class WorkloadInputs(TrafficFields):
         label=_("The model's config.json"),
         required=False,
         help_text=_("A JSON file of at most 1 MB; leave the model field empty"),
-        widget=forms.FileInput(attrs={"accept": ".json,application/json"}),
+        widget=forms.FileInput(attrs={"accept": ".json,application/json", "form": "config-upload"}),
     )
     model_name = forms.CharField(
         label=_("Name of the private model (optional)"),
@@ -160,10 +185,10 @@ class WorkloadInputs(TrafficFields):
         initial=0,
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
     )
-    kv_dtype = FixedChoiceField(
+    kv_dtype = forms.ChoiceField(
         label=_("KV-cache dtype"), choices=KV_DTYPE_CHOICES, initial=FIELDS["kv_dtype"].default
     )
-    gpu = FixedChoiceField(
+    gpu = forms.ChoiceField(
         label=_("GPU"),
         choices=gpu_choices,
         initial=DEFAULT_GPU,
@@ -216,7 +241,15 @@ class WorkloadInputs(TrafficFields):
             "whose conversation is not in the other tiers are recomputed"
         ),
     )
-    serving_engine = FixedChoiceField(
+    without_cpu_tier = forms.BooleanField(
+        label=_("No CPU-memory tier"),
+        required=False,
+        help_text=_(
+            "Plans the GPUs the targets need without offloading (and so without an NVMe "
+            "tier); returning users whose conversation is not on the GPUs are recomputed"
+        ),
+    )
+    serving_engine = forms.ChoiceField(
         label=_("Serving engine"), choices=ENGINE_CHOICES, required=False
     )
     new_conversations_per_day = forms.IntegerField(

@@ -23,7 +23,7 @@ from configurator.modelhub.upload import model_from_config_upload
 from configurator.planning.services import plan_create
 from configurator.uploads import MAX_CONFIG_BYTES, read_at_most
 from configurator.version import engine_version
-from sizing.bom.lines import check_node
+from sizing.bom.lines import check_node, check_node_fits
 from sizing.errors import SizingError
 from sizing.hardware import catalog
 from sizing.inputs import Input
@@ -260,10 +260,14 @@ class SizingCommand(BaseCommand):
         """The options' :class:`Workload` (one option per field, same names)."""
         return Workload(**{name: options[name] for name in FIELDS})
 
-    def plan_from_options(self, options: dict[str, Any]) -> Plan:
-        """Size the options' workload on a node that can be built (the chassis's slots and
-        bays, the GPU's cooling and baseboard: :func:`sizing.bom.lines.check_node`, as the page
-        and the API check it); a :class:`SizingError` becomes exit status 2. A model
+    def plan_from_options(self, options: dict[str, Any], *, sold_only: bool = True) -> Plan:
+        """Size the options' workload on a node that can be built and sold (the chassis's
+        slots and bays, the GPU's cooling and baseboard: :func:`sizing.bom.lines.check_node`,
+        as the page checks it), or with ``sold_only=False`` (``size``, as the API) on a node
+        that fits its chassis whatever the GPU's cooling
+        (:func:`sizing.bom.lines.check_node_fits`): a consumer or workstation card is
+        sized all the same and the summary marks the node as not sold
+        (``node_buildable``). A :class:`SizingError` becomes exit status 2. A model
         answered by a fallback (the Hub off or unreachable, an earlier revision, the
         catalog's entry for a requested revision) is named on standard error, as the page
         shows its notice (:class:`~configurator.modelhub.services.ResolvedModel`)."""
@@ -275,7 +279,7 @@ class SizingCommand(BaseCommand):
                     self.stderr.write(f"{self._prog}: note: {found.notice}")
                 model = found.spec
             plan = plan_create(self.workload_from_options(options), model=model)
-            check_node(plan)  # a node that can be built, as the page and the API size it
+            (check_node if sold_only else check_node_fits)(plan)
             return plan
         except SizingError as exc:
             raise CommandError(f"{flag_for(exc.field)}: {exc.message}", returncode=2) from exc

@@ -185,10 +185,14 @@ class RecommendationResult:
 
     @property
     def dram_saving_eur(self) -> Decimal | None:
-        """What the CPU tier saves against the cheapest layout without one, EUR."""
+        """What the CPU tier saves, EUR: the price of the cheapest configuration that
+        meets the same targets without a CPU tier (sized by the same search,
+        ``sizing.search.cheapest.Recommendation.without_tier``) less the cheapest with one;
+        ``None`` when either is missing or the tier saves nothing."""
         if self.dram_with_tier is None or self.dram_without_tier is None:
             return None
-        return self.dram_without_tier.price_net_eur - self.dram_with_tier.price_net_eur
+        saving = self.dram_without_tier.price_net_eur - self.dram_with_tier.price_net_eur
+        return saving if saving > 0 else None
 
     @property
     def below_reference_eur(self) -> Decimal | None:

@@ -54,7 +54,10 @@ def _line(stats: dict[str, Any], label: str) -> str:
 
 
 def _summary_lines(s: dict[str, Any]) -> list[str]:
-    lines = [_line(s, "all cases: ")]
+    lines = [
+        _line(s, "all cases: "),
+        f"not evaluated: {s['not_evaluated']} (evaluated share {s['evaluated_share_pct']} %)",
+    ]
     labels = {"fit": "fit (in-sample): ", "held_out": "held out (out-of-sample): "}
     for split, stats in s["by_split"].items():
         lines.append(_line(stats, labels.get(split, f"{split}: ")))
@@ -66,7 +69,7 @@ def _summary_lines(s: dict[str, Any]) -> list[str]:
 def report(cases: list[dict[str, Any]], fmt: str, path: str) -> str:
     """The report on ``cases`` in ``fmt`` (``text``, ``json`` or ``markdown``)."""
     results, skipped = evaluate(cases)
-    s = summary(results)
+    s = summary(results, len(skipped))
     if fmt == "json":
         payload = {
             "cases": [
@@ -101,11 +104,13 @@ def report(cases: list[dict[str, Any]], fmt: str, path: str) -> str:
             "|" + "|".join("---" for _ in HEADERS) + "|",
             *["| " + " | ".join(row) + " |" for row in rows],
         ]
-        out += ["", *[f"- skipped {line}" for line in skipped]] if skipped else []
+        out += ["", *[f"- not evaluated {line}" for line in skipped]] if skipped else []
         return "\n".join(out) + "\n"
-    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(HEADERS)]
+    widths = [max([len(h), *(len(row[i]) for row in rows)]) for i, h in enumerate(HEADERS)]
     lines = [
         "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
         for row in [HEADERS, *rows]
     ]
-    return "\n".join([*lines, *[f"skipped {line}" for line in skipped], "", *_summary_lines(s)])
+    return "\n".join(
+        [*lines, *[f"not evaluated {line}" for line in skipped], "", *_summary_lines(s)]
+    )

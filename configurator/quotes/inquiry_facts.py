@@ -21,7 +21,7 @@ GAP_PROFILES = dict(GAP_PROFILE_CHOICES)
 
 def _text(inquiry: Inquiry, name: str) -> str:
     value = getattr(inquiry, name)
-    if name in ("without_shared_tier", "without_nvme_tier"):
+    if name in ("without_shared_tier", "without_nvme_tier", "without_cpu_tier"):
         return _("yes") if value else ""
     if name == "gap_profile":
         return str(GAP_PROFILES.get(value, value))
@@ -37,6 +37,7 @@ FACT_FIELDS = (
     "max_host_memory_gb",
     "without_shared_tier",
     "without_nvme_tier",
+    "without_cpu_tier",
     "turns",
     "gap_profile",
     "gap_median_s",

@@ -3,22 +3,12 @@
 The template is ``templates/pdf/quote.html`` with ``static/css/print.css``; fonts are
 embedded from ``static/fonts`` through ``@font-face``. ``base_url`` is the static
 directory, so the stylesheet and fonts resolve without a web server.
-
-WeasyPrint allocates objects (boxes, styles, glyph runs) by the million. At Python's
-default threshold (a collection every 700 allocations) the four-alternative draft
-triggered some 200 collections, two of them of the whole heap, about 150 ms of its 0.85 s
-of CPU (``docs/benchmarks.md``); while a PDF renders, the youngest generation is
-collected every :data:`RENDER_GC_THRESHOLD` allocations instead (one collection, 23 ms).
 """
 
 from __future__ import annotations
 
 import base64
-import gc
 import re
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from xml.etree import ElementTree
@@ -90,45 +80,14 @@ def charts_as_images(html: str) -> str:
     return _INLINE_SVG.sub(_svg_as_image, html)
 
 
-RENDER_GC_THRESHOLD = 100_000
-"""Allocations between two collections of the youngest generation while a PDF renders
-(Python's default: 700); the objects left over are collected when the rendering ends."""
-
-_gc_lock = threading.Lock()
-_gc_renderings = 0
-_gc_saved: tuple[int, int, int] = gc.get_threshold()
-
-
-@contextmanager
-def _rendering_gc() -> Iterator[None]:
-    """Raise the youngest generation's threshold while any thread renders; the first
-    rendering to start saves the process's thresholds, the last to end restores them and
-    collects the youngest generation."""
-    global _gc_renderings, _gc_saved
-    with _gc_lock:
-        if _gc_renderings == 0:
-            _gc_saved = gc.get_threshold()
-            gc.set_threshold(max(RENDER_GC_THRESHOLD, _gc_saved[0]), *_gc_saved[1:])
-        _gc_renderings += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_renderings -= 1
-            if _gc_renderings == 0:
-                gc.set_threshold(*_gc_saved)
-                gc.collect(0)  # what is left over, here rather than in the next caller
-
-
 def quote_pdf_render(document: QuoteDocument) -> bytes:
     """The quote as PDF bytes, in the document's language.
 
     Raises:
         KeyError: ``document`` lacks a required key.
     """
-    with _rendering_gc():
-        html = HTML(string=charts_as_images(quote_html(document)), base_url=f"{static_dir()}/")
-        pdf: bytes | None = html.write_pdf(stylesheets=[_stylesheet()], font_config=_font_config())
+    html = HTML(string=charts_as_images(quote_html(document)), base_url=f"{static_dir()}/")
+    pdf: bytes | None = html.write_pdf(stylesheets=[_stylesheet()], font_config=_font_config())
     if pdf is None:  # only when a target is given, which is never the case here
         raise RuntimeError("WeasyPrint returned no PDF")
     return pdf

@@ -28,7 +28,7 @@ from configurator.quotes.forms import (
 from configurator.quotes.inquiry_facts import inquiry_facts
 from configurator.quotes.inquiry_queue import inquiry_queue
 from configurator.quotes.models import Quote, QuoteAlternative, QuoteLine
-from configurator.quotes.pdf_cache import quote_pdf_bytes
+from configurator.quotes.pdf_download import quote_pdf_download
 from configurator.quotes.services import (
     QuoteDeviationError,
     QuoteFrozenError,
@@ -339,12 +339,22 @@ def issue(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("quotes:detail", pk=issued.pk)
 
 
+PDF_RETRY_S = 2
+"""How often the page of a PDF being prepared asks for it again, seconds."""
+
+
 @require_GET
 @staff_required
 def pdf(request: HttpRequest, pk: int) -> HttpResponse:
-    """The quote's PDF: the one rendered ahead when the quote is unchanged, else now."""
+    """The quote's PDF as it is now, or (202) a page saying that it is being prepared,
+    which asks again every :data:`PDF_RETRY_S` seconds until the PDF is stored."""
     quote = get_object_or_404(Quote.objects.select_related("inquiry"), pk=pk)
-    body = quote_pdf_bytes(quote)
+    body = quote_pdf_download(quote=quote)
+    if body is None:
+        ctx = {"quote": quote, "retry_s": PDF_RETRY_S}
+        response = render(request, "quotes/pdf_preparing.html", ctx, status=202)
+        response["Retry-After"] = str(PDF_RETRY_S)
+        return response
     name = quote.number or f"draft-{quote.pk}"
     response = HttpResponse(body, content_type="application/pdf")
     response["Content-Disposition"] = f'attachment; filename="{name}.pdf"'

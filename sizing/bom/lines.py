@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from sizing.bom.shared_storage import STORAGE_SKU, storage_requirement
 from sizing.hardware.chassis import (
     Chassis,
+    ChassisLimitError,
     chassis_for,
     check_baseboard,
     check_chassis,
@@ -160,7 +161,8 @@ def _bridges(slug: str, gpus: int, tp: int) -> tuple[str, int, int] | None:
 
 
 def check_node(plan: Plan) -> Chassis:
-    """The chassis ``plan``'s nodes are built in, after checking that a node can be built.
+    """The chassis ``plan``'s nodes are built in, after checking that a node can be built
+    and sold: the chassis takes the GPU's cooling and the node fits it.
 
     Args:
         plan: a sizing plan (figures per node).
@@ -171,13 +173,25 @@ def check_node(plan: Plan) -> Chassis:
 
     Raises:
         ChassisLimitError: the chassis does not take the GPU's cooling
-            (:func:`check_gpu_cooling`), the node's GPUs, DIMMs or NVMe drives exceed its
-            slots or bays (:func:`check_chassis`), or the baseboard does not come with the
-            node's GPU count (:func:`check_baseboard`), checked in that order; rules in
+            (:func:`check_gpu_cooling`), or the node does not fit it
+            (:func:`check_node_fits`), checked in that order; rules in
             :mod:`sizing.hardware.chassis`.
     """
+    check_gpu_cooling(chassis_for(plan.gpu.slug), plan.gpu)
+    return check_node_fits(plan)
+
+
+def check_node_fits(plan: Plan) -> Chassis:
+    """The chassis ``plan``'s nodes would be built in, after checking that the node fits
+    it whatever the GPU's cooling: its GPUs, DIMMs and NVMe drives within the slots and
+    bays (:func:`check_chassis`) and a GPU count its baseboard comes with
+    (:func:`check_baseboard`). A plan that passes is sized even for a card the chassis
+    does not take (a consumer or workstation card: :func:`not_buildable_reason`).
+
+    Raises:
+        ChassisLimitError: the first limit the node exceeds.
+    """
     chassis = chassis_for(plan.gpu.slug)
-    check_gpu_cooling(chassis, plan.gpu)
     check_chassis(
         chassis,
         gpus=plan.request.workload.gpus_per_node,
@@ -186,6 +200,17 @@ def check_node(plan: Plan) -> Chassis:
     )
     check_baseboard(plan.gpu, plan.request.workload.gpus_per_node)
     return chassis
+
+
+def not_buildable_reason(plan: Plan) -> ChassisLimitError | None:
+    """Why the builder does not sell ``plan``'s node although it is sized: the chassis
+    does not take the GPU's cooling (:func:`check_gpu_cooling`, a consumer or workstation
+    card such as the RTX 4090); ``None`` for a node the builder sells."""
+    try:
+        check_gpu_cooling(chassis_for(plan.gpu.slug), plan.gpu)
+    except ChassisLimitError as exc:
+        return exc
+    return None
 
 
 def _gpu_why(plan: Plan) -> tuple[str, str]:

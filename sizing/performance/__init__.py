@@ -2,8 +2,10 @@
 
 Build a :class:`ModelShape` once per model with :func:`model_shape`, then call the
 functions below as often as needed (each evaluation is microseconds, no I/O). Every
-result carries the :class:`Basis` (measurement ids) it rests on; a GPU, engine or tier
-without a measurement raises :class:`NoMeasuredBasis` ("no measured basis for …").
+result carries the :class:`Basis` (measurement ids) it rests on, and for a card estimated
+from its architecture family's measurement the band; a GPU outside every family, an
+engine or a tier without a measurement raises :class:`NoMeasuredBasis` ("no measured
+basis for …").
 
 Modules: :mod:`.shape` (work per token), :mod:`.prefill`, :mod:`.decode`,
 :mod:`.reload`, :mod:`.ttft`, :mod:`.links` (HBM reads, all-reduces),

@@ -10,9 +10,9 @@ and ``tokenize`` (default ``true``; ``false`` for benchmarks that pass token ids
 
 Each case's error is ``abs_error_pct = |predicted / measured − 1| × 100``; the summary
 gives the median, the nearest-rank p90 and the maximum over the cases, and how many
-were evaluated. A case the model has no measured basis for (a GPU, engine or tier) or
-a malformed case stops the run with :class:`CaseError`, naming the case: the model
-never extrapolates silently.
+were evaluated. A case the model has no measured basis for (an engine or tier) or a
+malformed case is not evaluated: :func:`evaluate` lists it with its reason
+(:class:`NotEvaluated`) and counts it against the evaluated share, and evaluates the rest.
 
 The shipped cases: ``sizing/data/ttft_cases_calibration.json`` (the points the
 constants were fitted on, in-sample) and ``sizing/data/ttft_cases_held_out.json``
@@ -56,6 +56,18 @@ REQUIRED = (
 
 class CaseError(ValueError):
     """A case that cannot be evaluated: malformed, or without a measured basis."""
+
+
+@dataclass(frozen=True)
+class NotEvaluated:
+    """A case :func:`evaluate` could not evaluate, and why (the :class:`CaseError` text)."""
+
+    case_id: str
+    reason: str
+
+    def as_dict(self) -> dict[str, str]:
+        """The JSON form: ``id`` and ``reason``."""
+        return {"id": self.case_id, "reason": self.reason}
 
 
 @dataclass(frozen=True)
@@ -165,6 +177,8 @@ def evaluate_case(case: Mapping[str, Any]) -> TtftResult:
             basis = prefill(shape, gpu=gpu, tp=tp, new_tokens=1).basis.sources
     except SizingError as exc:
         raise CaseError(f"case {cid}: {exc.message}") from None
+    except ValueError as exc:
+        raise CaseError(f"case {cid}: {exc}") from None
     return TtftResult(
         case_id=cid,
         model_id=str(case["model_id"]),
@@ -189,6 +203,21 @@ def percentile(values: Sequence[float], pct: float) -> float | None:
 
 
 @cache
+def aiconfigurator_ttft() -> dict[str, float]:
+    """NVIDIA AIConfigurator's TTFT for the shipped miss cases it supports, ms by case id
+    (``sizing/data/aiconfigurator_ttft.json``: the version, the day and the command line
+    it was run with on each case's model config, GPU, TP and prompt)."""
+    text = data_text("aiconfigurator_ttft.json")
+    return {str(k): float(v) for k, v in json.loads(text)["ttft_ms"].items()}
+
+
+def compared(results: Sequence[TtftResult]) -> list[tuple[TtftResult, float]]:
+    """The results AIConfigurator has a figure for, each with that figure (ms)."""
+    theirs = aiconfigurator_ttft()
+    return [(r, theirs[r.case_id]) for r in results if r.case_id in theirs]
+
+
+@cache
 def calibration_ids() -> frozenset[str]:
     """Ids of the shipped cases the constants were fitted on."""
     text = data_text("ttft_cases_calibration.json")
@@ -209,24 +238,39 @@ def _stats(results: Sequence[TtftResult]) -> dict[str, Any]:
     }
 
 
-def summarize(results: Sequence[TtftResult]) -> dict[str, Any]:
+def summarize(results: Sequence[TtftResult], not_evaluated: int = 0) -> dict[str, Any]:
     """``median_abs_error_pct``, ``p90_abs_error_pct``, ``max_abs_error_pct`` and
-    ``evaluated`` over ``results`` (``None`` figures when empty), and the same figures
-    apart for the cases the constants were fitted on (``in_sample``, by id in
-    ``ttft_cases_calibration.json``) and all others (``out_of_sample``)."""
+    ``evaluated`` over ``results`` (``None`` figures when empty), ``not_evaluated`` (the
+    count of cases that could not be evaluated) and ``evaluated_share_pct`` (evaluated ÷
+    all cases × 100, ``None`` without cases), and the same figures apart for the cases the
+    constants were fitted on (``in_sample``, by id in ``ttft_cases_calibration.json``) and
+    all others (``out_of_sample``)."""
     fitted = calibration_ids()
+    total = len(results) + not_evaluated
     return {
         **_stats(results),
+        "not_evaluated": not_evaluated,
+        "evaluated_share_pct": round(len(results) / total * 100, 1) if total else None,
         "in_sample": _stats([r for r in results if r.case_id in fitted]),
         "out_of_sample": _stats([r for r in results if r.case_id not in fitted]),
     }
 
 
-def evaluate(cases: Sequence[Mapping[str, Any]]) -> tuple[list[TtftResult], dict[str, Any]]:
-    """Every case's result and the summary.
-
-    Raises:
-        CaseError: at the first case that cannot be evaluated.
-    """
-    results = [evaluate_case(c) for c in cases]
-    return results, summarize(results)
+def evaluate(
+    cases: Sequence[Mapping[str, Any]],
+) -> tuple[list[TtftResult], list[NotEvaluated], dict[str, Any]]:
+    """Every case evaluated, every case that could not be with its reason, and the summary
+    (:func:`summarize`, counting the cases not evaluated). Never raises for a case."""
+    results: list[TtftResult] = []
+    skipped: list[NotEvaluated] = []
+    for case in cases:
+        try:
+            results.append(evaluate_case(case))
+        except CaseError as exc:
+            skipped.append(NotEvaluated(str(case.get("id") or "?"), str(exc)))
+        except (TypeError, KeyError, AttributeError) as exc:  # a value of the wrong type
+            cid = str(case.get("id") or "?")
+            skipped.append(
+                NotEvaluated(cid, f"case {cid}: malformed ({type(exc).__name__}: {exc})")
+            )
+    return results, skipped, summarize(results, len(skipped))

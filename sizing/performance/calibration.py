@@ -7,14 +7,18 @@ the functions raise :class:`NoMeasuredBasis` rather than extrapolate silently.
 
 GPU classes: a prefill efficiency is measured on one card and applies to the cards that
 run the same kernels on the same silicon (H100 SXM, PCIe and NVL, H200 share the GH100
-die). A class may list cards it is *transferred* to (B200: no public single-request
-prefill measurement); a result on such a card says so in its :attr:`Basis.note`.
+die). Every catalog card belongs to an architecture family (Ampere, Ada, Hopper,
+Blackwell, CDNA 3, CDNA 4; ``families`` in the data file). A card without its own
+measurement is estimated from its family's measured class, or from the nearest measured
+class when no card of its family is measured, and carries a band (``band_pct``: how far
+its prefill time may lie from the estimate either way, fitted as the spread between
+measured classes, ``families.band_fit``); its :attr:`Basis.note` says so.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from typing import Any
 
@@ -53,23 +57,35 @@ class Basis:
     Attributes:
         sources: ids of the published points the constants were fitted on.
         note: what the reader should know (a transfer to another card), else ``""``.
+        band_pct: for a figure estimated from another card's measurement, how far it may
+            lie from the estimate either way, % (the time is within estimate ÷ (1 + band)
+            and estimate × (1 + band)); ``None`` for a figure measured on its own card.
     """
 
     sources: tuple[str, ...]
     note: str = ""
+    band_pct: float | None = None
 
     def joined(self, other: Basis) -> Basis:
         """Both bases, sources in order without repeats, notes joined."""
-        if not other.sources and not other.note:
+        if not other.sources and not other.note and other.band_pct is None:
             return self
         return _joined(self, other)
+
+    def range_ms(self, value_ms: float) -> tuple[float, float] | None:
+        """``value_ms`` ÷ (1 + band) and × (1 + band), or ``None`` without a band."""
+        if self.band_pct is None:
+            return None
+        factor = 1 + self.band_pct / 100
+        return value_ms / factor, value_ms * factor
 
 
 @lru_cache(maxsize=256)
 def _joined(a: Basis, b: Basis) -> Basis:
     sources = tuple(dict.fromkeys(a.sources + b.sources))
     note = "; ".join(dict.fromkeys(n for n in (a.note, b.note) if n))
-    return Basis(sources, note)
+    bands = [x for x in (a.band_pct, b.band_pct) if x is not None]
+    return Basis(sources, note, max(bands) if bands else None)
 
 
 @dataclass(frozen=True)
@@ -78,6 +94,8 @@ class PrefillClass:
 
     Attributes:
         name: the class (``hopper``, ``h20``, ``rtx-pro-blackwell``).
+        family: the architecture family of the card it applies to (``ampere``, ``ada``,
+            ``hopper``, ``blackwell``, ``cdna3``, ``cdna4``).
         linear_efficiency: share of the dense tensor rate the weight matrix multiplies
             reach in a long prefill.
         attention_efficiency: share of the 16-bit dense rate causal attention reaches.
@@ -86,6 +104,7 @@ class PrefillClass:
     """
 
     name: str
+    family: str
     linear_efficiency: float
     attention_efficiency: float
     fixed_ms: float
@@ -111,6 +130,8 @@ class ReloadPath:
             fit's difference between a hit's one-token prefill and the GPU class's miss
             fit (can be negative).
         basis: the measurements.
+        measured_tp: the TP sizes the path's measurements were taken at (empty when the
+            source does not say).
     """
 
     fixed_ms: float
@@ -121,6 +142,21 @@ class ReloadPath:
     gbs_per_instance: float | None
     basis: Basis
     hit_correction_ms: float = 0.0
+    measured_tp: tuple[int, ...] = ()
+
+    def at_tp(self, engine: str, tier: str, tp: int) -> Basis:
+        """The path's basis at TP ``tp``: with a note when no measurement of the path was
+        taken at that TP (the per-rank fit is applied as it is; what a hit costs at that TP
+        beyond its bytes, the ranks' completion and scheduling, is not measured)."""
+        if not self.measured_tp or tp in self.measured_tp:
+            return self.basis
+        measured = ", ".join(str(t) for t in self.measured_tp)
+        note = (
+            f"no {ENGINE_NAMES[engine]} hit from the {TIER_NAMES[tier]} is measured at TP {tp} "
+            f"(measured at TP {measured}): the per-rank fit is applied, and what a hit costs "
+            "beyond its bytes at this TP (the ranks' completion, scheduling) is not in the figure"
+        )
+        return self.basis.joined(Basis((), note))
 
 
 @cache
@@ -131,36 +167,87 @@ def data() -> dict[str, Any]:
     return parsed
 
 
+FAMILY_NAMES = {
+    "ampere": "Ampere",
+    "ada": "Ada",
+    "hopper": "Hopper",
+    "blackwell": "Blackwell",
+    "cdna3": "CDNA 3",
+    "cdna4": "CDNA 4",
+}
+"""The architecture families' names as the sentences print them."""
+
+
 @cache
-def _classes() -> dict[str, PrefillClass]:
-    out: dict[str, PrefillClass] = {}
+def _measured() -> dict[str, PrefillClass]:
+    """Each measured class by its name."""
+    return {
+        name: PrefillClass(
+            name,
+            c["family"],
+            c["linear_efficiency"],
+            c["attention_efficiency"],
+            c["fixed_ms"],
+            Basis(tuple(c["fitted_on"])),
+        )
+        for name, c in data()["prefill_classes"].items()
+    }
+
+
+@cache
+def _classes() -> dict[str, tuple[PrefillClass, str]]:
+    """Each card's class, and for a card estimated from another class the name of the
+    card that class was measured on (``""`` for a measured card)."""
+    out: dict[str, tuple[PrefillClass, str]] = {}
     for name, c in data()["prefill_classes"].items():
-        basis = Basis(tuple(c["fitted_on"]))
         for slug in c["gpus"]:
-            out[slug] = PrefillClass(
-                name, c["linear_efficiency"], c["attention_efficiency"], c["fixed_ms"], basis
-            )
-        for slug, note in c.get("transferred_to", {}).items():
-            out[slug] = PrefillClass(
-                name,
-                c["linear_efficiency"],
-                c["attention_efficiency"],
-                c["fixed_ms"],
-                Basis(basis.sources, note),
+            out[slug] = (_measured()[name], "")
+    for family, f in data()["families"].items():
+        if family.startswith("_") or not isinstance(f, dict):
+            continue
+        source = _measured()[f["estimated_from"]]
+        measured_on = data()["prefill_classes"][f["estimated_from"]]["measured_on"]
+        basis = Basis(source.basis.sources, "", float(f["band_pct"]))
+        for slug in f["gpus"]:
+            out[slug] = (
+                PrefillClass(
+                    source.name,
+                    family,
+                    source.linear_efficiency,
+                    source.attention_efficiency,
+                    source.fixed_ms,
+                    basis,
+                ),
+                measured_on,
             )
     return out
 
 
 def prefill_class(gpu_slug: str, gpu_name: str = "") -> PrefillClass:
-    """The measured prefill constants that apply to ``gpu_slug``.
+    """The prefill constants that apply to ``gpu_slug``: its own measured class, or for a
+    card without one its family's estimate with the band and a note saying so.
 
     Raises:
-        NoMeasuredBasis: on field ``gpu`` when no class covers the card.
+        NoMeasuredBasis: on field ``gpu`` when no class or family covers the card.
     """
     try:
-        return _classes()[gpu_slug]
+        cls, measured_on = _classes()[gpu_slug]
     except KeyError:
         raise NoMeasuredBasis("gpu", f"prefill on {gpu_name or gpu_slug}") from None
+    if not measured_on:
+        return cls
+    return _estimated(cls, gpu_name or gpu_slug, measured_on)
+
+
+@lru_cache(maxsize=64)
+def _estimated(cls: PrefillClass, gpu_name: str, measured_on: str) -> PrefillClass:
+    band = cls.basis.band_pct
+    note = (
+        f"no single-request prefill measurement on {gpu_name} ({FAMILY_NAMES[cls.family]} "
+        f"family): the efficiencies measured on {measured_on} are applied to its datasheet "
+        f"rates, ±{band:g} %"
+    )
+    return replace(cls, basis=replace(cls.basis, note=note))
 
 
 @lru_cache(maxsize=64)
@@ -178,7 +265,12 @@ def reload_path(engine: str, tier: str) -> ReloadPath:
     paths = data()["reload"].get(engine, {})
     p = paths.get(tier)
     if p is None:
-        raise NoMeasuredBasis("tier", f"{ENGINE_NAMES[engine]} hits from the {TIER_NAMES[tier]}")
+        estimate = data()["estimated_paths"].get(engine, {}).get(tier)
+        if estimate is None:
+            raise NoMeasuredBasis(
+                "tier", f"{ENGINE_NAMES[engine]} hits from the {TIER_NAMES[tier]}"
+            )
+        return _estimated_path(engine, tier, estimate["from"], float(estimate["band_pct"]))
     return ReloadPath(
         fixed_ms=float(p["fixed_ms"]),
         per_token_us=float(p["per_token_us"]),
@@ -188,7 +280,20 @@ def reload_path(engine: str, tier: str) -> ReloadPath:
         gbs_per_instance=p.get("gbs_per_instance"),
         basis=Basis(tuple(p["fitted_on"]), p.get("note", "")),
         hit_correction_ms=float(p.get("hit_correction_ms", 0.0)),
+        measured_tp=tuple(int(t) for t in p.get("measured_tp", ())),
     )
+
+
+def _estimated_path(engine: str, tier: str, source: str, band_pct: float) -> ReloadPath:
+    """``source``'s measured path from ``tier``, standing in for ``engine``'s: its basis
+    carries the band and a note naming both engines (``estimated_paths`` in the data)."""
+    measured = reload_path(source, tier)
+    note = (
+        f"no {ENGINE_NAMES[engine]} hit from the {TIER_NAMES[tier]} is measured: "
+        f"{ENGINE_NAMES[source]}'s measured path is applied, ±{band_pct:g} %"
+    )
+    basis = Basis(measured.basis.sources, note, band_pct)
+    return replace(measured, basis=basis, measured_tp=())
 
 
 ENGINE_NAMES = {

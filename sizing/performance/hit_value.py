@@ -11,9 +11,10 @@ configures first, vLLM native offloading, on the plan's GPU and TP size:
 - the TTFT of a returning user: a miss, and a hit from each tier the engine has a
   measured path for (:func:`sizing.performance.returning_user`), with the speedup.
 
-Every figure names the measurements it rests on (:attr:`TransferEstimate.basis`). A GPU
-without a measured prefill class gets no figures, only the "no measured basis for …"
-sentence: the plan never extrapolates silently.
+Every figure names the measurements it rests on (:attr:`TransferEstimate.basis`); a card
+estimated from its architecture family's measured class carries the band and a note
+saying so. A GPU outside every family gets no figures, only the "no measured basis for
+…" sentence: the plan never extrapolates silently.
 """
 
 from __future__ import annotations

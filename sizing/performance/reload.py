@@ -20,7 +20,8 @@ bytes_all_ranks ÷ rate_per_instance)``
 - ``rate_per_instance``: a limit that does not grow with TP (one copy process, one NIC,
   one file backend), where one was measured.
 - ``fixed`` and ``per_token`` (lookups and the per-block copy set-up): measured per
-  engine and tier. All constants and the measurement each rests on:
+  engine and tier. A path measured only at other TP sizes than the instance's says so in
+  its basis note (``measured_tp``). All constants and the measurement each rests on:
   ``sizing/data/performance.json``; a path without a measurement raises
   :class:`~sizing.performance.calibration.NoMeasuredBasis`.
 
@@ -97,8 +98,9 @@ def reload(
         transfer_s = per_rank / (rate * 1e9) if rate else 0.0
         if path.gbs_per_instance:
             transfer_s = max(transfer_s, per_rank * tp / (path.gbs_per_instance * 1e9))
+    basis = path.at_tp(engine, tier, tp)
     if tokens == 0:
-        return ReloadTime(0.0, 0.0, 0.0, 0.0, 0, 0.0, path.basis, path.hit_correction_ms)
+        return ReloadTime(0.0, 0.0, 0.0, 0.0, 0, 0.0, basis, path.hit_correction_ms)
     per_token_ms = tokens * path.per_token_us / 1e3
     total_ms = path.fixed_ms + per_token_ms + transfer_s * 1e3
     return ReloadTime(
@@ -108,7 +110,7 @@ def reload(
         transfer_ms=transfer_s * 1e3,
         bytes_per_rank=per_rank,
         effective_gbs=per_rank / (total_ms * 1e6) if per_rank and total_ms else 0.0,
-        basis=path.basis,
+        basis=basis,
         hit_correction_ms=path.hit_correction_ms,
     )
 

@@ -255,7 +255,11 @@ def make_plan(request: PlanRequest, memo: PlanMemo | None = None) -> Plan:
     if work.expert_parallel and not routed_experts(model.config):
         # Asked for on a dense model: sized without it (sizing.plan.layout_choice), and said so.
         verdict = with_warning(verdict, Note("no_experts", (("model", model.repo_id),)))
-    if not verdict.offload_pays:
+    if work.without_cpu_tier:
+        # Asked for: the plan without a CPU tier (the counterfactual a saving is sized on,
+        # sizing.search.cheapest), whatever the verdict says a tier would buy.
+        verdict = with_warning(verdict, Note("without_cpu_tier"))
+    if not verdict.offload_pays or work.without_cpu_tier:
         # Sell no memory the customer does not need: no tier, no buffer, no NVMe; the
         # GPUs are those the targets need without a tier.
         if serving is not None:

@@ -74,7 +74,6 @@ from sizing.search.pareto import pareto_front
 from sizing.search.space import (
     GPUS_PER_NODE,
     candidates,
-    could_hold_everyone,
     floor_price,
     variants,
 )
@@ -119,9 +118,9 @@ class Recommendation(Generic[P]):
             was then sized for (:func:`sizing.search.nearest.relaxed_targets`):
             ``cheapest`` and ``pareto`` meet it, and every configuration's misses are
             still counted against the customer's targets.
-        without_tier: the cheapest configuration that meets the targets without a CPU
-            tier: among those sized, and beyond the reported range among those whose GPUs
-            could hold every conversation (:func:`could_hold_everyone`).
+        without_tier: the cheapest configuration that meets the same targets without a
+            CPU tier, found by the same search over the same space with
+            ``without_cpu_tier`` set (``None`` when none does or nothing meets them).
         evaluated: plans made (the reference included).
         considered: configurations in the space that were priced (the reference
             included): the base configurations and the variants of those sized.
@@ -277,7 +276,18 @@ def recommend(
     gpu_slugs = tuple(gpu_slugs)
     first = _search(request, gpu_slugs, price, gpus_per_node, top, plan, memo)
     if first.cheapest:
-        return first
+        if request.workload.without_cpu_tier:
+            return first  # asked without a tier: there is no other to compare with
+        # The counterfactual "without a CPU tier" is sized, not estimated: the same search
+        # over the same space for the same targets, every configuration without a tier.
+        no_tier = replace(request, workload=request.workload.replace(without_cpu_tier=True))
+        bare = _search(no_tier, gpu_slugs, price, gpus_per_node, 1, None, memo)
+        return replace(
+            first,
+            without_tier=bare.cheapest[0] if bare.cheapest else None,
+            evaluated=first.evaluated + bare.evaluated,
+            considered=first.considered + bare.considered,
+        )
     traffic = request.traffic
     relaxed = search_nearest.relaxed_targets(
         first.feasible, ttft_p95_ms=traffic.ttft_p95_ms, tpot_ms=traffic.tpot_ms
@@ -341,8 +351,6 @@ def _search(
             if sells_asked_nvme(outcome):
                 sized.add(outcome)
     feasible = list(sized.by_parts.values())
-    without_tier, more = _cheapest_without_tier(feasible, queue, price, memo)
-    evaluated += more
     cap = _front_cap(meeting, top)
     feasible = sorted((c for c in feasible if cap is None or not cap < c.price), key=rank)
     reference = None if plan is None else evaluate(request, price, plan)
@@ -360,59 +368,8 @@ def _search(
         nearest=nearest,
         evaluated=evaluated + 1,
         considered=queue.priced + 1,
-        without_tier=without_tier,
         unpriced=tuple(dict.fromkeys(unpriced)),
     )
-
-
-def _no_tier_winner(config: Configuration[Any], best: Configuration[Any] | None) -> bool:
-    return (
-        config.meets_targets
-        and not config.has_cpu_tier
-        and sells_asked_nvme(config)
-        and (best is None or config.price < best.price)
-    )
-
-
-def _cheapest_without_tier(
-    feasible: list[Configuration[P]], queue: _Queue[P], price: PriceFn[P], memo: PlanMemo
-) -> tuple[Configuration[P] | None, int]:
-    """The cheapest configuration that meets the workload without a CPU tier, and the
-    plans it took beyond the main search.
-
-    Continues the branch and bound over the queue the main search left, in the order of
-    the floors, until a floor exceeds the best found. Beyond the main search's range
-    only base configurations that :func:`could_hold_everyone` are sized, with their TP
-    variants (a configuration without a CPU tier has no DIMM or shared-tier variant):
-    a plan under traffic can also drop its tier when the tier does not pay, and such a
-    configuration is found only within the main search's range.
-    """
-    best = None
-    for config in feasible:
-        if _no_tier_winner(config, best):
-            best = config
-    sized = 0
-    while queue.heap:
-        floor, candidate, base = queue.pop()
-        if best is not None and best.price < floor:
-            break
-        if base and not could_hold_everyone(candidate):
-            continue
-        if not base and candidate.workload.tensor_parallel_size is None:
-            continue  # a DIMM or shared-tier variant: its parent has a CPU tier
-        sized += 1
-        outcome = evaluate(candidate, price, memo=memo)
-        if not isinstance(outcome, Configuration):
-            continue
-        if base:
-            for variant in variants(outcome.plan):
-                if variant.workload.tensor_parallel_size is not None and (
-                    variant.workload.max_host_memory_gb is None
-                ):
-                    queue.push(floor, variant, base=False)
-        if _no_tier_winner(outcome, best):
-            best = outcome
-    return best, sized
 
 
 def exhaustive(

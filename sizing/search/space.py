@@ -38,10 +38,8 @@ from sizing.bom.lines import CPU_SKU, Bom, BomLine, dimm_sku, gpu_sku
 from sizing.hardware import catalog
 from sizing.hardware.chassis import baseboard_takes, chassis_for
 from sizing.memory.host_memory import layout_totals_gb
-from sizing.model.architecture import conversation_bytes, kv_bytes_per_token
-from sizing.plan.layout_choice import MAX_PIPELINE_NODES, valid_tp_sizes
+from sizing.plan.layout_choice import valid_tp_sizes
 from sizing.plan.orchestrator import Plan, PlanRequest
-from sizing.units import GIB
 
 LAYOUT_FIELDS = (
     "gpu",
@@ -52,6 +50,7 @@ LAYOUT_FIELDS = (
     "max_host_memory_gb",
     "without_shared_tier",
     "without_nvme_tier",
+    "without_cpu_tier",
 )
 """The :class:`~sizing.workload.Workload` fields a configuration of the space fixes (the
 others are the customer's, ``new_conversations_per_day`` kept as given): what a
@@ -203,25 +202,3 @@ def floor_price(request: PlanRequest, price: Callable[[Bom], Any]) -> Any:
             if amount is not None and (best is None or amount < best):
                 best = amount
     return best if best is not None else price(node_floor(request))
-
-
-def could_hold_everyone(request: PlanRequest) -> bool:
-    """Whether ``request``'s GPUs could hold every user's conversation, so that the plan
-    needs no CPU tier for memory: an upper bound from the memory alone.
-
-    ``gpus × utilization × reported GiB`` (:mod:`sizing.memory.gpu_budget`'s budget before weights
-    and
-    overhead) over one node, or over :data:`sizing.plan.layout_choice.MAX_PIPELINE_NODES` nodes
-    when the
-    weights need more than one, against ``users × (conversation − shared prompt)`` at
-    TP 1 (TP never stores fewer bytes per conversation over all ranks).
-    """
-    work = request.workload
-    gpu = catalog.gpu(work.gpu)
-    arch = request.model.architecture
-    node_gib = work.gpus_per_node * request.rule.utilization * gpu.reported_gib
-    nodes = 1 if request.model.weights_bytes / GIB <= node_gib else MAX_PIPELINE_NODES
-    per_token = kv_bytes_per_token(arch, work.kv_dtype)
-    unique = conversation_bytes(arch, work.kv_dtype, work.context_tokens)
-    unique -= per_token * work.shared_prompt_tokens
-    return bool(nodes * node_gib * GIB >= work.users * unique)

@@ -255,6 +255,9 @@ def evaluate(cases: list[dict[str, Any]]) -> tuple[list[TrafficResult], list[str
         except (CaseError, SizingError) as exc:
             skipped.append(f"{case.get('id', '?')}: {exc}")
             continue
+        except (TypeError, KeyError, AttributeError) as exc:  # a value of the wrong type
+            skipped.append(f"{case.get('id', '?')}: malformed ({type(exc).__name__}: {exc})")
+            continue
         if measured == 0:
             skipped.append(f"{case['id']}: measured is 0")
             continue
@@ -285,9 +288,14 @@ def _stats(results: list[TrafficResult]) -> dict[str, Any]:
     }
 
 
-def summary(results: list[TrafficResult]) -> dict[str, Any]:
-    """Median, p90 and max |error| over all cases, per split and per metric."""
+def summary(results: list[TrafficResult], not_evaluated: int = 0) -> dict[str, Any]:
+    """Median, p90 and max |error| over all cases, per split and per metric;
+    ``not_evaluated`` (cases that could not be evaluated) and ``evaluated_share_pct``
+    (evaluated ÷ all cases × 100, ``None`` without cases)."""
     out = _stats(results)
+    total = len(results) + not_evaluated
+    out["not_evaluated"] = not_evaluated
+    out["evaluated_share_pct"] = round(len(results) / total * 100, 1) if total else None
     out["by_split"] = {
         split: _stats([r for r in results if r.split == split])
         for split in sorted({r.split for r in results})

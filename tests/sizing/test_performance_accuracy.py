@@ -41,8 +41,10 @@ def test_error_is_relative_to_the_measurement() -> None:
 
 def test_held_out_cases_meet_the_targets() -> None:
     # Targets: median |error| ≤ 20 %, p90 ≤ 40 % on cases no constant was fitted on.
-    _results, summary = evaluate(_cases("ttft_cases_held_out.json"))
-    assert summary["evaluated"] == 5
+    _results, skipped, summary = evaluate(_cases("ttft_cases_held_out.json"))
+    assert skipped == []
+    # 5 hits and speedups (vLLM blog, agentic-kvc) and 3 NIM misses (ttft_cases_held_out.json).
+    assert summary["evaluated"] == 8
     assert summary["median_abs_error_pct"] <= 20
     assert summary["p90_abs_error_pct"] <= 40
 
@@ -58,9 +60,12 @@ def test_held_out_cases_are_not_calibration_cases() -> None:
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"gpu": "l40s"}, "case t: no measured basis for prefill on NVIDIA L40S"),
+        ({"gpu": "nobody-gpu"}, "case t: unknown GPU"),
         ({"engine": "trtllm"}, "case t: no measured basis for engine 'trtllm'"),
-        ({"metric": "ttft_hit_ms", "engine": "sglang"}, "case t: no measured basis for SGLang"),
+        (
+            {"metric": "ttft_hit_ms", "engine": "dynamo", "tier": "nvme"},
+            "case t: no measured basis for Dynamo",
+        ),
         ({"metric": "ttft_hit_ms", "tier": "nvme"}, "no measured basis for vLLM native"),
         ({"metric": "tpot"}, "metric must be one of"),
         ({"measured": 0}, "measured must be a positive number"),
@@ -81,3 +86,17 @@ def test_a_missing_field_is_named() -> None:
     del case["source"]
     with pytest.raises(CaseError, match="case t: missing source"):
         evaluate_case(case)
+
+
+def test_evaluate_lists_what_it_cannot_evaluate_and_evaluates_the_rest() -> None:
+    results, skipped, summary = evaluate(
+        [_case(engine="trtllm"), _case(id="u"), _case(id="w", tensor_parallel_size=None)]
+    )
+    assert [r.case_id for r in results] == ["u"]
+    assert [(n.case_id, n.reason[:41]) for n in skipped] == [
+        ("t", "case t: no measured basis for engine 'trt"),
+        ("w", "case w: tensor_parallel_size must be an i"),
+    ]
+    # 1 evaluated of 3: 33.3 %.
+    assert (summary["evaluated"], summary["not_evaluated"]) == (1, 2)
+    assert summary["evaluated_share_pct"] == 33.3

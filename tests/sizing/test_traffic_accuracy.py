@@ -42,8 +42,12 @@ def test_bad_cases_are_skipped_with_the_reason() -> None:
         "id": "r",
         "workload": {"turns": 2, "prompt_tokens_per_turn": 10, "output_tokens_per_turn": 1},
     }
-    results, skipped = evaluate([missing, unknown, no_rate])  # type: ignore[list-item]
+    wrong_type = {**good, "id": "w", "workload": {**good["workload"], "turns": [2]}}
+    results, skipped = evaluate([missing, unknown, no_rate, wrong_type])  # type: ignore[list-item]
     assert results == []
+    assert skipped[3].startswith("w: ")
+    # None of the four evaluated: the summary counts them.
+    assert summary(results, len(skipped))["not_evaluated"] == 4
     assert "missing workload" in skipped[0]
     assert "metric must be one of" in skipped[1]
     assert "request_rate_per_s or max_concurrency" in skipped[2]

@@ -124,18 +124,25 @@ def test_a_case_marked_not_evaluable_is_skipped_with_its_reason(
     path = tmp_path / "cases.json"
     marked = dict(case, id="mine-2", not_evaluable="the log omits the utilization")
     typo = dict(case, id="mine-3", fitted_terms=["v1_activaton"])
-    path.write_text(json.dumps([case, marked, typo]))
+    not_a_list = dict(case, id="mine-4", fitted_terms=3)
+    wrong_type = dict(case, id="mine-5", tensor_parallel_size=[1])
+    text = dict(case, id="mine-6", kv_cache_gib="a lot")
+    path.write_text(json.dumps([case, marked, typo, not_a_list, wrong_type, text]))
     call_command("accuracy", "--cases", str(path), "--format", "json")
     report = json.loads(capsys.readouterr().out)
     skipped = {c["id"]: c.get("skipped") for c in report["cases"]}
     assert skipped["case-024"] is None
     assert skipped["mine-2"] == "not evaluable: the log omits the utilization"
     assert skipped["mine-3"] == "fitted_terms names unknown terms: v1_activaton"
+    assert skipped["mine-4"] == "fitted_terms must be a list of term names, got 3"
+    assert skipped["mine-5"].startswith("malformed (TypeError: ")
+    assert skipped["mine-6"] == "kv_cache_gib must be a number, got 'a lot'"
     assert report["summary"]["evaluated"] == 1
-    # a log that does not state an input does not count toward the targets; a case skipped
-    # for another reason counts against the evaluated share
+    # a log that does not state an input (mine-2) does not count toward the targets; a case
+    # skipped for another reason (mine-3 to mine-6) counts against the evaluated share:
+    # 1 evaluated of the 5 that count, 20.0 %.
     assert report["summary"]["not_evaluable"] == 1
-    assert report["summary"]["evaluated_share_pct"] == 50.0
+    assert report["summary"]["evaluated_share_pct"] == 20.0
 
 
 def test_cases_carry_their_version_and_the_summary_its_maximum(

@@ -485,3 +485,25 @@ def test_a_node_that_cannot_be_built_is_a_400(
     response = client.post("/api/plans", {**SEED, **changes}, content_type="application/json")
     assert response.status_code == 400
     assert response.json()["field"] == "gpus_per_node" and detail in response.json()["detail"]
+
+
+@pytest.mark.django_db
+def test_a_card_no_chassis_takes_is_sized_and_marked_not_sold(client: Client) -> None:
+    # 2 × RTX 4090 (open-air cooler): the 4U chassis takes blower and passive cards only
+    # (sizing/hardware/chassis.py), so the builder does not sell the node; the API sizes
+    # it all the same (plan, tiers, TTFT) and says why in the summary.
+    body = {**SEED, "gpu": "rtx-4090", "gpus_per_node": 2, "model": "Qwen/Qwen3-8B"}
+    response = client.post("/api/plans", body, content_type="application/json")
+    assert response.status_code == 200
+    s = response.json()["summary"]
+    assert s["node_buildable"] is False
+    assert s["node_not_buildable_reason"] == (
+        "the GPU rtx-4090 (NVIDIA GeForce RTX 4090, open-air cooling) does not go into the "
+        "CHS-SP5-4U8G chassis, which takes blower, passive GPUs only"
+    )
+    assert s["ttft_miss_ms"] > 0 and s["ttft_band_pct"] == 56
+    seed = client.post("/api/plans", SEED, content_type="application/json").json()["summary"]
+    assert seed["node_buildable"] is True and seed["node_not_buildable_reason"] is None
+    # More cards than the chassis has slots stays refused, whatever the card.
+    over = client.post("/api/plans", {**body, "gpus_per_node": 16}, content_type="application/json")
+    assert over.status_code == 400 and over.json()["field"] == "gpus_per_node"

@@ -7,6 +7,7 @@ conversations per GPU and 24 × 48 GB of host memory. Screenshots go to test-art
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -15,20 +16,14 @@ from typing import Any
 
 import pytest
 
+from benchmarks.browser_request import CHROMIUM_ARGS
 from configurator.inquiries.models import Inquiry
 from tests.conftest import ci_requires
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
 
 
 @pytest.fixture
@@ -173,13 +168,47 @@ def test_a_config_over_1_mb_shows_its_limit_at_the_upload_field(
     big.write_text('{"pad": "' + "x" * 1_500_000 + '"}')
     page.goto(f"{live_server.url}/")
     page.locator("details.private > summary").click()
-    page.locator("#id_config_file").set_input_files(str(big))
     page.locator("#id_users").fill("")
     page.locator("#id_users").press_sequentially("321")
+    page.locator("#id_config_file").set_input_files(str(big))
     expect(page.locator("#id_config_file_error")).to_contain_text(
         "Die Datei ist größer als 1 MB", timeout=15_000
     )
     expect(page.locator("#id_users")).to_have_value("321")
+
+
+def test_a_chosen_config_is_uploaded_once_and_the_live_estimate_posts_url_encoded(
+    page: Any, live_server: Any, tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    # The seed model's config as bundled (sizing/data/models.json): 64 layers, 8 KV heads
+    # of 128, FP8 cache: 128 KiB per token, 1 GiB per 8,192-token conversation (DESIGN §3).
+    catalog = json.loads((ROOT / "sizing/data/models.json").read_text("utf-8"))
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(catalog["models"]["Qwen/Qwen3-32B-FP8"]["config"]))
+    posts: list[tuple[str, str]] = []
+    page.on(
+        "request",
+        lambda r: (
+            posts.append((r.url, r.headers.get("content-type", ""))) if r.method == "POST" else None
+        ),
+    )
+    page.goto(f"{live_server.url}/")
+    page.locator("details.private > summary").click()
+    page.locator("#id_model_name").fill("acme/private-32b")
+    page.locator("#id_config_file").set_input_files(str(config))
+    estimate = page.locator("#estimate")
+    expect(estimate).to_contain_text("Privates Modell acme/private-32b", timeout=15_000)
+    page.locator("#id_users").fill("")
+    page.locator("#id_users").press_sequentially("321")
+    expect(page.locator("#figure-resident")).to_be_visible(timeout=15_000)
+    expect(estimate).to_contain_text("Privates Modell acme/private-32b")
+    page.wait_for_timeout(1_000)  # the last keystroke's estimate has arrived
+    uploads = [kind for url, kind in posts if url.endswith("/estimate/upload/")]
+    estimates = [kind for url, kind in posts if url.endswith("/estimate/")]
+    assert len(uploads) == 1 and uploads[0].startswith("multipart/form-data")
+    assert estimates and all(k == "application/x-www-form-urlencoded" for k in estimates)
 
 
 def test_changing_an_input_clears_the_configurations_found_for_the_old_one(

@@ -14,6 +14,7 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from django.core import mail
@@ -88,12 +89,62 @@ def field_error(html: str, field: str) -> str:
     return html_lib.unescape(match.group(1))
 
 
-def test_the_form_posts_multipart_with_and_without_javascript(client: Client) -> None:
+def urlencoded(client: Client, path: str, data: dict[str, Any], **headers: str) -> Any:
+    """``data`` posted to ``path`` as the page's form posts it: url-encoded."""
+    body = urlencode(data, doseq=True)
+    return client.post(path, body, "application/x-www-form-urlencoded", headers=headers)
+
+
+def test_the_live_estimate_posts_url_encoded_and_the_file_has_its_own_form(
+    client: Client,
+) -> None:
     html = client.get("/", headers=EN).content.decode()
-    assert re.search(r'<form id="configurator"[^>]*enctype="multipart/form-data"', html)
-    assert 'hx-encoding="multipart/form-data"' in html
+    form_tag = re.search(r'<form id="configurator"[^>]*>', html)
+    assert form_tag and "enctype" not in form_tag.group(0)
+    assert re.search(
+        r'<form id="config-upload" method="post" action="/estimate/upload/" '
+        r'enctype="multipart/form-data">',
+        html,
+    )
+    file_input = re.search(r'<input type="file" name="config_file"[^>]*>', html)
+    assert file_input
+    # the file belongs to the upload form and is sent, multipart, in its own request
+    assert 'form="config-upload"' in file_input.group(0)
+    assert 'accept=".json' in file_input.group(0)
+    assert 'hx-post="/estimate/upload/"' in file_input.group(0)
+    assert 'hx-encoding="multipart/form-data"' in file_input.group(0)
+    assert html.count('hx-encoding="multipart/form-data"') == 1
     assert "<summary>Private model? Upload its config.json</summary>" in html
-    assert re.search(r'<input type="file" name="config_file"[^>]*accept="\.json', html)
+    # without JavaScript the upload form has its own button
+    assert re.search(r'<button type="submit"[^>]*form="config-upload"[^>]*>Upload and', html)
+
+
+def test_an_upload_without_javascript_sizes_the_file_with_the_default_workload(
+    client: Client,
+) -> None:
+    # The upload form sends the file alone; the other inputs take their defaults
+    # (8,192 tokens, 100 users: the form's initial values).
+    response = client.post("/estimate/upload/", {"config_file": config_file()}, headers=EN)
+    html = response.content.decode()
+    assert response.status_code == 200
+    # no name given: modelhub names it after the config's first architecture
+    assert "Private model Qwen3ForCausalLM: sized from the uploaded config.json" in html
+    assert re.search(r'name="users" value="100"', html)
+    kept = re.search(r'<input type="hidden" name="config_text" value="([^"]*)"', html)
+    assert kept and json.loads(html_lib.unescape(kept.group(1))) == SEED_CONFIG
+
+
+def test_the_live_estimate_sizes_a_kept_config_url_encoded(client: Client) -> None:
+    # The upload's answer keeps the file's text in the form; every later keystroke
+    # posts it url-encoded, without the file.
+    data = {**workload(config_file=""), "config_text": json.dumps(SEED_CONFIG)}
+    del data["config_file"]
+    response = urlencoded(client, "/estimate/", data, **HTMX, **EN)
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" not in html
+    # Seed example (DESIGN §3).
+    assert "24 × 48 GB = 1,152 GB" in figure(html, "host")
+    assert "Private model acme/qwen3-32b-finetune: sized from the uploaded config.json" in html
 
 
 def test_the_upload_is_named_once_by_its_summary_and_once_by_its_label(client: Client) -> None:
@@ -103,7 +154,7 @@ def test_the_upload_is_named_once_by_its_summary_and_once_by_its_label(client: C
 
 
 def test_uploaded_seed_config_gives_the_seed_estimate(client: Client) -> None:
-    response = client.post("/estimate/", workload(), headers=EN)
+    response = client.post("/estimate/upload/", workload(), headers=EN)
     html = response.content.decode()
     assert response.status_code == 200
     # Seed example (docs/sizing.md).
@@ -115,7 +166,7 @@ def test_uploaded_seed_config_gives_the_seed_estimate(client: Client) -> None:
 
 
 def test_live_upload_returns_the_partial_in_german(client: Client) -> None:
-    response = client.post("/estimate/", workload(), headers={**HTMX, **DE})
+    response = client.post("/estimate/upload/", workload(), headers={**HTMX, **DE})
     html = response.content.decode()
     assert response.status_code == 200 and "<html" not in html
     # Seed example, German number format (docs/customer.md: 1.152 GB).
@@ -124,7 +175,7 @@ def test_live_upload_returns_the_partial_in_german(client: Client) -> None:
 
 
 def test_without_weights_they_come_from_the_parameter_count(client: Client) -> None:
-    response = client.post("/estimate/", workload(weights_gib=""), headers=EN)
+    response = client.post("/estimate/upload/", workload(weights_gib=""), headers=EN)
     html = response.content.decode()
     assert response.status_code == 200 and 'id="figure-gpus"' in html
 
@@ -174,7 +225,7 @@ def broken(**changes: Any) -> dict[str, Any]:
 def test_bad_uploads_are_shown_at_their_field(
     client: Client, changes: dict[str, Any], field: str, text: str
 ) -> None:
-    response = client.post("/estimate/", workload(**changes), headers=EN)
+    response = client.post("/estimate/upload/", workload(**changes), headers=EN)
     html = response.content.decode()
     assert response.status_code == 400
     assert text in field_error(html, field)
@@ -191,14 +242,15 @@ def test_weights_for_a_hub_model_are_refused(client: Client) -> None:
 def test_quote_request_without_javascript_keeps_the_uploaded_config(
     client: Client, django_capture_on_commit_callbacks: Any
 ) -> None:
-    # Step 1: "Calculate" with the file; the page keeps its text for the next post.
-    page = client.post("/estimate/", workload(), headers=EN).content.decode()
+    # Step 1: the upload form's button sends the file; the page keeps its text.
+    page = client.post("/estimate/upload/", workload(), headers=EN).content.decode()
     kept = re.search(r'<input type="hidden" name="config_text" value="([^"]*)"', page)
     assert kept and json.loads(html_lib.unescape(kept.group(1))) == SEED_CONFIG
     # Step 2: the browser cannot refill a file input; the quote request sends the kept text.
-    data = {**workload(config_file=""), "config_text": html_lib.unescape(kept.group(1))}
+    data = {**workload(), "config_text": html_lib.unescape(kept.group(1))}
+    del data["config_file"]  # not a control of the configurator's form
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post("/quote/", {**data, **CONTACT}, headers=EN)
+        response = urlencoded(client, "/quote/", {**data, **CONTACT}, **EN)
     assert response.status_code == 303
     inquiry = Inquiry.objects.get()
     assert inquiry.model == "acme/qwen3-32b-finetune"

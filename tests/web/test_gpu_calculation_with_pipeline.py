@@ -10,7 +10,8 @@ as exact to half its last written digit) and compares it with the plan's own res
 - Llama 3.1 405B on 8 × H100 SXM per node: 756 GiB of weights fit no node at TP 8
   (756 / 8 = 94.5 GiB per card), so one replica of TP 8 × PP 2 over two nodes;
 - Qwen3-32B-FP8 on one L4 per node, FP8 cache: 31.9 GiB of weights fit no 22.5 GiB
-  card, so one replica of TP 1 × PP 2;
+  card, so replicas of TP 1 × PP 2; timed from the Ada family's estimate
+  (sizing/data/performance.json families), the 500 users' load takes 28 of them;
 - the seed (Qwen3-32B-FP8, 4 × RTX PRO 6000 SE per node): four TP-1 replicas on one
   node, and the same with one GPU per node, a single TP-1 replica.
 """
@@ -77,7 +78,7 @@ PLANS: dict[str, dict[str, Any]] = {
 # (TP, PP, replicas) each plan is expected to have, from the module docstring.
 LAYOUTS = {
     "405b-tp8-pp2": (8, 2, 1),
-    "32b-l4-tp1-pp2": (1, 2, 1),
+    "32b-l4-tp1-pp2": (1, 2, 28),
     "seed-tp1": (1, 1, 4),
     "seed-one-gpu": (1, 1, 1),
 }

@@ -81,6 +81,7 @@ def test_the_layout_of_a_recommendation_is_on_every_surface() -> None:
         max_host_memory_gb=1024,
         without_shared_tier=True,
         without_nvme_tier=True,
+        without_cpu_tier=True,
     )
     data = layout_form_data(every_set.to_json())
     assert set(data) == set(LAYOUT_FIELDS)

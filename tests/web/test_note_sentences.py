@@ -15,16 +15,10 @@ import re
 
 import pytest
 from django.template import engines
-from django.template.defaultfilters import floatformat
 from django.utils import translation
 
 from configurator.inquiries.notes import view
 from configurator.inquiries.templatetags.note_messages import SENTENCES
-from configurator.inquiries.templatetags.note_sentences import (
-    _GROUPED_PLACES,
-    _by_three,
-    _floatformat,
-)
 from sizing.verdict import ENGLISH
 
 PAGE = "{% load note_sentences %}{% note_sentence note %}"
@@ -85,20 +79,6 @@ def test_an_unknown_code_says_nothing() -> None:
     assert worded(PAGE, "not_a_note", {}, "en") == ""
 
 
-@pytest.mark.parametrize("language", ["de", "en"])
-@pytest.mark.parametrize(
-    "value", [0.0, -0.0, 0.5, 2.5, -0.4, -1.5, 0.05, 0.045, 2.675, 999.95, 1234.5, 1e-05, 1e14]
-)
-def test_numbers_are_rounded_as_floatformat_rounds(language: str, value: float) -> None:
-    # Django's own filter is the expected value: half up from the shortest decimal.
-    for arg, places in _GROUPED_PLACES.items():
-        with translation.override(language):
-            expected = floatformat(value, arg)
-            by_three = _by_three(language)
-            assert by_three is not None
-            assert _floatformat(value, places, by_three) == expected
-
-
 def test_the_ttft_comparison_reads_two_times_in_ms_with_the_gain() -> None:
     # Grouped: 117.3 against 1,124.8 ms, 1,007.5 ms (1,007.5 / 1,124.8 = 89.6 %) less;
     # then the H200 NVL case of tests/sizing/test_ttft_comparison.py (124.8 ms, 7.5 ms,
@@ -126,28 +106,3 @@ def test_a_comparison_stored_in_seconds_still_reads() -> None:
         "TTFT p95 580 ms instead of 1,250 ms on the same GPUs without the tier, "
         "670 ms (53.6 %) less."
     )
-
-
-@pytest.mark.parametrize("language", ["de", "en"])
-@pytest.mark.parametrize("autoescape", ["on", "off"])
-def test_a_list_of_notes_reads_as_each_note_between_its_markup(
-    language: str, autoescape: str
-) -> None:
-    notes = [
-        view("no_measured_basis", {"gpu": "A&B <GPU>"}),
-        view("unknown", {}),
-        view("gpus_saved", {"gpus": 12345}),
-        view("nvme", {"months": 1.2}),
-    ]
-    each = f"{{% load note_sentences %}}{{% autoescape {autoescape} %}}"
-    each += '{% for note in notes %}<p class="w">{% note_sentence note %}</p>{% endfor %}'
-    listed = f"{{% load note_sentences %}}{{% autoescape {autoescape} %}}"
-    listed += '{% note_items notes \'<p class="w">\' "</p>" %}'
-    with translation.override(language):
-        expected, got = (
-            engines["django"].from_string(source + "{% endautoescape %}").render({"notes": notes})
-            for source in (each, listed)
-        )
-    assert got == expected
-    assert got.count('<p class="w">') == 4 and '<p class="w"></p>' in got
-    assert ("&lt;GPU&gt;" in got) is (autoescape == "on")

@@ -8,7 +8,6 @@ Expected figures: the seed example (docs/sizing.md: 24 × 48 GB, vLLM --kv-offlo
 from __future__ import annotations
 
 import base64
-import gc
 import io
 import re
 import shutil
@@ -27,7 +26,6 @@ from configurator.catalog.models import Price
 from configurator.quotes.document import document_from_quote
 from configurator.quotes.models import Quote
 from configurator.quotes.pdf import (
-    RENDER_GC_THRESHOLD,
     charts_as_images,
     quote_html,
     quote_pdf_render,
@@ -134,28 +132,6 @@ def test_fonts_are_embedded() -> None:
     for ref in fonts.values():
         descriptor = ref.get_object()["/DescendantFonts"][0].get_object()["/FontDescriptor"]
         assert "/FontFile2" in descriptor or "/FontFile3" in descriptor
-
-
-def test_a_rendering_collects_garbage_rarely_and_restores_the_thresholds() -> None:
-    document = document_from_quote(issued_quote())
-    before = gc.get_threshold()
-    thresholds: list[int] = []
-
-    def seen(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            thresholds.append(gc.get_threshold()[0])
-
-    gc.collect()  # none is due when the rendering starts
-    gc.callbacks.append(seen)
-    try:
-        quote_pdf_render(document)
-    finally:
-        gc.callbacks.remove(seen)
-    assert gc.get_threshold() == before
-    # The seed quote's four alternatives: at the default threshold (700) some 200
-    # collections; at RENDER_GC_THRESHOLD a few, and one of what is left at the end.
-    assert 1 <= len(thresholds) < 20
-    assert thresholds.count(RENDER_GC_THRESHOLD) == len(thresholds) - 1
 
 
 def test_charts_reach_weasyprint_as_the_same_svg_unless_it_is_not_xml() -> None:

@@ -1,5 +1,6 @@
 """Quote PDFs rendered ahead by the Celery job and served from the store while the
-quote's content is unchanged (configurator.quotes.pdf_cache).
+quote's content is unchanged (configurator.quotes.pdf_cache), each version rendered once:
+a download never renders a copy the job renders (configurator.quotes.pdf_download).
 
 The seed example's inquiry and prices come from tests/quote_factories.py.
 """
@@ -12,13 +13,20 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
 from configurator.inquiries import traffic_chart, ttft_chart
+from configurator.quotes import pdf
 from configurator.quotes.document import document_from_quote
 from configurator.quotes.models import Quote, QuotePdf
-from configurator.quotes.pdf_cache import RENDERER_FILES, content_key, quote_pdf_refresh
+from configurator.quotes.pdf_cache import (
+    RENDERER_FILES,
+    content_key,
+    quote_pdf_refresh,
+    quote_pdf_render_once,
+)
 from configurator.quotes.services import (
     quote_create_from_inquiry,
     quote_issue,
@@ -36,6 +44,27 @@ def _draft(client: Client | None = None) -> Quote:
     if client is not None:
         client.force_login(user)
     return quote_create_from_inquiry(inquiry=make_inquiry(), user=user)
+
+
+@pytest.fixture(autouse=True)
+def _no_claims_left() -> None:
+    """Claims and job requests of an earlier test's quote (same id, same content) are
+    not this test's."""
+    cache.clear()
+
+
+@pytest.fixture
+def renders(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One entry per PDF WeasyPrint draws (the real renderer, counted)."""
+    drawn: list[int] = []
+    real = pdf.quote_pdf_render
+
+    def counted(document: Any) -> bytes:
+        drawn.append(1)
+        return real(document)
+
+    monkeypatch.setattr(pdf, "quote_pdf_render", counted)
+    return drawn
 
 
 def _download(client: Client, quote: Quote) -> bytes:
@@ -82,6 +111,52 @@ def test_the_job_renders_once_and_skips_a_current_or_deleted_quote() -> None:
     assert quote_pdf_refresh(quote_id=quote.pk) == "rendered"
     assert quote_pdf_refresh(quote_id=quote.pk) == "unchanged"
     assert quote_pdf_refresh(quote_id=quote.pk + 1000) == "gone"
+
+
+def test_a_download_right_after_creation_waits_for_the_job_and_renders_nothing(
+    settings: Any,
+    eager_tasks: None,
+    client: Client,
+    renders: list[int],
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    settings.QUOTE_PDF_PRERENDER = True
+    with django_capture_on_commit_callbacks() as created:  # the job waits in the queue
+        quote = _draft(client)
+    url = reverse("quotes:pdf", args=[quote.pk])
+    with django_capture_on_commit_callbacks() as asked:
+        response = client.get(url, headers={"Accept-Language": "de"})
+    assert response.status_code == 202 and response["Retry-After"] == "2"
+    assert "wird erstellt" in response.content.decode()
+    assert '<meta http-equiv="refresh" content="2">' in response.content.decode()
+    assert renders == [] and not QuotePdf.objects.filter(quote=quote).exists()
+    assert len(asked) == 1  # it asks the worker for this version once
+    with django_capture_on_commit_callbacks() as asked_again:
+        assert client.get(url).status_code == 202
+    assert asked_again == []
+
+    for job in [*created, *asked]:  # the worker runs both jobs: one draws, one finds it
+        job()
+    assert renders == [1]
+    stored = bytes(QuotePdf.objects.get(quote=quote).pdf)
+    assert stored.startswith(b"%PDF-") and _download(client, quote) == stored
+    assert renders == [1]
+
+
+def test_a_version_another_job_is_rendering_is_not_drawn_again(
+    client: Client, renders: list[int]
+) -> None:
+    quote = _draft(client)
+    document = document_from_quote(quote)
+    key = content_key(document)
+    # The claim a rendering job takes (configurator.quotes.pdf_cache) is held meanwhile.
+    cache.add(f"quote-pdf-rendering:{quote.pk}:{key}", True, 60)
+    assert quote_pdf_refresh(quote_id=quote.pk) == "rendering"
+    assert quote_pdf_render_once(quote, document, key) == ("rendering", None)
+    assert client.get(reverse("quotes:pdf", args=[quote.pk])).status_code == 202
+    assert renders == []
+    cache.delete(f"quote-pdf-rendering:{quote.pk}:{key}")
+    assert _download(client, quote).startswith(b"%PDF-") and renders == [1]
 
 
 def test_the_key_follows_the_content() -> None:

@@ -56,12 +56,13 @@ def test_three_cheapest_with_relative_cost_and_a_link_each(client: Client) -> No
     page = client.get(links[0].replace("&amp;", "&"), headers=EN).content.decode()
     slug = re.search(r"gpu=([\w.-]+)", links[0]).group(1)  # type: ignore[union-attr]
     assert re.search(rf'<option value="{re.escape(slug)}" selected>', page)
-    # 42,920 against the requested layout's 66,910 EUR (tests/web/test_recommend.py):
-    # (66,910 - 42,920) / 66,910 = 35.9 % → "36 %" (nearest whole percent).
-    assert "36 % below the requested layout (4 × NVIDIA RTX PRO 6000" in html
+    # 42,320 (2 × RTX PRO 6000 Max-Q) against the requested layout's 66,910 EUR
+    # (tests/web/test_recommend.py): (66,910 - 42,320) / 66,910 = 36.8 % → "37 %" (nearest
+    # whole percent).
+    assert "37 % below the requested layout (4 × NVIDIA RTX PRO 6000" in html
     # The link carries the searched layout: the cheapest caps host memory at 384 GB.
     assert "max_host_memory_gb=384" in links[0]
-    assert "Workstation Edition" not in html
+    assert "Blackwell Workstation Edition" not in html  # the open-air card; the Max-Q is a blower
     assert '<svg viewBox="0 0 540 250" width="540" height="250"' in html
     assert 'class="front"' in html
     # The chart says what its axes are and in which units (templates/inquiries/configurator.html).
@@ -78,13 +79,16 @@ def test_three_cheapest_with_relative_cost_and_a_link_each(client: Client) -> No
 def test_price_band_when_presales_allow_it(client: Client) -> None:
     PublicPricing.objects.create(pk=1, show_price_band=True, band_percent=10)
     html = client.post("/recommendations/", SEED, headers={**HTMX, **EN}).content.decode()
-    # The cheapest at demo prices (demo_prices.csv): 2 × RTX PRO 6000 Server Edition (the
-    # Workstation Edition does not go into the 4U server, hardware.json ``chassis``),
-    # 24 × 16 GB (the smallest layout that meets twice the GPUs' 192 GB), no NVMe = GPUs
-    # 17,800 + chassis 9,800 + CPUs 7,300 + DIMMs 24 × 95 = 2,280 + PSUs 1,040 + NIC 890
-    # + boot 290 + services 3,520 = 42,920.00 EUR net; ±10 % → 38,628 to 47,212 EUR, to
-    # whole hundreds (BAND_ROUNDING_EUR) → 38,600 to 47,200 EUR.
+    # At demo prices (demo_prices.csv), 2 × RTX PRO 6000 Server Edition (the Workstation
+    # Edition does not go into the 4U server, hardware.json ``chassis``), 24 × 16 GB (the
+    # smallest layout that meets twice the GPUs' 192 GB), no NVMe = GPUs 17,800 + chassis
+    # 9,800 + CPUs 7,300 + DIMMs 24 × 95 = 2,280 + PSUs 1,040 + NIC 890 + boot 290 +
+    # services 3,520 = 42,920.00 EUR net; ±10 % → 38,628 to 47,212 EUR, to whole hundreds
+    # (BAND_ROUNDING_EUR) → 38,600 to 47,200 EUR. The cheapest, the same with 2 × Max-Q
+    # (2 × 8,600 = 17,200 for the GPUs): 42,320.00 EUR → 38,088 to 46,552 → 38,100 to
+    # 46,600 EUR.
     assert "38,600 – 47,200 €" in html
+    assert "38,100 – 46,600 €" in html
 
 
 def test_german_page_keeps_svg_numbers_plain(client: Client) -> None:
@@ -281,14 +285,16 @@ def test_a_recommendation_without_nvme_keeps_the_customers_new_conversations(
 
 
 def test_a_requested_layout_that_cannot_be_sized_is_still_searched(client: Client) -> None:
-    # 20,000 users at 32,768 tokens on 8 × L40S: the L40S has no measured prefill basis,
-    # so its plan stays on one node, whose 24 × 256 GB slots cannot hold the tier
-    # (sizing/memory/host_memory.py). Every input is clean, so the search runs as the JSON API's
-    # does (POST /api/recommendations) and shows the same configurations.
-    changes = {"gpu": "l40s", "gpus_per_node": 8, "users": 20_000, "context_tokens": 32_768}
+    # Qwen3-8B at 40,960 tokens on one L4: a conversation needs 2.81 GiB per GPU, the L4
+    # leaves 1.98 GiB beside the weights (tests/web/test_sizing_errors_i18n.py
+    # LAYOUT_LIMITS): the requested layout cannot be sized, larger GPUs can. Every input
+    # is clean, so the search runs as the JSON API's does (POST /api/recommendations) and
+    # shows the same configurations.
+    changes = {"model": "Qwen/Qwen3-8B", "gpu": "l4", "gpus_per_node": 1}
+    changes |= {"context_tokens": 40_960}
     data = seed_form(**changes, active_share="")
     estimate = client.post("/estimate/", data, headers={**HTMX, **EN}).content.decode()
-    assert "one node can hold" in estimate
+    assert "only 1.98 GiB per NVIDIA L4 is left for the KV cache" in estimate
     html = client.post("/recommendations/", data, headers={**HTMX, **EN}).content.decode()
     assert "Correct the inputs above first" not in html
     api = client.post(
@@ -299,4 +305,7 @@ def test_a_requested_layout_that_cannot_be_sized_is_still_searched(client: Clien
     shown = _rows(html)
     assert len(shown) == len(api) > 0
     for row, config in zip(shown, api, strict=True):
-        assert f"{config['nodes']} × {config['gpus_per_node']} × {config['gpu_name']}" in row
+        # The row names the node count when there are several
+        # (templates/inquiries/configurator.html).
+        nodes = f"{config['nodes']} × " if config["nodes"] > 1 else ""
+        assert f"{nodes}{config['gpus_per_node']} × {config['gpu_name']}<br>" in row

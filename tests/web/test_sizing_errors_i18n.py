@@ -291,7 +291,6 @@ LAYOUT_LIMITS = [
         "weights_do_not_fit",
         "nutzbar sind 17,2 GiB",
     ),
-    ({"users": 20_000, "gpu": "l40s"}, "host_memory_per_node", "(24 DIMM-Steckplätze × 256 GB)"),
     ({"gpu": "gtx-280"}, "gpu_unknown", "Unbekannte GPU gtx-280; bekannte GPUs: a100-pcie-40gb,"),
 ]
 
@@ -421,25 +420,6 @@ def test_an_unknown_kv_dtype_of_the_architecture_is_german() -> None:
     assert worded(exc, "de") == (
         "Der KV-Cache-Datentyp muss einer von auto, bf16, fp16, fp32, fp8 sein, eingegeben: auto."
     )
-
-
-def test_host_memory_per_node_names_the_dimm_slots_in_german() -> None:
-    # 20,000 users × 1 GiB (seed conversation) = 21,475 GB + 4 × 48 GB of L40S memory in
-    # reserve = 21,667 GB; 24 slots × 256 GB (hardware.json largest RDIMM) = 6,144 GB per
-    # node (sizing/memory/host_memory.py message). On the L40S (no measured basis for the load)
-    # the plan stays on one node.
-    # It says why the users are not spread over more nodes, and names a measured GPU and
-    # a host-memory limit among the fixes.
-    exc = engine_error(users=20_000, gpu="l40s")
-    assert exc.code == "host_memory_per_node" and "21,667 GB" in exc.message
-    assert worded(exc, "de") == (
-        "Die CPU-Speicherstufe braucht 21.667 GB Hauptspeicher, mehr als die 6.144 GB, die "
-        "ein Knoten fasst (24 DIMM-Steckplätze × 256 GB); ohne gemessenen Prefill-Durchsatz "
-        "der NVIDIA L40S kann der Plan die Nutzer nicht auf mehr Knoten verteilen."
-    )
-    fixes = {fix.code: fix.field for fix in exc.fix_notes}
-    assert fixes["measured_gpu"] == "gpu"
-    assert fixes["host_memory_limit"] == "max_host_memory_gb"
 
 
 def test_a_host_memory_limit_below_the_smallest_layout_names_that_layout() -> None:

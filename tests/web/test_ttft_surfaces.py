@@ -93,13 +93,21 @@ def test_tick_labels_follow_the_language(
     assert y_labels and all(re.fullmatch(rf"[\d{re.escape(comma)}]+ m?s", t) for t in y_labels)
 
 
-def test_a_gpu_without_a_measurement_says_so(client: Client) -> None:
+def test_a_gpu_without_its_own_measurement_shows_its_estimate_and_band(client: Client) -> None:
+    # The L40S has no prefill measurement: its figures are the Ada family's estimate
+    # (sizing/data/performance.json families, ±56 %) and the page says so in either
+    # language (configurator/inquiries/explain/ttft.py, German in configurator/locale/de).
     english = _estimate(client, "en", gpu="l40s", gpus_per_node=8)
-    assert "no measured basis for prefill on NVIDIA L40S" in english
-    assert 'class="ttft-' not in english  # no chart without figures
+    assert "no measured basis for prefill" not in english
+    assert 'class="ttft-' in english  # the chart is drawn from the estimate
+    assert (
+        "estimated: no prefill measurement on NVIDIA L40S; the efficiencies measured on the "
+        "nearest card of its architecture are applied to its datasheet rates, so its times "
+        "may lie 56 % either way"
+    ) in english
     german = _estimate(client, "de", gpu="l40s", gpus_per_node=8)
-    assert "keine Messgrundlage für den Prefill auf NVIDIA L40S" in german
-    assert "Keine Messgrundlage für den Prefill auf NVIDIA L40S" in german
+    assert "geschätzt: keine Prefill-Messung auf NVIDIA L40S" in german
+    assert "um 56 % nach oben oder unten abweichen" in german
 
 
 def test_the_chart_needs_two_points_and_marks_the_plans_context() -> None:
@@ -133,3 +141,28 @@ def test_pdf_and_bundle_readme_quote_the_ttft_and_its_basis() -> None:
         {"summary": s, "d": None, "notes": [], "versions": [], "files": []},
     )
     assert f"towards {round(s['ttft_hit_ms']['cpu']):,} ms (CPU-tier hit" in readme
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("en", "estimated from another card's measurement: ±56 %"),
+        ("de", "geschätzt aus der Messung einer anderen Karte: ±56 %"),
+    ],
+)
+def test_the_pdf_shows_the_band_of_a_card_estimated_from_its_family(
+    language: str, said: str
+) -> None:
+    # The seed on 8 × L40S: no prefill measurement of its own, the Hopper class's estimate
+    # with the across-family band (sizing/data/performance.json families, ±56 %), and the
+    # full prefill's TTFT at the band's two ends (ttft_miss_range_ms).
+    make_presales()
+    inquiry = make_inquiry(gpu="l40s", gpus_per_node=8, language=language)
+    s = inquiry.plan_summary
+    assert s["ttft_band_pct"] == 56
+    low, high = s["ttft_miss_range_ms"]
+    assert low == pytest.approx(s["ttft_miss_ms"] / 1.56, abs=0.1)
+    assert high == pytest.approx(s["ttft_miss_ms"] * 1.56, abs=0.1)
+    quote = quote_create_from_inquiry(inquiry=inquiry, user=None)
+    html = quote_html(document_from_quote(quote))
+    assert said in html

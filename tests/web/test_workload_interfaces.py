@@ -51,6 +51,9 @@ EVERY = Workload(
     # No NVMe tier although 1,000 new conversations a day are given: the figure is kept
     # as given (test_the_nvme_switch_reaches_the_plan shows the switch on a plan with one).
     without_nvme_tier=True,
+    # No CPU tier either (test_the_cpu_tier_switch_reaches_the_plan shows the switch on
+    # the seed, whose plan sells one).
+    without_cpu_tier=True,
     serving_engine="sglang",
     # The traffic, every input away from its default (sizing.traffic.profile): 4 turns of
     # 1,000 + 500 tokens (6,000 ≤ 8,192 − 1,024), the customer's own gaps, half the users
@@ -100,6 +103,7 @@ def form_data() -> dict[str, Any]:
     data["expert_parallel"] = "on"
     data["without_shared_tier"] = "on"
     data["without_nvme_tier"] = "on"
+    data["without_cpu_tier"] = "on"
     return data
 
 
@@ -150,6 +154,24 @@ def test_the_nvme_switch_reaches_the_plan(client: Client, without: bool) -> None
     assert json.loads(out.getvalue())["summary"] == plan_summary(direct)
     body = dict(items)
     response = client.post("/api/plans", body, content_type="application/json")
+    assert response.json()["summary"] == plan_summary(direct)
+
+
+@pytest.mark.parametrize("without", [False, True])
+def test_the_cpu_tier_switch_reaches_the_plan(client: Client, without: bool) -> None:
+    # The seed's plan sells a 500 GiB CPU tier (docs/sizing.md); without it, none, and no
+    # NVMe tier (the engines reach it through CPU memory), on the CLI and the API alike.
+    seed = SEED_WORKLOAD.replace(without_cpu_tier=without)
+    direct = make_plan(PlanRequest(model=from_catalog(seed.model), workload=seed))
+    assert (direct.cpu_tier.total_gib == 0) is without
+    assert (direct.nvme.drive is None) is without
+    defaults = Workload(model=seed.model, context_tokens=1, users=1).to_json()
+    items = [(n, v) for n, v in seed.to_json().items() if n == "model" or v != defaults[n]]
+    args = [f"--{n.replace('_', '-')}" + ("" if v is True else f"={v}") for n, v in items]
+    out = io.StringIO()
+    call_command("size", *args, "--format=json", stdout=out)
+    assert json.loads(out.getvalue())["summary"] == plan_summary(direct)
+    response = client.post("/api/plans", dict(items), content_type="application/json")
     assert response.json()["summary"] == plan_summary(direct)
 
 

@@ -32,17 +32,19 @@ ENGINE_NAMES = {
 
 def _unclaimed(plan: Plan, w: Words) -> list[str]:
     """What the figure does not claim: tiers without a measured path, a prefill
-    efficiency transferred from another card."""
+    efficiency estimated from another card (with its band,
+    :attr:`~sizing.performance.calibration.Basis.band_pct`)."""
     _ = w.gettext
     t = plan.transfer
     out = []
-    if t.basis is not None and t.basis.note:
+    if t.basis is not None and t.basis.band_pct is not None:
         out.append(
             _(
-                "not claimed: no prefill measurement on %(gpu)s; the H100 efficiencies are "
-                "applied to its datasheet rates"
+                "estimated: no prefill measurement on %(gpu)s; the efficiencies measured on "
+                "the nearest card of its architecture are applied to its datasheet rates, so "
+                "its times may lie %(band)s %% either way"
             )
-            % {"gpu": plan.gpu.name}
+            % {"gpu": plan.gpu.name, "band": w.num(t.basis.band_pct)}
         )
     if t.returning is not None:
         engine = _(ENGINE_NAMES[t.returning.engine])

@@ -246,6 +246,11 @@ SENTENCES: dict[str, Sentence] = {
             "used": ("used_ms", (_INTCOMMA,)),
         },
     ),
+    "without_cpu_tier": Sentence(
+        "Sized without a CPU-memory tier, as asked: the GPUs are those the targets need "
+        "without offloading, and returning users whose conversation is not on them are "
+        "recomputed."
+    ),
     "traffic_unmeasured": Sentence(
         (
             "%(what)s: the GPUs are sized for memory only, without TTFT, TPOT or hit rates under "

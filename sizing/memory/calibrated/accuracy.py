@@ -116,7 +116,8 @@ def evaluate_case(
     engine = str(case.get("engine") or "")
     model_id = str(case.get("model_id") or "")
     version = str(case.get("engine_version") or "")
-    terms = tuple(str(t) for t in case.get("fitted_terms") or ())
+    raw_terms = case.get("fitted_terms") or ()
+    terms = tuple(str(t) for t in raw_terms) if isinstance(raw_terms, list | tuple) else ()
     base = CaseResult(
         case_id=case_id,
         engine=engine,
@@ -125,6 +126,8 @@ def evaluate_case(
         fitted_terms=terms,
     )
     measured = case.get("kv_cache_gib")
+    if terms == () and raw_terms:
+        return _skip(base, f"fitted_terms must be a list of term names, got {raw_terms!r}")
     unknown = sorted(set(terms) - set(FIT_TERMS))
     if unknown:
         return _skip(base, f"fitted_terms names unknown terms: {', '.join(unknown)}")
@@ -132,12 +135,16 @@ def evaluate_case(
         return _skip(base, f"{NOT_EVALUABLE}{case['not_evaluable']}")
     if not measured:
         return _skip(base, "no measured kv_cache_gib")
+    if isinstance(measured, bool) or not isinstance(measured, int | float):
+        return _skip(base, f"kv_cache_gib must be a number, got {measured!r}")
     try:
         model = models(model_id)
         setup = setup_from_case(case, model.architecture.max_context_tokens)
         pred = predict(model, setup)
     except (SizingError, ValueError) as exc:
         return _skip(base, str(exc))
+    except (TypeError, KeyError, AttributeError) as exc:  # a value of the wrong type
+        return _skip(base, f"malformed ({type(exc).__name__}: {exc})")
     return CaseResult(
         case_id=case_id,
         engine=engine,

@@ -99,7 +99,7 @@ class Command(SizingCommand):
             out.append("Requested layout:")
             out.append(_line("=", result.reference))
         with_tier, without = result.dram_with_tier, result.dram_without_tier
-        if with_tier is not None and without is not None:
+        if with_tier is not None and without is not None and result.dram_saving_eur:
             out.append(
                 f"DRAM instead of GPUs: the cheapest with a CPU tier costs "
                 f"{result.dram_saving_eur:,.2f} EUR less than the cheapest without one that "

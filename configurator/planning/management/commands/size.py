@@ -21,7 +21,7 @@ class Command(SizingCommand):
         parser.add_argument("--format", choices=("text", "json"), default="text")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        plan = self.plan_from_options(options)
+        plan = self.plan_from_options(options, sold_only=False)  # marked when not sold
         if options["format"] == "json":
             self.stdout.write(json.dumps({"summary": plan_summary(plan)}, indent=2))
         else:
