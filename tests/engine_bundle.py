@@ -174,14 +174,19 @@ STUB_PROGRAMS = (
     "aws",
     "find",
     "cat",
+    "curl",
+    "jq",
+    "ls",
 )
-"""Programs the bundle's scripts start; each is replaced by a recorder on ``PATH``."""
+"""Programs the bundle's scripts start; each is replaced by a recorder on ``PATH``
+(``numactl`` records its options, then runs the program after them, a recorder too)."""
 
 _RECORDER = """#!/bin/bash
 # Records its name and arguments, NUL-separated, one file per call.
 f="$STUB_LOG/$(date +%s%N)-$$-$RANDOM"
 printf '%s\\0' "$(basename "$0")" "$@" > "$f"
 case "$(basename "$0")" in
+  numactl) while [ "${1#--}" != "$1" ]; do shift; done; exec "$@" ;;
   nvidia-smi) [ "${1:-}" = topo ] || printf '00000000:%02X:00.0\\n' "${!#}" ;;
   cat) b="${1#/sys/bus/pci/devices/}"; cat_real="$STUB_NUMA/${b%%/*}"; /bin/cat "$cat_real" ;;
 esac

@@ -12,7 +12,7 @@ from typing import Any
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from sizing.engines import bundle, deployment, llmd
+from sizing.engines import bundle, deployment, llmd, router
 from sizing.engines.deployment import BundleFile, Deployment, Rendered
 from sizing.engines.flags import EngineVersions, parallel_source, source
 from sizing.engines.shared_tier import TierOptions
@@ -111,6 +111,8 @@ def _readme(plan: Plan, d: Deployment, rendered: Sequence[Rendered]) -> str:
         "files": sorted(f.path for r in rendered for f in r.files),
         "has_router": "router/vllm-router.sh" in {f.path for r in rendered for f in r.files},
         "heads_after_first": list(range(2, len(d.heads) + 1)),
+        "check_prefix_lines": router.check_prefix_lines(d),
+        "check_prefix_tokens": router.check_prefix_lines(d) * router.CHECK_LINE_TOKENS,
         "cpu_gib_per_instance": f"{d.cpu_bytes_per_instance / 2**30:.2f}",
         "nvme_gb_per_instance": f"{d.nvme_bytes_per_instance / 10**9:.0f}",
         "rows": [

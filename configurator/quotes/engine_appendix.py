@@ -13,6 +13,7 @@ bundle's README tells it (its endpoint is set when the bundle is built).
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from configurator.planning.services import plan_stored
@@ -42,7 +43,8 @@ def engine_appendix_of(plan: Plan) -> dict[str, Any] | None:
     Returns ``None`` when the bundle has no launch for the layout. Keys: ``command``
     (the shell command, one option per line), ``short_command`` (the short form or
     ``None``), ``config`` (the ``--kv-transfer-config`` object or ``None`` without a CPU
-    tier), ``env`` (the script's exported variables, ``NAME=value`` lines), ``script``
+    tier), ``env`` (the script's exported variables, ``export NAME=value`` lines as serve.sh
+    writes them), ``script``
     (its path in the bundle), ``ports`` (the first node's instance ports, the router's
     backends), ``instances``, ``cpu_gib_per_instance``, ``cpu_bytes_per_instance``,
     ``tier_dirs`` (the ``fs`` tiers' directories) and ``shared_configured`` (whether the
@@ -56,7 +58,9 @@ def engine_appendix_of(plan: Plan) -> dict[str, Any] | None:
         return None
     slot = d.slots[0]
     common = {
-        "env": "\n".join(f"{k}={v}" for k, v in vllm.engine_env(d, slot).items()),
+        "env": "\n".join(
+            f"export {k}={shlex.quote(v)}" for k, v in vllm.engine_env(d, slot).items()
+        ),
         "script": f"node{slot.node}/vllm/{slot.name}/serve.sh",
         "ports": [s.port for s in d.heads if s.node == slot.node],
         "instances": len(d.heads),

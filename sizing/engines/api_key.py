@@ -1,9 +1,10 @@
-"""The API key the vLLM instances and the router share: a placeholder, never a secret.
+"""The API key every engine instance checks: a placeholder, never a secret.
 
-Rules (NetApp seed, steps 3 and 4): every vLLM instance runs with the same
-``VLLM_API_KEY`` (``vllm/envs.py``; vLLM's OpenAI server then accepts only requests
-that carry it as a bearer token) and the production-stack router gets the same value
-as ``OPENAI_API_KEY`` so that it can forward requests. The bundle ships
+Rules (NetApp seed, step 3): every vLLM instance runs with the same ``VLLM_API_KEY``
+(``vllm/envs.py``; vLLM's OpenAI server then accepts only requests that carry it as a
+bearer token), every SGLang server with the same value as ``--api-key``. The
+production-stack router forwards each client's ``Authorization`` header to the backend
+(:mod:`sizing.engines.router`), so it needs no key of its own. The bundle ships
 ``api-key.env`` with :data:`API_KEY_PLACEHOLDER`; every script that needs the key stops
 while it is unset or still the placeholder.
 """
@@ -29,7 +30,7 @@ API_KEY_CHECK = (
 def api_key_file() -> str:
     """``api-key.env``: the placeholder key, to be replaced before anything starts."""
     return (
-        "# The API key every vLLM instance and the router share (VLLM_API_KEY).\n"
+        "# The API key every engine instance checks (VLLM_API_KEY); clients send it.\n"
         "# Replace the placeholder with a secret of your own, then load it in the shell\n"
         "# that starts the scripts: set -a; . ./api-key.env; set +a\n"
         f"VLLM_API_KEY={API_KEY_PLACEHOLDER}\n"

@@ -136,10 +136,10 @@ def infrastructure(
                     f"Node {node}: socket {socket} would pin {gib:.0f} GiB, more than its "
                     f"{d.socket_memory_gb} GB of DIMMs."
                 )
+    if d.shared == "nfs" and shared_used and d.tiers.nfs_server_note:
+        notes.append(d.tiers.nfs_server_note)
     if d.shared == "s3" and shared_used:
-        files.append(
-            BundleFile("shared/s3-lifecycle.json", dumps(s3_lifecycle(d.tiers, d.model_id)))
-        )
+        files.append(BundleFile("shared/s3-lifecycle.json", dumps(s3_lifecycle(d.tiers))))
         files.append(BundleFile("shared/s3-setup.sh", s3_setup_script(d.tiers), executable=True))
     if d.hybrid:
         notes.append(hybrid_note(d))
@@ -159,8 +159,20 @@ def render(d: Deployment, engines: Sequence[str]) -> tuple[Rendered, ...]:
         runs several instances) and the infrastructure files.
 
     Raises:
-        SizingError: for an unknown engine key.
+        SizingError: for an unknown engine key; for a shared tier when the plan has no
+            CPU tier (field ``shared``): every engine reaches a shared tier through its
+            CPU tier (vLLM's ``secondary_tiers`` sit behind ``cpu_bytes_to_use``,
+            LMCache's remote backend needs its local CPU buffer,
+            ``lmcache/v1/storage_backend/__init__.py``; HiCache's storage backend
+            writes from the host pool), so nothing would write to it.
     """
+    if d.shared != "none" and not d.has_cpu_tier:
+        raise SizingError(
+            "shared",
+            f"shared tier {d.shared!r} would stay unused: the plan keeps every conversation "
+            "in GPU memory, so no engine gets a CPU tier, and every engine writes to a "
+            "shared tier only through its CPU tier; build the bundle with --shared none",
+        )
     out = []
     for key in engines:
         engines_for(key)
@@ -169,6 +181,9 @@ def render(d: Deployment, engines: Sequence[str]) -> tuple[Rendered, ...]:
     if vllm_based:
         out.append(router.render(d, helm="lmcache" in engines))
     pinned = max((pinned_bytes(d, key) for key in engines), default=0)
-    shared_used = bool(set(engines) - {"dynamo", "llm-d"})
+    # Dynamo writes no KV to a shared tier, but across nodes its file discovery lives
+    # on the NFS mount (sizing.engines.dynamo.discovery_dir), which must then be mounted.
+    dynamo_discovery = "dynamo" in engines and d.shared == "nfs" and len(d.nodes) > 1
+    shared_used = bool(set(engines) - {"dynamo", "llm-d"}) or dynamo_discovery
     out.append(infrastructure(d, shared_used=shared_used, pinned_bytes_per_instance=pinned))
     return tuple(out)

@@ -67,6 +67,7 @@ class Deployment:
         layout: the plan's replica arithmetic in words.
         hybrid: whether the model has linear-attention or Mamba layers (a fixed state
             per sequence), whose offloading support depends on the engine release.
+        weights_bytes: the checkpoint's weights, bytes (what a pod downloads).
     """
 
     model_id: str
@@ -91,6 +92,7 @@ class Deployment:
     expert_parallel: bool = False
     layout: str = ""
     hybrid: bool = False
+    weights_bytes: int = 0
 
     @property
     def world_size(self) -> int:
@@ -219,6 +221,7 @@ def from_plan(
         expert_parallel=par.expert_parallel_size > 1,
         layout=par.layout,
         hybrid=any(layer.state is not None for layer in plan.request.model.architecture.layers),
+        weights_bytes=plan.request.model.weights_bytes,
     )
 
 

@@ -15,6 +15,17 @@ distributed/leader.rs``, ``storage/disk.rs``; ``dynamo/vllm/args.py``; engine_fl
 - The connector is ``DynamoConnector`` from ``kvbm.vllm_integration.connector`` through
   ``--kv-transfer-config`` (``--connector`` is rejected by 1.5.1 and 1.6.1); KV events
   go to the frontend's KV router (``python -m dynamo.frontend --router-mode kv``).
+- Discovery: the frontend and the workers find one another through a discovery
+  backend, etcd by default (``--discovery-backend``,
+  ``dynamo/common/configuration/groups/runtime_args.py`` and
+  ``dynamo/frontend/frontend_args.py``). The bundle starts no etcd, so every script
+  passes ``--discovery-backend file``: records are files under ``DYN_FILE_KV``, which
+  the frontend and every worker must see alike. On one node that is a local directory
+  (:data:`DISCOVERY_DIR`); across nodes it is the shared NFS mount, or a directory the
+  engineer shares between the nodes (the scripts stop until ``DYN_FILE_KV`` is set).
+  KV events use the ZMQ event plane, the default for every backend, so no NATS either.
+- API key: the frontend has no key option (``frontend_args.py``); it listens on every
+  address, so the README says to keep its port on a trusted network.
 - Released KVBM 1.5.1/1.6.1 has no shared S3/NFS tier (its G4 variables are absent
   from the binaries): the bundle says so and emits none.
 - Parallelism: ``dynamo.vllm`` takes every flag of its pinned vLLM (1.5.1: vLLM 0.28.0,
@@ -45,6 +56,10 @@ ZMQ_PORT = 56001
 KV_EVENTS_PORT = 20080
 """KV-events publisher port of instance 0; instance ``i`` uses ``20080 + i``."""
 FRONTEND_PORT = 8000
+DISCOVERY_BACKEND = "file"
+"""``--discovery-backend`` of every Dynamo process: files, no etcd (module doc)."""
+DISCOVERY_DIR = "/var/tmp/dynamo-discovery"
+"""``DYN_FILE_KV`` when the frontend and all workers run on one node."""
 CONNECTOR = {
     "kv_connector": "DynamoConnector",
     "kv_role": "kv_both",
@@ -67,6 +82,30 @@ SHARED_TIER_UNSUPPORTED = (
 def gb_up(n_bytes: int) -> float:
     """``n_bytes`` in GB, rounded up to 0.001 GB."""
     return math.ceil(n_bytes / GB * 1000 - 1e-6) / 1000
+
+
+def discovery_dir(d: Deployment) -> str | None:
+    """``DYN_FILE_KV`` the scripts set, or None when the nodes share no directory the
+    bundle knows (several nodes without an NFS tier): then the engineer sets it."""
+    if len(d.nodes) == 1:
+        return DISCOVERY_DIR
+    if d.shared == "nfs":
+        return f"{d.tiers.shared_dir('dynamo')}/discovery"
+    return None
+
+
+def discovery_steps(d: Deployment) -> tuple[str, ...]:
+    """The shell lines that set ``DYN_FILE_KV`` and create the directory."""
+    flags.require("dynamo", d.versions.dynamo, "env", ["DYN_FILE_KV"])
+    where = discovery_dir(d)
+    if where is None:
+        return (
+            ': "${DYN_FILE_KV:?set DYN_FILE_KV to a directory every node of this '
+            'deployment shares (Dynamo file discovery)}"',
+            'export DYN_FILE_KV="$DYN_FILE_KV"',
+            'mkdir -p "$DYN_FILE_KV"',
+        )
+    return (f"export DYN_FILE_KV={shell.command([where])}", 'mkdir -p "$DYN_FILE_KV"')
 
 
 def kvbm_env(d: Deployment, slot: Slot) -> dict[str, str]:
@@ -102,6 +141,8 @@ def worker_argv(d: Deployment, slot: Slot) -> list[str]:
         "python",
         "-m",
         "dynamo.vllm",
+        "--discovery-backend",
+        DISCOVERY_BACKEND,
         "--model",
         d.model_id,
         *parallel_argv(d, slot),
@@ -121,11 +162,13 @@ def worker_argv(d: Deployment, slot: Slot) -> list[str]:
 
 
 def frontend_argv(d: Deployment) -> list[str]:
-    """``python -m dynamo.frontend --router-mode kv``."""
+    """``python -m dynamo.frontend --router-mode kv`` with file discovery."""
     argv = [
         "python",
         "-m",
         "dynamo.frontend",
+        "--discovery-backend",
+        DISCOVERY_BACKEND,
         "--router-mode",
         "kv",
         "--http-port",
@@ -155,7 +198,12 @@ def render(d: Deployment) -> Rendered:
             f"node{d.nodes[0]}/dynamo/frontend.sh",
             shell.script(
                 title=f"Dynamo {version} frontend with the KV-aware router",
-                comments=("Start once; it routes to every worker below.",),
+                comments=(
+                    "Start once; it routes to every worker below. It finds them through",
+                    "the files under DYN_FILE_KV (file discovery: no etcd, no NATS).",
+                    "It checks no API key: keep its port on a trusted network.",
+                ),
+                steps=discovery_steps(d),
                 exec_argv=frontend_argv(d),
             ),
             executable=True,
@@ -178,6 +226,7 @@ def render(d: Deployment) -> Rendered:
                         ),
                     ),
                     env=env,
+                    steps=discovery_steps(d),
                     exec_argv=[*slot.numactl, *worker_argv(d, slot)],
                 ),
                 executable=True,
@@ -189,4 +238,12 @@ def render(d: Deployment) -> Rendered:
             "KVBM's host tier would only mirror the GPU."
         )
     notes.append("DYN_KVBM_CPU_CACHE_GB is GB (10^9 bytes) for the whole instance, not per worker.")
+    where = discovery_dir(d)
+    notes.append(
+        "Dynamo runs without etcd or NATS: the frontend and the workers find each other "
+        "through files under DYN_FILE_KV ("
+        + (where if where else "a directory shared by every node; set it before starting")
+        + "), and KV events travel over ZMQ. The Dynamo frontend checks no API key: keep "
+        f"its port {FRONTEND_PORT} on a trusted network."
+    )
     return Rendered("dynamo", tuple(files), tuple(notes))

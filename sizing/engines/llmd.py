@@ -12,7 +12,9 @@ charts' value keys with their files and releases):
   ``--kv-transfer-config`` with ``OffloadingConnector`` and ``cpu_bytes_to_use`` — the
   same buffer as the script (:mod:`sizing.engines.vllm`), with its ``fs`` tiers on the
   NVMe mount (``hostPath``) and the NFS export (``nfs`` volume) where the plan has them.
-  Every pod gets the same ``PYTHONHASHSEED``, so pods sharing a tier hash blocks alike.
+  Every pod gets the same ``PYTHONHASHSEED``, so pods sharing a tier hash blocks alike,
+  and ``VLLM_API_KEY`` from a secret. ``modelArtifacts.size`` sizes the ``emptyDir``
+  the checkpoint is downloaded into.
 - ``inferencepool`` v1.4.0 (Gateway API Inference Extension) runs the endpoint picker
   (EPP). Its ``prefix-cache-scorer`` keeps an approximate index of which pod holds which
   prompt blocks (``scorer/prefix/plugin.go``): one scorer for the GPU cache (its size
@@ -21,7 +23,9 @@ charts' value keys with their files and releases):
   (llm-d guide ``guides/tiered-prefix-cache/cpu``). The CPU scorer's capacity is the
   tier's blocks of ``blockSizeTokens`` = 16 tokens (vLLM's default block size): every
   conversation the plan keeps per instance, rounded up to whole blocks. Weights as the
-  guide: queue 2, KV-cache utilisation 2, GPU prefix 1, CPU prefix 1.
+  guide: queue 2, KV-cache utilisation 2, GPU prefix 1, CPU prefix 1. The chart's
+  HTTPRoute (``experimentalHttpRoute.enabled``) connects the gateway to the pool;
+  ``provider.name`` is ``none``.
 
 Pods requests: the GPUs of one instance (``nvidia.com/gpu`` = TP, which the chart
 requires to equal the parallelism) and the pinned CPU tier in memory, so that
@@ -60,6 +64,14 @@ POOL_LABEL = "llm-d.ai/inference-serving"
 """Label the modelservice chart puts on its pods and the InferencePool selects."""
 HF_SECRET = "llm-d-hf-token"
 """Secret with the ``HF_TOKEN`` key the llm-d guides create for model downloads."""
+API_KEY_SECRET = {"name": "kv-offload-api-key", "key": "VLLM_API_KEY"}
+"""The secret every pod reads ``VLLM_API_KEY`` from (the key of ``api-key.env``)."""
+PROVIDER = "none"
+"""``provider.name`` of the inferencepool chart: ``none`` (no GKE or Istio objects; the
+chart takes ``gke``, ``istio`` or ``none``, ``values.yaml``)."""
+GATEWAY = "inference-gateway"
+"""The Gateway the chart's HTTPRoute attaches to (``experimentalHttpRoute``, whose
+default name this is; ``templates/httproute.yaml`` routes ``/`` to the pool)."""
 WEIGHTS = {
     "queue-scorer": 2,
     "kv-cache-utilization-scorer": 2,
@@ -177,6 +189,18 @@ def container_args(d: Deployment) -> list[str]:
     return out
 
 
+MODEL_VOLUME_MARGIN = 1.1
+"""The model volume holds the checkpoint plus 10 % for its tokenizer and config files
+and the download's partial files (a margin, not a measurement)."""
+
+
+def model_volume_gib(d: Deployment) -> int:
+    """``modelArtifacts.size`` in whole GiB: the ``emptyDir`` that ``HF_HOME`` downloads
+    the checkpoint into (the chart's default, 5Mi, evicts the pod; ``_helpers.tpl``
+    ``mountModelVolumeVolumes``)."""
+    return math.ceil(d.weights_bytes * MODEL_VOLUME_MARGIN / GIB)
+
+
 def modelservice_values(d: Deployment) -> dict[str, Any]:
     """Values of the llm-d-modelservice chart: one decode pod per instance."""
     volumes, mounts = tier_volumes(d)
@@ -187,7 +211,10 @@ def modelservice_values(d: Deployment) -> dict[str, Any]:
         "image": f"vllm/vllm-openai:v{d.versions.vllm}",
         "modelCommand": "vllmServe",
         "args": container_args(d),
-        "env": [{"name": "PYTHONHASHSEED", "value": str(d.tiers.python_hash_seed)}],
+        "env": [
+            {"name": "PYTHONHASHSEED", "value": str(d.tiers.python_hash_seed)},
+            {"name": "VLLM_API_KEY", "valueFrom": {"secretKeyRef": dict(API_KEY_SECRET)}},
+        ],
         "resources": {
             "limits": {"nvidia.com/gpu": tp},
             "requests": {
@@ -212,6 +239,7 @@ def modelservice_values(d: Deployment) -> dict[str, Any]:
         "modelArtifacts": {
             "name": d.model_id,
             "uri": f"hf://{d.model_id}",
+            "size": f"{model_volume_gib(d)}Gi",
             "labels": {POOL_LABEL: "true"},
             "authSecretName": HF_SECRET,
         },
@@ -280,6 +308,8 @@ def inferencepool_values(d: Deployment) -> dict[str, Any]:
             "modelServerType": "vllm",
             "modelServers": {"matchLabels": {POOL_LABEL: "true"}},
         },
+        "provider": {"name": PROVIDER},
+        "experimentalHttpRoute": {"enabled": True, "inferenceGatewayName": GATEWAY},
     }
     require_keys("inferencepool", INFERENCEPOOL, values)
     return values
@@ -293,10 +323,12 @@ def install_script(d: Deployment) -> str:
         (
             f"helm repo add llm-d-modelservice {ms['repository']}",
             f"kubectl create secret generic {HF_SECRET} --from-literal=HF_TOKEN=<your token>",
+            f"kubectl create secret generic {API_KEY_SECRET['name']} "
+            f"--from-literal={API_KEY_SECRET['key']}=<your key>",
             f"helm install kv-offload-ms {ms['chart']} --version {MODELSERVICE} "
             "-f llm-d/modelservice-values.yaml",
             f"helm install kv-offload-pool {pool['chart']} --version {INFERENCEPOOL} "
-            "-f llm-d/inferencepool-values.yaml --set provider.name=<your gateway>",
+            "-f llm-d/inferencepool-values.yaml",
         )
     )
 
@@ -330,8 +362,9 @@ def render(d: Deployment) -> Rendered:
     notes = (
         f"llm-d: install with Helm, the llm-d-modelservice chart {MODELSERVICE} for the "
         f"{len(d.heads)} vLLM pod(s) and the inferencepool chart {INFERENCEPOOL} for the "
-        "prefix-aware scheduler (a Gateway API gateway with the inference extension must "
-        "exist):\n\n```sh\n" + install_script(d) + "\n```",
+        "prefix-aware scheduler, whose HTTPRoute attaches the pool to the Gateway "
+        f"{GATEWAY!r} (a Gateway API gateway of that name, with the inference extension, "
+        "must exist in the namespace):\n\n```sh\n" + install_script(d) + "\n```",
         f"llm-d: the scheduler's CPU prefix-cache scorer tracks {cpu_tier_blocks(d):,} "
         f"blocks of {BLOCK_TOKENS} tokens per pod (the plan's "
         f"{d.conversations_per_instance:,} conversations of {d.context_tokens:,} tokens); "

@@ -9,8 +9,12 @@ Units and scopes (``lmcache/v1/config.py``, ``cache_engine.py``,
   its stage keeps of the instance's conversations, rounded up to 0.01 GiB.
 - MLA (``lmcache/v1/cache_engine.py``, 0.5.6 wheel): only the first rank saves
   (``save_only_first_rank``, true by default for MLA), with
-  ``extra_config.first_rank_max_local_cpu_size`` GiB; the bundle sets both explicitly to
-  the whole latent of the instance's conversations. With pipeline parallel the first
+  ``extra_config.first_rank_max_local_cpu_size`` GiB, which the bundle sets to the whole
+  latent of the instance's conversations. Every other rank still allocates
+  ``max_local_cpu_size`` (``_Create_memory_allocator``), and no rank starts its CPU
+  backend when that is 0 (``storage_backend/__init__.py``), so the other ranks get the
+  least that keeps the backend: one chunk of the stage's latent, rounded up to 0.01 GiB
+  (:func:`other_ranks_gib`). With pipeline parallel the first
   rank is worker 0 of the whole instance, so the bundle sets ``save_only_first_rank``
   false and every worker keeps its own stage's latent (:mod:`sizing.memory.rank_bytes`).
 - ``save_decode_cache`` (default false): decode blocks are stored only when the tier
@@ -65,20 +69,28 @@ def gib_per_worker(total_bytes: int, world_size: int) -> float:
     return math.ceil(total_bytes / world_size / GIB * 100 - 1e-6) / 100
 
 
+def other_ranks_gib(d: Deployment, stage: int = 0) -> float:
+    """``max_local_cpu_size`` of the ranks that save nothing (MLA, first rank only):
+    one ``chunk_size`` chunk of the stage's latent per rank, GiB rounded up to 0.01."""
+    per_token = d.ranks.stages[stage].conversation_bytes / d.context_tokens
+    return gib_per_worker(math.ceil(per_token * CHUNK_TOKENS), 1)
+
+
 def config(d: Deployment, slot: Slot) -> dict[str, Any]:
     """The LMCache YAML of one instance's workers on ``slot``'s node (per-worker sizes
     of that pipeline stage)."""
     instance = slot.name
     cpu_gib = gib_per_worker(d.rank_tier_bytes(slot.stage), 1)
+    first_rank_only = d.ranks.lmcache_first_rank_only
     doc: dict[str, Any] = {
         "chunk_size": CHUNK_TOKENS,
         "local_cpu": True,
-        "max_local_cpu_size": cpu_gib,
+        "max_local_cpu_size": other_ranks_gib(d, slot.stage) if first_rank_only else cpu_gib,
         "pre_caching_hash_algorithm": "builtin",
         "save_decode_cache": d.tiers.offload_decode,
     }
     extra: dict[str, Any] = {}
-    if d.ranks.lmcache_first_rank_only:
+    if first_rank_only:
         extra = {"save_only_first_rank": True, "first_rank_max_local_cpu_size": cpu_gib}
     elif d.ranks.uses_mla:
         extra = {"save_only_first_rank": False}
@@ -89,6 +101,7 @@ def config(d: Deployment, slot: Slot) -> dict[str, Any]:
         doc["remote_url"] = d.tiers.s3_virtual_host_url
         doc["remote_serde"] = "naive"
         extra["s3_region"] = d.tiers.s3_region
+        extra.update(d.tiers.lmcache_s3_client())
         if not d.tiers.s3_tls:
             extra["disable_tls"] = True
     elif d.shared == "nfs":
@@ -103,6 +116,36 @@ def config(d: Deployment, slot: Slot) -> dict[str, Any]:
 
 
 CONNECTOR = {"kv_connector": "LMCacheConnectorV1", "kv_role": "kv_both"}
+
+
+def s3_client_note(d: Deployment) -> str:
+    """What the README says about LMCache's S3 client settings and addressing."""
+    host = d.tiers.s3_host.split(":", 1)[0]
+    addressing = (
+        f"LMCache addresses the bucket virtual-hosted style ({d.tiers.s3_bucket}.{host}): "
+        f"{d.tiers.s3_bucket}.{host} must resolve to the endpoint"
+    )
+    if d.tiers.s3_is_aws:
+        return addressing + "; LMCache's S3 client defaults (HTTP/2, 64 I/O threads) are kept."
+    return (
+        addressing + ", and on StorageGRID the endpoint domain name must be configured "
+        "for virtual-hosted requests. As in the NetApp StorageGRID example, LMCache's S3 "
+        "client runs with s3_prefer_http2: false and s3_num_io_threads: 320."
+    )
+
+
+def worker_comment(d: Deployment, doc: dict[str, Any], slot: Slot) -> str:
+    """The script comment that states the YAML's per-worker sizes."""
+    extra = doc.get("extra_config", {})
+    if "first_rank_max_local_cpu_size" in extra:
+        return (
+            f"GiB per worker: the first rank {extra['first_rank_max_local_cpu_size']}, the "
+            f"other {d.world_size - 1} {doc['max_local_cpu_size']} each (MLA, first rank saves)."
+        )
+    return (
+        f"max_local_cpu_size is GiB per worker: {doc['max_local_cpu_size']} "
+        f"× {d.world_size} worker(s), {len(slot.worker_ranks)} on this node."
+    )
 
 
 def render(d: Deployment) -> Rendered:
@@ -128,8 +171,7 @@ def render(d: Deployment) -> Rendered:
                     f"{slot.host} {slot.name}",
                     comments=(
                         f"Runs {role(d, slot)}.",
-                        f"max_local_cpu_size is GiB per worker: {doc['max_local_cpu_size']} "
-                        f"× {d.world_size} worker(s), {len(slot.worker_ranks)} on this node.",
+                        worker_comment(d, doc, slot),
                     ),
                     env_here={"LMCACHE_CONFIG_FILE": "lmcache.yaml"},
                     env=env,
@@ -148,11 +190,14 @@ def render(d: Deployment) -> Rendered:
     if d.ranks.lmcache_first_rank_only:
         notes.append(
             "MLA: LMCache saves the latent on the first rank only "
-            "(first_rank_max_local_cpu_size); the other ranks keep no CPU tier."
+            "(first_rank_max_local_cpu_size); the other ranks save nothing and get "
+            "max_local_cpu_size of one chunk, the least with which LMCache starts its CPU "
+            "backend."
         )
     if d.shared == "s3":
         notes.append(
             "LMCache 0.5.6 reaches S3 only through remote_url (deprecated in 0.5.x, but S3 "
             "has no plugin form); credentials come from the AWS default chain."
         )
+        notes.append(s3_client_note(d))
     return Rendered("lmcache", tuple(files), tuple(notes))

@@ -19,7 +19,8 @@ Units and scopes (``lmcache/cli/commands/server.py``, ``lmcache/v1/distributed/c
 - vLLM side: ``LMCacheMPConnector`` with ``lmcache.mp.host``/``lmcache.mp.port`` of the
   instance's server. ``--kv-offloading-backend lmcache`` would ignore any size, so the
   explicit connector is emitted. ``--hash-algorithm`` and ``lmcache.mp.hash_algorithm``
-  must match (``blake3``).
+  must match (``blake3``). ``lmcache.mp.save_decode_cache`` follows the tier options'
+  ``offload_decode`` (the connector's default is false, ``lmcache_mp_connector.py``).
 """
 
 from __future__ import annotations
@@ -106,8 +107,10 @@ def server_argv(d: Deployment, slot: Slot) -> list[str]:
     return argv
 
 
-def connector(slot: Slot) -> dict[str, Any]:
-    """The vLLM ``--kv-transfer-config`` pointing at the instance's server."""
+def connector(d: Deployment, slot: Slot) -> dict[str, Any]:
+    """The vLLM ``--kv-transfer-config`` pointing at the instance's server; decode
+    blocks are stored only with ``offload_decode`` (``lmcache.mp.save_decode_cache``,
+    false by default in the connector)."""
     return {
         "kv_connector": "LMCacheMPConnector",
         "kv_role": "kv_both",
@@ -115,6 +118,7 @@ def connector(slot: Slot) -> dict[str, Any]:
             "lmcache.mp.host": "tcp://localhost",
             "lmcache.mp.port": SERVER_PORT + slot.index,
             "lmcache.mp.hash_algorithm": HASH_ALGORITHM,
+            "lmcache.mp.save_decode_cache": d.tiers.offload_decode,
         },
     }
 
@@ -129,7 +133,7 @@ def render(d: Deployment) -> Rendered:
     for slot in d.slots:
         folder = f"node{slot.node}/lmcache-server/{slot.name}"
         server = server_argv(d, slot)
-        conn = connector(slot)
+        conn = connector(d, slot)
         flags.require(
             "lmcache",
             d.versions.lmcache,

@@ -30,6 +30,10 @@ both wheels; the flag is ``--`` plus the field name with dashes,
   ``--tp-size`` = TP × DP GPUs, ``--attn-dp-size`` DP attention groups (one
   scheduler each, ``attn_dp_size``; ``--enable-dp-attention`` is deprecated in
   0.5.23) and ``--ep-size`` TP × DP. Each rank still holds ``--hicache-size`` GB.
+- API key: the server that serves the API (the head of each instance) checks
+  ``--api-key`` (``arg_groups/fields/serving.py``; its OpenAI server then wants it as a
+  bearer token), given the same ``VLLM_API_KEY`` as every vLLM instance; the script
+  stops while the key is unset or the placeholder.
 - ``--numa-node`` gives one NUMA node per GPU id; it is set when a server's cards span
   sockets, so each rank's host pool lands on its card's socket.
 """
@@ -44,7 +48,7 @@ from typing import Any
 from sizing.engines import flags, shell
 from sizing.engines.deployment import BundleFile, Deployment, Rendered
 from sizing.engines.placement import Slot
-from sizing.engines.vllm import not_launched
+from sizing.engines.vllm import key_steps, not_launched
 from sizing.units import GB
 
 DIST_INIT_PORT = 25000
@@ -124,6 +128,7 @@ def serve_argv(d: Deployment, slot: Slot) -> list[str]:
         "0.0.0.0",
         "--port",
         str(slot.port),
+        *(("--api-key", shell.EnvRef("VLLM_API_KEY")) if slot.is_head else ()),
         "--tp-size",
         str(len(slot.gpu_ids)),
     ]
@@ -197,6 +202,7 @@ def render(d: Deployment) -> Rendered:
                         f"{hicache_size_gb(d)} GB × {len(slot.gpu_ids)} rank(s) on this node.",
                     ),
                     env=env,
+                    steps=key_steps(slot),
                     exec_argv=[*slot.numactl, *serve_argv(d, slot)],
                 ),
                 executable=True,

@@ -13,10 +13,19 @@ Rules and sources:
   on unless the endpoint says ``http://``; only then does LMCache get
   ``disable_tls: true`` (``lmcache/v1/storage_backend/connector/s3_connector.py``), vLLM's
   and SGLang's NIXL ``obj`` tier ``scheme: http``.
-- S3: engines read and write objects under a prefix; none of them evicts objects from a
-  bucket (vLLM ``obj`` tier, LMCache ``s3`` adapter without ``max_capacity_gb``), so the
-  bundle sets a lifecycle rule that expires them (S3 API
-  ``PutBucketLifecycleConfiguration``).
+- S3: none of the engines evicts objects from a bucket (vLLM ``obj`` tier, LMCache
+  ``s3`` adapter without ``max_capacity_gb``), so the bundle sets a lifecycle rule that
+  expires them (S3 API ``PutBucketLifecycleConfiguration``). The rule covers the whole
+  bucket, which holds the KV cache alone: LMCache writes its objects at the bucket's
+  root (``s3_connector.py`` ``_format_safe_path``: ``/<key>``), vLLM under
+  ``<prefix>/<model>_<hash>/`` (``tiering/obj/manager.py`` adds ``/`` to the prefix and
+  ``file_mapper.py`` joins it with another ``/``, so a prefix ``kv`` gives
+  ``kv//<model>_<hash>/…``; the model is already in the key, so the prefix is ``kv``).
+- LMCache's S3 client, as the NetApp seed configures it for StorageGRID:
+  ``s3_prefer_http2: false`` and ``s3_num_io_threads: 320`` (LMCache's defaults, HTTP/2
+  and 64 threads, ``s3_adapter.py``, are kept for AWS endpoints). LMCache addresses the
+  bucket virtual-hosted style (``<bucket>.<host>``), so a StorageGRID endpoint needs its
+  endpoint domain name configured and a DNS entry for ``<bucket>.<host>``.
 - Every instance that shares a tier must hash blocks identically: the same
   ``PYTHONHASHSEED`` and the same hash algorithm (``engine_flags.md`` §1.4, §2.1).
 - Local NVMe: engines route the file tier through CPU memory; the drive is mounted on
@@ -47,7 +56,7 @@ NFS_MOUNT_OPTIONS = {
 
 _PATH = re.compile(r"/[A-Za-z0-9._/-]*")
 _HOST_PATTERN = r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?"
-_HOST = re.compile(_HOST_PATTERN)
+_NFS_HOST = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9._-]{0,251}[A-Za-z0-9_])?")
 _ENDPOINT = re.compile(
     rf"(?:(?P<scheme>https?)://)?(?P<host>{_HOST_PATTERN})(?::(?P<port>\d{{1,5}}))?"
 )
@@ -126,9 +135,11 @@ class TierOptions:
                     f"{name} must be an absolute path of letters, digits, '.', '_', '-', "
                     f"'/' (not '/' itself), got {value!r}",
                 )
-        if not _HOST.fullmatch(self.nfs_server):
+        if not _NFS_HOST.fullmatch(self.nfs_server) or ".." in self.nfs_server:
             raise SizingError(
-                "nfs_server", f"nfs_server must be a host name, got {self.nfs_server!r}"
+                "nfs_server",
+                "nfs_server must be a host name (letters, digits, '.', '-', '_'), "
+                f"got {self.nfs_server!r}",
             )
         endpoint = _ENDPOINT.fullmatch(self.s3_endpoint)
         if not endpoint or not 1 <= int(endpoint["port"] or 443) <= 65535:
@@ -161,6 +172,21 @@ class TierOptions:
             )
 
     @property
+    def nfs_server_note(self) -> str | None:
+        """A note when ``nfs_server`` is no DNS host name (it has ``_``, which RFC 1123
+        host names do not allow): ``mount`` still takes it, resolved through
+        ``/etc/hosts`` or a resolver that serves it (nfs(5) takes any name the system
+        resolver resolves)."""
+        if "_" not in self.nfs_server:
+            return None
+        return (
+            f"The NFS server {self.nfs_server} has '_' in its name, which DNS host names "
+            "do not allow (RFC 1123): mount resolves it only through /etc/hosts or a "
+            "resolver that serves that name, so add it there on every node (or use the "
+            "server's IP address)."
+        )
+
+    @property
     def s3_scheme(self) -> str:
         """``https`` unless the endpoint was given with ``http://``."""
         endpoint = _ENDPOINT.fullmatch(self.s3_endpoint)
@@ -191,9 +217,20 @@ class TierOptions:
         """Directory of ``engine``'s files on the shared NFS mount."""
         return f"{self.nfs_mount}/{engine}"
 
-    def s3_prefix(self, model_id: str) -> str:
-        """Object key prefix for one model (``kv/<model>/``)."""
-        return "kv/" + re.sub(r"[^A-Za-z0-9._-]+", "-", model_id) + "/"
+    S3_PREFIX = "kv"
+    """vLLM's ``obj`` tier key prefix (its keys name the model themselves)."""
+
+    @property
+    def s3_is_aws(self) -> bool:
+        """Whether the endpoint is AWS S3 (``*.amazonaws.com``)."""
+        return self.s3_host.split(":", 1)[0].endswith(".amazonaws.com")
+
+    def lmcache_s3_client(self) -> dict[str, Any]:
+        """LMCache ``extra_config`` of the S3 client (module doc): the NetApp seed's
+        StorageGRID settings, none for AWS."""
+        if self.s3_is_aws:
+            return {}
+        return {"s3_prefer_http2": False, "s3_num_io_threads": 320}
 
 
 TIER_FIELDS = {f.name: f for f in dataclasses.fields(TierOptions)}
@@ -248,15 +285,16 @@ def nvme_mount_script(options: TierOptions, *, drive_count: int) -> str:
     )
 
 
-def s3_lifecycle(options: TierOptions, model_id: str, *, expire_days: int = 1) -> dict[str, object]:
-    """S3 lifecycle configuration that expires the model's KV objects after ``expire_days``."""
+def s3_lifecycle(options: TierOptions, *, expire_days: int = 1) -> dict[str, object]:
+    """S3 lifecycle configuration that expires every object of the bucket after
+    ``expire_days`` (the bucket holds the KV cache alone; module doc)."""
     if expire_days < 1:
         raise ValueError(f"expire_days must be at least 1, got {expire_days}")
     return {
         "Rules": [
             {
                 "ID": "expire-kv-cache",
-                "Filter": {"Prefix": options.s3_prefix(model_id)},
+                "Filter": {"Prefix": ""},
                 "Status": "Enabled",
                 "Expiration": {"Days": expire_days},
             }

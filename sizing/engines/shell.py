@@ -1,7 +1,8 @@
 """Shell scripts from argv lists and environment dicts.
 
 Every value is quoted with :func:`shlex.quote`, so a path or a JSON document reaches
-the program as exactly one argument. Scripts start with ``set -euo pipefail`` (bash
+the program as exactly one argument; an :class:`EnvRef` is written ``"$NAME"``, expanded
+by the shell and still one argument. Scripts start with ``set -euo pipefail`` (bash
 manual, "The Set Builtin") so a failing step stops the script.
 """
 
@@ -15,6 +16,22 @@ SHEBANG = "#!/usr/bin/env bash"
 HERE = 'HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"'
 """Sets ``$HERE`` to the script's directory, for files shipped beside it."""
 _SAFE_NAME = re.compile(r"[A-Za-z0-9._/-]+")
+
+
+class EnvRef(str):
+    """An argument the shell takes from an environment variable: written ``"$NAME"``
+    (double-quoted, so its value stays one argument), never quoted literally."""
+
+    __slots__ = ()
+
+    def __new__(cls, name: str) -> EnvRef:
+        if not re.fullmatch(r"[A-Z_][A-Z0-9_]*", name):
+            raise ValueError(f"not an environment variable name: {name!r}")
+        return super().__new__(cls, f'"${name}"')
+
+
+def _quote(arg: str) -> str:
+    return str.__str__(arg) if isinstance(arg, EnvRef) else shlex.quote(arg)
 
 
 def command(argv: Sequence[str], *, indent: str = "  ") -> str:
@@ -38,10 +55,10 @@ def command(argv: Sequence[str], *, indent: str = "  ") -> str:
                 if not more.isdigit():
                     break
                 values.append(more)
-            parts.append(" ".join(shlex.quote(a) for a in (arg, *values)))
+            parts.append(" ".join(_quote(a) for a in (arg, *values)))
             i += 1 + len(values)
         else:
-            parts.append(shlex.quote(arg))
+            parts.append(_quote(arg))
             i += 1
     return (" \\\n" + indent).join(parts)
 

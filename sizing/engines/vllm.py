@@ -180,7 +180,7 @@ def secondary_tiers(d: Deployment) -> list[dict[str, Any]]:
                     "scheme": d.tiers.s3_scheme,
                     "region": d.tiers.s3_region,
                 },
-                "prefix": d.tiers.s3_prefix(d.model_id),
+                "prefix": d.tiers.S3_PREFIX,
             }
         )
     return tiers

@@ -18,7 +18,8 @@ Rules and sources:
   the copy that holds the conversation"), so a KV-aware router sits in front: NVIDIA
   Dynamo's frontend with ``--router-mode kv``, SGLang's router with its
   ``cache_aware`` policy, llm-d's prefix-aware scheduler, or the vLLM production-stack
-  router with session affinity (``--routing-logic session``; engine_flags.md §4.2, §5.1).
+  router with session affinity (``--routing-logic session``; engine_flags.md §4.2, §5.1),
+  which is not KV-aware: it keeps each conversation on the instance that served it.
 - **Shared tier** (NFS/pNFS or S3, NetApp seed). Present when there is more than one
   node or when the nodes' CPU tiers cannot hold every user. Capacity: every user's
   conversation once, as the whole cluster writes and reads one store
@@ -41,18 +42,27 @@ from sizing.units import GB, TB
 MAX_NODES = 512
 """Most nodes a plan may have; more is a field error, not a plan."""
 
+_SESSION_ROUTER = (
+    "vllm-router --service-discovery static --static-backends <instance URLs> "
+    "--static-models <model, once per instance> --routing-logic session "
+    "--session-key x-session-id"
+)
+"""The production-stack router with session affinity; it refuses to start without a
+service discovery and, for static discovery, the backends and their models
+(``src/vllm_router/parsers/parser.py`` ``validate_args``)."""
+
 ROUTERS = {
     "vllm": (
         "vLLM production-stack router, session affinity",
-        "vllm-router --routing-logic session --session-key x-session-id",
+        _SESSION_ROUTER,
     ),
     "lmcache": (
         "vLLM production-stack router, session affinity",
-        "vllm-router --routing-logic session --session-key x-session-id",
+        _SESSION_ROUTER,
     ),
     "lmcache_server": (
         "vLLM production-stack router, session affinity",
-        "vllm-router --routing-logic session --session-key x-session-id",
+        _SESSION_ROUTER,
     ),
     "sglang": ("SGLang router, cache-aware policy", "sglang_router --policy cache_aware"),
     "dynamo": (

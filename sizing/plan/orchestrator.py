@@ -255,10 +255,6 @@ def make_plan(request: PlanRequest, memo: PlanMemo | None = None) -> Plan:
     if work.expert_parallel and not routed_experts(model.config):
         # Asked for on a dense model: sized without it (sizing.plan.layout_choice), and said so.
         verdict = with_warning(verdict, Note("no_experts", (("model", model.repo_id),)))
-    if work.without_cpu_tier:
-        # Asked for: the plan without a CPU tier (the counterfactual a saving is sized on,
-        # sizing.search.cheapest), whatever the verdict says a tier would buy.
-        verdict = with_warning(verdict, Note("without_cpu_tier"))
     if not verdict.offload_pays or work.without_cpu_tier:
         # Sell no memory the customer does not need: no tier, no buffer, no NVMe; the
         # GPUs are those the targets need without a tier.
@@ -267,7 +263,11 @@ def make_plan(request: PlanRequest, memo: PlanMemo | None = None) -> Plan:
                 model, work, replica, buffer_cap_gb, nvme, tiers=False, replica_models=models
             )
             if plain is not None:
-                serving = replace(plain, benefit=serving.benefit)
+                # A verdict against a tier keeps what the tier would have bought; a plan
+                # asked without one states its own figures.
+                serving = (
+                    plain if work.without_cpu_tier else replace(plain, benefit=serving.benefit)
+                )
                 par = replace(par, nodes=serving.cluster.nodes)
                 verdict = restated(verdict, par.conversations_on_gpus)
         tier = cpu_tier(
@@ -281,6 +281,11 @@ def make_plan(request: PlanRequest, memo: PlanMemo | None = None) -> Plan:
         nvme = nvme_tier(
             new_conversations_per_day=0, conversation_bytes=ranks.stored_conversation_bytes
         )
+    if work.without_cpu_tier:
+        # Asked for: the plan without a CPU tier (the counterfactual a saving is sized on,
+        # sizing.search.cheapest). It sells none, so its verdict is that, not what a tier
+        # would have bought; the warnings of the plan it is stay.
+        verdict = replace(verdict, offload_pays=False, reason_notes=(Note("without_cpu_tier"),))
     in_tier = tier.conversations_per_instance
     buffer = offload(ranks.vllm_native_bytes(in_tier) / GIB if in_tier else 0.0)
     plan = Plan(

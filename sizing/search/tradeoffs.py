@@ -14,11 +14,13 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from sizing.search.cheapest import Recommendation
+from sizing.search.cheapest import TPOT_TARGET, TTFT_TARGET, Recommendation
 from sizing.search.configuration import Configuration, tier_gib
 from sizing.units import whole_gib
 
 ENGLISH = {
+    "cheapest_relaxed": "The cheapest configuration that meets the one relaxed target, of "
+    "{considered:,} ({evaluated:,} sized).",
     "cheapest": "The cheapest configuration that meets the workload, of {considered:,} "
     "({evaluated:,} sized; the others cost more in chassis, CPUs, GPUs and the smallest "
     "DIMM layout alone).",
@@ -63,6 +65,7 @@ ENGLISH = {
     "configuration's, counting reloads from tiers whose read time has no measured basis "
     "(below).",
     "misses": "Misses the target '{target}': {value:,.0f} against {limit:,.0f}.",
+    "misses_ms": "Misses the {target} target: {value:,.0f} ms against {limit:,.0f} ms.",
     "serving": "TTFT p95 {ttft_ms:,.0f} ms at the busiest hour against a target of "
     "{target_ms:,.0f} ms; {hit_pct:.0f} % of returning users hit the CPU tier.",
     "nvme_hits": "{hit_pct:.0f} % of returning users reload from the NVMe tier; no measured "
@@ -180,9 +183,10 @@ def reasons(config: Configuration[Any], rec: Recommendation[Any]) -> tuple[Reaso
     out: list[Reason] = []
     cheapest = rec.cheapest[0] if rec.cheapest else None
     if config is cheapest:
-        out.append(
-            Reason("cheapest", (("considered", rec.considered), ("evaluated", rec.evaluated)))
-        )
+        # When no configuration can meet a latency target, the cheapest meets the one
+        # relaxed target the search used for all (sizing.search.nearest), not the workload.
+        code = "cheapest" if rec.relaxed is None else "cheapest_relaxed"
+        out.append(Reason(code, (("considered", rec.considered), ("evaluated", rec.evaluated))))
     elif cheapest is not None:
         out.extend(_against(config, cheapest))
     ref = rec.reference
@@ -203,11 +207,9 @@ def reasons(config: Configuration[Any], rec: Recommendation[Any]) -> tuple[Reaso
         out.append(Reason("nodes", (("nodes", plan.parallelism.nodes),)))
     out.extend(_serving(config))
     for miss in config.misses:
+        code = "misses_ms" if miss.target in (TTFT_TARGET, TPOT_TARGET) else "misses"
         out.append(
-            Reason(
-                "misses",
-                (("target", miss.target), ("value", miss.value), ("limit", miss.limit)),
-            )
+            Reason(code, (("target", miss.target), ("value", miss.value), ("limit", miss.limit)))
         )
     return tuple(out)
 

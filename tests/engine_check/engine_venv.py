@@ -15,6 +15,24 @@
   are pure Python. vLLM runs with ``VLLM_TARGET_DEVICE=cpu`` so that its device config
   does not look for a GPU (``vllm/platforms/__init__.py``, ``cpu_platform_plugin``).
 
+- Dynamo :data:`DYNAMO`: ``pip download --no-deps`` of ``ai-dynamo`` (its Python
+  files, 4 MB) and ``ai-dynamo-runtime`` (the Rust runtime ``dynamo/_core.abi3.so`` the
+  argument groups import, 75 MB), unpacked together with their compiled extension into
+  ``.cache/engine-wheels/dynamo-<version>/``. The worker's parser adds the flags of the
+  vLLM release Dynamo pins (``vllm==0.31.0`` for 1.6.1, its METADATA), which is one of
+  the unpacked vLLM wheels; Dynamo 1.5.1 pins vLLM 0.28.0, which is not, so 1.5.1's
+  lines are checked against the recorded flag lists only.
+- LMCache's ``lmcache server`` parser runs from the LMCache wheel that
+  ``tests/engine_check/packages.py`` unpacks (with its ``lmcache_native`` extension);
+  importing it needs numba, llvmlite, sortedcontainers and cryptography, and its ``fs``
+  and ``s3`` L2 adapters register only when aiofiles and awscrt import (LMCache's own
+  requirements), all pinned in ``engine-requirements.txt`` too.
+
+Downloads: PyTorch CPU comes from this machine; the vLLM, SGLang, Dynamo and LMCache
+wheels and the pinned packages are about 0.65 GB, of which Dynamo (79 MB) and what the
+LMCache server parser imports (70 MB, llvmlite the most) are 0.15 GB; ``.engine-venv``
+and ``.cache/engine-wheels`` take about 3.4 GB unpacked.
+
 Checks run as ``<venv python> -m tests.engine_check.<checker>`` with the unpacked wheel
 first on ``PYTHONPATH``. When the venv cannot be built, a test skips on a developer's
 machine and fails with ``CI=true``.
@@ -38,6 +56,10 @@ REQUIREMENTS = Path(__file__).with_name("engine-requirements.txt")
 TORCH = "torch==2.13.0"
 PACKAGES = ("vllm", "sglang")
 """Engines whose released argument parsers the tests run."""
+DYNAMO = {"1.6.1": "0.31.0"}
+"""Dynamo release whose parsers the tests run → the vLLM release it pins."""
+DYNAMO_WHEELS = ("ai-dynamo", "ai-dynamo-runtime")
+"""The two wheels one Dynamo release is installed from (both pinned to it)."""
 
 
 class EngineVenvError(RuntimeError):
@@ -57,6 +79,7 @@ def _python() -> Path:
 def _stamp() -> str:
     text = REQUIREMENTS.read_text() + TORCH
     text += "".join(f"{p}{recorded_versions(p)}" for p in PACKAGES)
+    text += "".join(f"dynamo{v}" for v in DYNAMO)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -67,14 +90,12 @@ def _run(argv: list[str], step: str) -> None:
         raise EngineVenvError(f"{step} failed: {tail}")
 
 
-def unpacked(package: str, version: str) -> Path:
-    """The unpacked wheel of ``package`` ``version`` (downloaded once, no ``*.so``)."""
-    target = WHEELS / f"{package}-{version}"
-    if (target / package).is_dir():
-        return target
-    WHEELS.mkdir(parents=True, exist_ok=True)
-    wheels = sorted(WHEELS.glob(f"{package}-{version}-*.whl"))
+def _wheel(package: str, version: str) -> Path:
+    """The downloaded wheel of ``package`` ``version`` (``pip download --no-deps``)."""
+    stem = package.replace("-", "_")
+    wheels = sorted(WHEELS.glob(f"{stem}-{version}-*.whl"))
     if not wheels:
+        WHEELS.mkdir(parents=True, exist_ok=True)
         _run(
             [
                 str(_python()),
@@ -90,16 +111,41 @@ def unpacked(package: str, version: str) -> Path:
             ],
             f"pip download {package}=={version}",
         )
-        wheels = sorted(WHEELS.glob(f"{package}-{version}-*.whl"))
+        wheels = sorted(WHEELS.glob(f"{stem}-{version}-*.whl"))
     if not wheels:
         raise EngineVenvError(f"pip download {package}=={version} left no wheel")
-    partial = WHEELS / f".{package}-{version}.partial"
+    return wheels[-1]
+
+
+def _unpack(target: Path, wheels: list[tuple[str, str]], *, keep_so: bool) -> Path:
+    """Unpack ``wheels`` ((package, version) pairs) together into ``target``, with or
+    without their compiled extensions; each wheel is deleted once unpacked."""
+    partial = target.with_name(f".{target.name}.partial")
     shutil.rmtree(partial, ignore_errors=True)
-    with zipfile.ZipFile(wheels[-1]) as wheel:
-        wheel.extractall(partial, [n for n in wheel.namelist() if not n.endswith(".so")])
+    for package, version in wheels:
+        path = _wheel(package, version)
+        with zipfile.ZipFile(path) as wheel:
+            names = [n for n in wheel.namelist() if keep_so or not n.endswith(".so")]
+            wheel.extractall(partial, names)
+        path.unlink()  # the unpacked files are all the checks read
     partial.rename(target)
-    wheels[-1].unlink()  # the unpacked Python files are all the checks read
     return target
+
+
+def unpacked(package: str, version: str) -> Path:
+    """The unpacked wheel of ``package`` ``version`` (downloaded once, no ``*.so``)."""
+    target = WHEELS / f"{package}-{version}"
+    if (target / package).is_dir():
+        return target
+    return _unpack(target, [(package, version)], keep_so=False)
+
+
+def dynamo_unpacked(version: str) -> Path:
+    """Dynamo ``version``'s two wheels unpacked together, with the runtime's extension."""
+    target = WHEELS / f"dynamo-{version}"
+    if (target / "dynamo" / "frontend").is_dir() and (target / "dynamo" / "runtime").is_dir():
+        return target
+    return _unpack(target, [(p, version) for p in DYNAMO_WHEELS], keep_so=True)
 
 
 def build() -> Path:
@@ -125,6 +171,8 @@ def build() -> Path:
     for package in PACKAGES:
         for version in recorded_versions(package):
             unpacked(package, version)
+    for version in DYNAMO:
+        dynamo_unpacked(version)
     return _python()
 
 
@@ -133,13 +181,21 @@ def run_check(
 ) -> subprocess.CompletedProcess[str]:
     """``<engine venv python> -m <module> <args>`` with ``package`` ``version`` first on
     the path (CPU platform for vLLM)."""
-    path = os.pathsep.join((str(unpacked(package, version)), str(ROOT)))
+    return run_with_path([unpacked(package, version)], ["-m", module, *args])
+
+
+def run_with_path(
+    paths: list[Path], args: list[str], *, timeout: float = 900
+) -> subprocess.CompletedProcess[str]:
+    """``<engine venv python> <args>`` with ``paths`` (then the project) on
+    ``PYTHONPATH``, vLLM on its CPU platform."""
+    path = os.pathsep.join((*(str(p) for p in paths), str(ROOT)))
     env = {**os.environ, "PYTHONPATH": path, "VLLM_TARGET_DEVICE": "cpu"}
     return subprocess.run(
-        [str(_python()), "-m", module, *args],
+        [str(_python()), *args],
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=timeout,
         env=env,
         cwd=ROOT,
     )

@@ -8,9 +8,8 @@ checking module imports on a machine without a GPU and without PyTorch are liste
 - LMCache 0.5.6: ``lmcache.v1.config`` imports without torch ("CLI-only mode").
 - vLLM and SGLang: their argument modules import PyTorch, so they run in the engine
   venv instead (``tests/engine_check/engine_venv.py``, PyTorch 2.13.0 CPU).
-- Not checked by its own parser: LMCache's ``lmcache server`` (``lmcache/cli/commands/
-  server.py`` registers no arguments when its torch-backed modules fail to import);
-  its flags are checked against ``sizing/data/engine_flags.json``.
+- LMCache's ``lmcache server`` parser imports torch-backed modules, so it runs in the
+  engine venv from this same unpacked wheel (``tests/engine_check/lmcache_server_args.py``).
 
 A download that fails skips the test on a developer's machine and fails it in CI
 (``CI=true``), so CI never passes without the engine's own check.

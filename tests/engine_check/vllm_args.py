@@ -8,8 +8,17 @@ argv after ``vllm serve`` is parsed by the parser ``vllm serve`` builds
 ``launchers/cli_args.py``, on ``FlexibleArgumentParser``, the model as its positional
 ``model_tag``), checked by its ``validate_parsed_serve_args``, then turned into
 ``AsyncEngineArgs.from_cli_args`` (``vllm/engine/arg_utils.py``), which also reads
-``--kv-transfer-config`` into vLLM's ``KVTransferConfig``. An unknown flag or a value the
-parser refuses exits 1 naming the command line.
+``--kv-transfer-config`` into vLLM's ``KVTransferConfig``, whose connector, offloading
+spec, tier types and keys :mod:`tests.engine_check.connector_keys` then looks up in that
+vLLM. An unknown flag or a value the parser refuses exits 1 naming the command line.
+
+With ``HF_HUB_OFFLINE=1`` vLLM's ``EngineArgs.__post_init__`` replaces the model id by
+its snapshot in the local Hugging Face cache (``transformers_utils/repo_utils.py``
+``get_model_path``: ``snapshot_download(local_files_only=True, ignore_patterns="*")``)
+and refuses a model it has never downloaded. The checker therefore points
+``HF_HUB_CACHE`` at a scratch cache with an empty snapshot of every model the lines name
+(:func:`tests.engine_check.hub_cache.empty_snapshots`): no file is read from it and
+nothing is fetched.
 """
 
 from __future__ import annotations
@@ -17,7 +26,9 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from tests.engine_check import connector_keys
 from tests.engine_check.argv_lines import check_lines
+from tests.engine_check.hub_cache import empty_snapshots, models_of
 
 
 def _serve_parser() -> tuple[Any, Any]:
@@ -34,6 +45,7 @@ def _serve_parser() -> tuple[Any, Any]:
 
 
 def main(path: str) -> int:
+    empty_snapshots(models_of(path, model_at=2))
     from vllm.engine.arg_utils import AsyncEngineArgs
 
     parser, validate = _serve_parser()
@@ -43,7 +55,9 @@ def main(path: str) -> int:
         if args.model_tag is not None:
             args.model = args.model_tag  # as vllm/entrypoints/cli/serve.py does
         validate(args)
-        return AsyncEngineArgs.from_cli_args(args)
+        engine_args = AsyncEngineArgs.from_cli_args(args)
+        connector_keys.check(engine_args.kv_transfer_config)
+        return engine_args
 
     return check_lines(path, "vLLM", ["vllm", "serve"], parse)
 

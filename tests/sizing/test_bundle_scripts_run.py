@@ -3,6 +3,7 @@ model name reaches each program as exactly one argument whatever characters it h
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,7 +11,22 @@ import pytest
 
 from sizing.engines import bundle, deployment
 from sizing.engines.shared_tier import TierOptions
-from tests.engine_bundle import PLANS, SHARED, run_with_stubs
+from tests.engine_bundle import PLANS, SHARED, parse_script, run_with_stubs
+
+ENGINE_PROGRAMS = ("vllm", "python", "lmcache")
+"""What the engine scripts exec: ``vllm serve``, ``python -m sglang.launch_server`` /
+``dynamo.vllm`` / ``dynamo.frontend``, ``lmcache server``."""
+
+
+def numactl_options(text: str) -> list[str]:
+    """The ``--cpunodebind``/``--membind`` options of a script's ``exec numactl`` line."""
+    exec_line = next(
+        line for line in text.replace("\\\n", " ").splitlines() if line.startswith("exec ")
+    )
+    argv = shlex.split(exec_line)[1:]
+    assert argv[0] == "numactl"
+    return [a for a in argv[1:3] if a.startswith(("--cpunodebind=", "--membind="))]
+
 
 HOSTILE_MODEL = 'org/it\'s a "model" $(touch pwned) `touch pwned2`; echo x | cat & ~ *'
 """A model name with every shell metacharacter; no repo id looks like this, but a
@@ -42,7 +58,15 @@ def test_every_script_runs_with_stubs(plan_name: str, shared: str, tmp_path: Pat
         )
         assert result.returncode == 0, f"{f.path}: {result.stderr}"
         assert calls, f.path
-        if f.path.endswith("/serve.sh"):
-            argv = calls[-1]
-            assert HOSTILE_MODEL in argv, f.path
+        _env, program = parse_script(f.text)
+        program = ["k" if a == "$VLLM_API_KEY" else a for a in program]  # SGLang's --api-key
+        if f.path.endswith(("/serve.sh", "/lmcache-server.sh", "/frontend.sh")):
+            # The engine itself got the exec line, bound by numactl where it is.
+            assert calls[-1] == program and program[0] in ENGINE_PROGRAMS, f.path
+            if f.path.endswith("/serve.sh"):
+                assert HOSTILE_MODEL in program, f.path
+                assert calls[-2][:3] == ["numactl", *numactl_options(f.text)], f.path
+                assert calls[-2][3:] == program, f.path
+        if f.path.endswith("/check-topology.sh"):
+            assert ["nvidia-smi", "topo", "-m"] in calls, f.path
         assert not list(tmp_path.glob("pwned*")), f.path

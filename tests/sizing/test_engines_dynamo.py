@@ -3,11 +3,25 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from sizing.engines import dynamo
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import Plan, make_plan
 from sizing.units import GB
-from tests.engine_bundle import PLANS, SHARED, files_of, notes_of, option, parse_script, scripts
+from tests.engine_bundle import (
+    PLANS,
+    SHARED,
+    files_of,
+    notes_of,
+    option,
+    parse_script,
+    run_with_stubs,
+    scripts,
+)
+from tests.factories import plan_request
 
 
 def instance_bytes(env: dict[str, str]) -> float:
@@ -84,3 +98,46 @@ def test_shared_tier_is_refused_in_words(shared: str) -> None:
     assert not [f.path for f in files if "mount-shared" in f.path or f.path.startswith("shared/")]
     notes = notes_of(PLANS["seed"](), "dynamo", shared)
     assert any("has no shared S3 or NFS tier" in n for n in notes)
+
+
+def _b200_deepseek() -> Plan:
+    """DeepSeek-V3, 32,768 tokens, 1,000 users on 8 × B200 per node: one TP-8 instance
+    per node on several nodes (the MLA target bundle)."""
+    return make_plan(
+        plan_request(
+            model=from_catalog("deepseek-ai/DeepSeek-V3"),
+            context_tokens=32768,
+            users=1000,
+            gpu="b200",
+            gpus_per_node=8,
+            kv_dtype="auto",
+        )
+    )
+
+
+@pytest.mark.parametrize("shared", ["none", "nfs"])
+def test_dynamo_discovers_through_files_it_can_reach(shared: str, tmp_path: Path) -> None:
+    """Dynamo 1.6.1 defaults to etcd (runtime_args.py --discovery-backend), which nothing
+    starts: every process runs with file discovery under one DYN_FILE_KV. One node: a
+    local directory. Several nodes: the NFS tier's directory (then the mount script is
+    in the bundle), or the scripts stop until the engineer names a shared one."""
+    d, files = files_of(PLANS["seed"](), "dynamo", shared)
+    for f in scripts(files, "frontend.sh") + scripts(files, "serve.sh"):
+        env, argv = parse_script(f.text)
+        assert option(argv, "--discovery-backend") == "file", f.path
+        assert env["DYN_FILE_KV"] == dynamo.DISCOVERY_DIR, f.path
+    plan = _b200_deepseek()
+    d, files = files_of(plan, "dynamo", shared)
+    assert len(d.nodes) > 1
+    workers = scripts(files, "serve.sh")
+    assert {f.path.split("/")[0] for f in workers} == {f"node{n}" for n in d.nodes}
+    if shared == "nfs":
+        assert scripts(files, "mount-shared.sh")
+        for f in workers:
+            assert parse_script(f.text)[0]["DYN_FILE_KV"].startswith(d.tiers.nfs_mount)
+    else:
+        result, calls = run_with_stubs(workers[-1].text, tmp_path)
+        assert result.returncode == 1 and calls == [] and "DYN_FILE_KV" in result.stderr
+        shared_dir = str(tmp_path / "shared")
+        result, calls = run_with_stubs(workers[-1].text, tmp_path, env={"DYN_FILE_KV": shared_dir})
+        assert result.returncode == 0 and calls[-1][:3] == ["python", "-m", "dynamo.vllm"]

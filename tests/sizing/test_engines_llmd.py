@@ -128,13 +128,31 @@ def test_fs_tiers_are_mounted_where_vllm_writes() -> None:
         assert ("kv-nvme" in volumes) == d.has_nvme
 
 
-def test_every_pod_hashes_alike() -> None:
+def test_every_pod_hashes_alike_and_checks_the_key() -> None:
     for _plan, _shared, d, ms, _pool in all_emitted():
         [container] = ms["decode"]["containers"]
-        env = {e["name"]: e["value"] for e in container["env"]}
+        env = {e["name"]: e.get("value", e.get("valueFrom")) for e in container["env"]}
         assert env["PYTHONHASHSEED"] == str(d.tiers.python_hash_seed)
+        # vLLM checks requests against VLLM_API_KEY (vllm/envs.py), from a secret.
+        assert env["VLLM_API_KEY"] == {"secretKeyRef": llmd.API_KEY_SECRET}
         args = container["args"]
         assert args[args.index("--prefix-caching-hash-algo") + 1] == "sha256"
+
+
+def test_the_pod_holds_the_checkpoint_and_the_gateway_reaches_the_pool() -> None:
+    """modelservice v0.4.12 downloads an hf:// model into an emptyDir of
+    ``modelArtifacts.size`` (default 5Mi: the pod is evicted); inferencepool v1.4.0
+    makes the HTTPRoute to the pool only with ``experimentalHttpRoute.enabled`` and takes
+    ``provider.name`` from gke, istio, none (llmd_charts.json, read from the charts)."""
+    ms_chart = llmd.chart("llm-d-modelservice", llmd.MODELSERVICE)
+    pool_chart = llmd.chart("inferencepool", llmd.INFERENCEPOOL)
+    for _plan, _shared, d, ms, pool in all_emitted():
+        size = ms["modelArtifacts"]["size"]
+        assert size != ms_chart["defaults"]["modelArtifacts.size"]
+        assert size.endswith("Gi") and int(size[:-2]) * GIB >= d.weights_bytes > 0
+        assert pool["provider"]["name"] in pool_chart["provider_names"]
+        assert pool["experimentalHttpRoute"]["enabled"] is True
+        assert "experimentalHttpRoute.enabled" in pool_chart["objects"]
 
 
 def test_the_scheduler_scores_gpu_and_cpu_prefixes() -> None:

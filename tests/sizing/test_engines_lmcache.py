@@ -7,8 +7,11 @@ import pathlib
 import pytest
 import yaml
 
+from sizing.model.spec import from_catalog
+from sizing.plan.orchestrator import make_plan
 from sizing.units import GIB
 from tests.engine_bundle import PLANS, SHARED, files_of, option, parse_script, scripts
+from tests.factories import plan_request
 
 
 def instance_bytes(yaml_text: str, serve_text: str) -> float:
@@ -85,3 +88,31 @@ def test_shared_tiers() -> None:
     assert doc["extra_config"]["remote_storage_plugin.fs.base_path"].startswith(d.tiers.nfs_mount)
     seeds = {parse_script(f.text)[0]["PYTHONHASHSEED"] for f in scripts(files, "serve.sh")}
     assert seeds == {str(d.tiers.python_hash_seed)}
+
+
+def test_mla_other_ranks_pin_one_chunk() -> None:
+    """DeepSeek-V3 (MLA) on 8 × B200, 16-bit cache: LMCache 0.5.6 saves on the first
+    rank only, which allocates first_rank_max_local_cpu_size; every other rank allocates
+    max_local_cpu_size (cache_engine.py _Create_memory_allocator) and the CPU backend
+    needs it above 0 (storage_backend/__init__.py). The other ranks get one 256-token
+    chunk of the latent: 61 layers × (512 + 64) × 2 bytes = 70,272 bytes a token,
+    17,989,632 bytes a chunk = 0.0168 GiB, 0.02 rounded up."""
+    plan = make_plan(
+        plan_request(
+            model=from_catalog("deepseek-ai/DeepSeek-V3"),
+            context_tokens=32768,
+            users=1000,
+            gpu="b200",
+            gpus_per_node=8,
+            kv_dtype="auto",
+        )
+    )
+    d, files = files_of(plan, "lmcache")
+    assert d.ranks.lmcache_first_rank_only
+    for f in scripts(files, "lmcache.yaml"):
+        doc = yaml.safe_load(f.text)
+        extra = doc["extra_config"]
+        assert extra["save_only_first_rank"] is True
+        assert doc["max_local_cpu_size"] == 0.02
+        tier_gib = d.rank_tier_bytes() / GIB
+        assert tier_gib <= extra["first_rank_max_local_cpu_size"] < tier_gib + 0.01

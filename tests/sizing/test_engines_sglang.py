@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import json
+import pathlib
 
 import pytest
 
 from sizing.units import GB
-from tests.engine_bundle import PLANS, SHARED, files_of, notes_of, option, parse_script, scripts
+from tests.engine_bundle import (
+    PLANS,
+    SHARED,
+    files_of,
+    notes_of,
+    option,
+    parse_script,
+    run_with_stubs,
+    scripts,
+)
 
 
 def ranks_on_node(argv: list[str]) -> int:
@@ -75,3 +85,16 @@ def test_storage_backends() -> None:
     assert any("one storage backend" in n for n in notes_of(PLANS["seed"](), "sglang", "nfs"))
     _d, files = files_of(PLANS["seed-cpu-only"](), "sglang")
     assert "--hicache-storage-backend" not in parse_script(scripts(files, "serve.sh")[0].text)[1]
+
+
+def test_every_sglang_server_requires_the_shared_key(tmp_path: pathlib.Path) -> None:
+    """SGLang listens on 0.0.0.0 and checks --api-key (arg_groups/fields/serving.py,
+    0.5.23): the script stops without the key and passes it as one argument."""
+    _d, files = files_of(PLANS["seed"](), "sglang")
+    for f in scripts(files, "serve.sh"):
+        result, calls = run_with_stubs(f.text, tmp_path)
+        assert result.returncode == 1 and calls == [], f.path
+        result, calls = run_with_stubs(f.text, tmp_path, env={"VLLM_API_KEY": "a key"})
+        assert result.returncode == 0, f.path
+        argv = calls[-1]
+        assert argv[argv.index("--api-key") + 1] == "a key"

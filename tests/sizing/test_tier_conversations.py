@@ -214,15 +214,20 @@ def dynamo_held(plan: Plan, files: list[BundleFile], less: int) -> int:
 
 def helm_held(plan: Plan, files: list[BundleFile], less: int) -> int:
     """production-stack 0.1.12: ``cpuOffloadingBufferSize`` → ``LMCACHE_MAX_LOCAL_CPU_SIZE``
-    GiB per worker (LMCache semantics above; with MLA the first rank keeps it all, its
-    ``first_rank_max_local_cpu_size`` defaulting to this value). ``less`` GiB are taken
-    off."""
+    GiB per worker (LMCache semantics above); with MLA the first rank keeps it all in
+    ``first_rank_max_local_cpu_size`` of ``LMCACHE_EXTRA_CONFIG`` (LMCache reads every
+    key from ``LMCACHE_<KEY>``, ``lmcache/v1/config.py``), defaulting to the per-worker
+    value. ``less`` GiB are taken off."""
     ((u, p),) = stage_truth(plan)
     (values_file,) = scripts(files, "helm-values.yaml")
     spec = yaml.safe_load(values_file.text)["servingEngineSpec"]["modelSpec"][0]
-    per_worker = int(spec["lmcacheConfig"]["cpuOffloadingBufferSize"])
-    assert per_worker > 0  # the chart drops values whose integer part is 0
-    return fits((per_worker - less) * GIB, u, p)
+    cap = float(int(spec["lmcacheConfig"]["cpuOffloadingBufferSize"]))
+    assert cap > 0  # the chart drops values whose integer part is 0
+    env = {e["name"]: e.get("value") for e in spec.get("env", [])}
+    extra = json.loads(env.get("LMCACHE_EXTRA_CONFIG") or "{}")
+    if uses_mla(plan) and extra.get("save_only_first_rank", True):
+        cap = float(extra.get("first_rank_max_local_cpu_size", cap))
+    return fits((cap - less) * GIB, u, p)
 
 
 READERS: dict[str, tuple[str, Callable[[Plan, list[BundleFile], int], int]]] = {

@@ -16,13 +16,14 @@ import yaml
 from django.core.management import call_command
 
 from configurator.deployments.services import bundle_build
+from sizing.engines import router
 from sizing.engines.bundle import ENGINES
 from sizing.engines.flags import EngineVersions
 from sizing.engines.shared_tier import TierOptions
 from sizing.model.spec import catalog_entry, from_catalog
 from sizing.plan.orchestrator import make_plan
 from sizing.summary import plan_summary
-from tests.engine_bundle import FLAGS, PLANS, ROOT, SHARED, parse_script
+from tests.engine_bundle import FLAGS, PLANS, ROOT, SHARED, parse_script, run_with_stubs
 from tests.factories import plan_request
 
 VERSIONS = [
@@ -310,6 +311,38 @@ def test_readme_checks_the_shared_tier_across_instances(shared: str) -> None:
     assert listing in check
 
 
+@pytest.mark.parametrize("plan_name", ["seed", "llama70b-tp2"])
+def test_the_cross_instance_check_fits_the_context_and_reads_the_hits(
+    plan_name: str, tmp_path: Path
+) -> None:
+    """The check's prompt fits the ``--max-model-len`` the instances start with (vLLM
+    refuses a longer one and the answer has no usage), and it reads vLLM's
+    ``vllm:external_prefix_cache_hits`` counter (vllm/v1/metrics/loggers.py, 0.33.0) of
+    every instance before and after. Run with stub curl, jq and aws."""
+    plan = PLANS[plan_name]()
+    d = plan_slots(plan)
+    readme = unzip(bundle_build(plan=plan, engine="vllm", tiers=TierOptions(shared="s3")))[
+        "README.md"
+    ]
+    block = readme.split("4. Across instances", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "api-key.env").write_text("VLLM_API_KEY=k\n")
+    result, calls = run_with_stubs(block, tmp_path)
+    assert result.returncode == 0, result.stderr
+    asked = [c for c in calls if c[0] == "jq" and "-n" in c]
+    assert len(asked) == len(d)
+    context = plan.request.workload.context_tokens
+    for call in asked:
+        lines = call[call.index("p") + 1].splitlines()  # the prefix; the question follows
+        # No line exceeds CHECK_LINE_TOKENS tokens at 3.5 characters a token, the least
+        # English text averages with the Qwen, Llama and DeepSeek tokenizers.
+        assert max(len(line) for line in lines) / 3.5 <= router.CHECK_LINE_TOKENS
+        assert len(lines) * router.CHECK_LINE_TOKENS + 16 <= context  # + max_tokens
+        assert len(lines) >= 256  # several LMCache chunks of 256 tokens
+    metrics = [c[-1] for c in calls if c[0] == "curl" and c[-1].endswith("/metrics")]
+    assert metrics == 2 * [f"http://{s.host}:{s.port}/metrics" for s in d]
+    assert "vllm:external_prefix_cache_hits_total" in block
+
+
 def plan_slots(plan):  # type: ignore[no-untyped-def]
     from sizing.engines import deployment
 
@@ -353,6 +386,11 @@ def test_offload_prompt_only_is_written_and_explained(offload_decode: bool) -> N
     assert config["kv_connector_extra_config"]["offload_prompt_only"] is (not offload_decode)
     lmcache = yaml.safe_load(files["node1/lmcache/instance0/lmcache.yaml"])
     assert lmcache["save_decode_cache"] is offload_decode
+    # The multiprocess server's connector: lmcache.mp.save_decode_cache, false unless
+    # set (lmcache/integration/vllm/lmcache_mp_connector.py, 0.5.6).
+    _env, argv = parse_script(files["node1/lmcache-server/instance0/serve.sh"])
+    mp = json.loads(argv[argv.index("--kv-transfer-config") + 1])
+    assert mp["kv_connector_extra_config"]["lmcache.mp.save_decode_cache"] is offload_decode
     readme = files["README.md"]
     phrase = "last answer is recomputed" if not offload_decode else "finds its last answer"
     assert phrase in readme

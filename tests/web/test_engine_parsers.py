@@ -1,8 +1,7 @@
 """Every LMCache YAML of the bundle, fed to LMCache's own config loader (0.5.6 wheel).
 
-vLLM's and SGLang's command lines go to their own parsers in
-``tests/web/test_engine_argv_parsers.py``; the LMCache server's are checked against the
-recorded flag lists (``tests/engine_check/packages.py`` says why).
+The command lines of vLLM, SGLang, Dynamo and the LMCache server go to their own parsers
+in ``tests/web/test_engine_argv_parsers.py``.
 """
 
 from __future__ import annotations
@@ -14,6 +13,8 @@ import pytest
 from configurator.deployments.services import bundle_files
 from tests.engine_bundle import PLANS, tier_variants
 from tests.engine_check.packages import run_engine_check
+
+pytestmark = pytest.mark.engine_wheels
 
 
 def test_lmcache_accepts_every_emitted_yaml(tmp_path: Path) -> None:

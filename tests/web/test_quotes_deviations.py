@@ -195,7 +195,11 @@ def test_pdf_appendix_matches_the_bundle_for_the_nvme_alternative() -> None:
     assert serve == appendix["script"] == "node1/vllm/instance0/serve.sh"
     assert "exec " + appendix["command"] + "\n" in serve_text
     assert "--port 8100" in appendix["command"]
-    assert all(f"export {line}" in serve_text for line in appendix["env"].splitlines())
+    # The variables as serve.sh exports them, so pasted they reach the command too.
+    assert all(
+        line.startswith("export ") and line + "\n" in serve_text
+        for line in appendix["env"].splitlines()
+    )
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         router = zf.read("router/vllm-router.sh").decode()
     # The seed node runs four TP-1 instances (docs/sizing.md), from placement.BASE_PORT.

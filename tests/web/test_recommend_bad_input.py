@@ -136,7 +136,7 @@ def test_a_latency_target_no_configuration_reaches_names_it_and_one_relaxed_targ
     assert data["configurations"]
     for c in data["configurations"]:
         assert c["meets_targets"] is False and c[key] <= relaxed
-        miss = next(r for r in c["why_codes"] if r["code"] == "misses")
+        miss = next(r for r in c["why_codes"] if r["code"] == "misses_ms")
         assert miss["values"]["target"] == target and miss["values"]["limit"] == float(value)
     call_command("recommend", *args)
     out = capsys.readouterr().out
