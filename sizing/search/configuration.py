@@ -8,11 +8,11 @@ scales by whole numbers, never a currency it computes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from sizing.bom.lines import Bom
-from sizing.plan.orchestrator import Plan, PlanRequest
+from sizing.plan.orchestrator import Plan
 from sizing.units import GIB
 
 
@@ -143,7 +143,6 @@ class Rejection:
             (the new conversations a day the NVMe tier was sized for, 0: none).
         binding: the constraint that breaks (``InfeasibleError.binding`` or a verdict name).
         message: the engine's sentence.
-        request: the configuration tried.
     """
 
     gpu_slug: str
@@ -152,7 +151,6 @@ class Rejection:
     new_conversations_per_day: int
     binding: str
     message: str
-    request: PlanRequest | None = field(default=None, compare=False, repr=False)
 
 
 def tier_gib(config: Configuration[Any]) -> float:

@@ -94,5 +94,4 @@ def rejection(request: PlanRequest, binding: str, message: str) -> Rejection:
         w.nvme_conversations_per_day,
         binding,
         message,
-        request,
     )

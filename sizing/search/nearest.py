@@ -32,9 +32,6 @@ NO_BASIS = "no measured basis for the TTFT"
 GPU the performance model has no measurement for (never recommended: their TTFT would
 be a guess, ``sizing.performance``)."""
 
-TARGET_FIELDS = {TTFT_TARGET: "ttft_p95_ms", TPOT_TARGET: "tpot_ms"}
-"""The :class:`~sizing.workload.Workload` field of each target."""
-
 
 def binding(rejected: Sequence[Rejection], feasible: Sequence[Configuration[Any]]) -> str:
     """The target missed by most sized configurations, else the most common hard limit
