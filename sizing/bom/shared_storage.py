@@ -12,11 +12,6 @@ line states what it must deliver either way:
 - **Network**: GB/s per node, the larger of the reads of returns that hit only the
   shared tier and the writes of new KV (:attr:`sizing.layout.cluster.SharedTier.gbps_per_node`),
   over all nodes together the sum of both directions.
-- **What it is for when it serves no reload**: where every resting conversation fits
-  the nodes' CPU tiers (no read traffic), the tier still holds every conversation once
-  for all nodes, so that a turn the router sends to another node (a node down, load
-  moved) reloads instead of recomputing; the estimate credits it with no hit, and the
-  line says so and that the customer may leave it out (``without_shared_tier``).
 - **Hashing**: every instance runs with the same ``PYTHONHASHSEED`` and prefix hash
   algorithm, else blocks one instance writes are invisible to the others (vLLM
   ``--prefix-caching-hash-algo``, ``vllm/v1/core/kv_cache_utils.py``; engine_flags.md
@@ -69,13 +64,6 @@ class StorageRequirement:
             f"{self.capacity_tb:,.1f} TB, {self.gbps_per_node:,.2f} GB/s per node "
             f"({self.gbps_total:,.1f} GB/s in all); every instance on the same "
             f"PYTHONHASHSEED and hash algorithm ({HASH_ALGORITHM})"
-            + (
-                ""
-                if self.read_gbps_per_node > 0
-                else "; every resting conversation fits the CPU tiers, so it serves no "
-                "reload in this estimate: it keeps each conversation for a turn the router "
-                "sends to another node (a node down, load moved) and may be left out"
-            )
         )
 
     def why_de(self) -> str:
@@ -85,14 +73,6 @@ class StorageRequirement:
             f"{_de(self.capacity_tb, 1)} TB, {_de(self.gbps_per_node, 2)} GB/s je Knoten "
             f"({_de(self.gbps_total, 1)} GB/s insgesamt); jede Instanz mit demselben "
             f"PYTHONHASHSEED und Hash-Algorithmus ({HASH_ALGORITHM})"
-            + (
-                ""
-                if self.read_gbps_per_node > 0
-                else "; jedes ruhende Gespräch passt in die CPU-Stufen, daher lädt diese "
-                "Schätzung nichts aus ihr nach: sie hält jedes Gespräch für eine Runde, die "
-                "der Router an einen anderen Knoten schickt (Knoten ausgefallen, Last "
-                "verschoben), und kann entfallen"
-            )
         )
 
 
